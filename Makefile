@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# ktrace: top-level build.  `make` builds what this machine can build;
+# `make check` runs every test suite; `make bench` runs the benchmarks.
+
+O		?= build
+CC		?= gcc
+CLANG		?= clang
+PREFIX		?= /usr/local
+WERROR		?= $(if $(CI),1,0)
+
+CFLAGS		?= -O2 -g
+KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi -Iuser \
+		   $(if $(filter 1,$(WERROR)),-Werror)
+
+USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c
+USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c
+USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h)
+
+USER_LIB_OBJS	:= $(USER_LIB_SRCS:%.c=$(O)/%.o)
+USER_CMD_OBJS	:= $(USER_CMD_SRCS:%.c=$(O)/%.o)
+
+KTRACE		:= $(O)/ktrace
+TEST_FXT	:= $(O)/tests/test_fxt
+GEN_TRACE	:= $(O)/tests/gen_trace
+FUZZ_READER	:= $(O)/tests/fuzz_reader
+
+.PHONY: all user check check-unit check-json check-fuzz bench install clean
+
+all: user
+
+user: $(KTRACE)
+
+$(O)/%.o: %.c $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -c -o $@ $<
+
+$(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $^
+
+$(O)/tests/%: tests/%.c $(USER_LIB_OBJS) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $< $(USER_LIB_OBJS)
+
+# libFuzzer with ASan and UBSan needs clang; the reader is built into it.
+$(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude/uapi -Iuser \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ tests/fuzz_reader.c $(USER_LIB_SRCS)
+
+# The whole suite; the unit tests for the formats come first, no root needed.
+HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
+
+check: $(KTRACE) $(TEST_FXT) $(GEN_TRACE) $(if $(HAVE_CLANG),$(FUZZ_READER))
+	@scripts/run-tests.sh $(O)
+
+check-fuzz: $(FUZZ_READER)
+	@scripts/run-fuzz.sh $(O) 60
+
+bench: $(KTRACE) $(GEN_TRACE)
+	@bench/bench-convert.sh $(O)
+
+install: $(KTRACE)
+	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * FXT (Fuchsia trace format) word layout and freestanding encoders.
+ *
+ * The one place that knows how FXT records are laid out: the kernel module,
+ * the BPF program and the ktrace CLI all encode through these helpers.  They
+ * only compute words and store them; they never allocate or lock, so they
+ * are safe in any context (tracepoint probes, NMI, BPF programs).
+ *
+ * Layout reference: Fuchsia trace format, "Record Types" and "Argument types".
+ */
+#ifndef _UAPI_LINUX_KTRACE_FXT_H
+#define _UAPI_LINUX_KTRACE_FXT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define KTRACE_FXT_MAGIC		0x0016547846040010ULL
+#define KTRACE_FXT_MAGIC_NUMBER		0x16547846U
+#define KTRACE_FXT_MAX_RECORD_WORDS	0xfffU
+#define KTRACE_FXT_MAX_LARGE_WORDS	0xffffffffULL
+#define KTRACE_FXT_MAX_ARGS		15U
+#define KTRACE_FXT_MAX_STRING_LEN	0x7fffU
+#define KTRACE_FXT_TICKS_PER_SEC	1000000000ULL
+
+/* Record types, header bits 0..3. */
+enum ktrace_fxt_record_type {
+	KTRACE_FXT_REC_METADATA		= 0,
+	KTRACE_FXT_REC_INIT		= 1,
+	KTRACE_FXT_REC_STRING		= 2,
+	KTRACE_FXT_REC_THREAD		= 3,
+	KTRACE_FXT_REC_EVENT		= 4,
+	KTRACE_FXT_REC_BLOB		= 5,
+	KTRACE_FXT_REC_USERSPACE_OBJ	= 6,
+	KTRACE_FXT_REC_KERNEL_OBJ	= 7,
+	KTRACE_FXT_REC_SCHED		= 8,
+	KTRACE_FXT_REC_LOG		= 9,
+	KTRACE_FXT_REC_LARGE		= 15,
+};
+
+/* Metadata record types, header bits 16..19. */
+enum ktrace_fxt_metadata_type {
+	KTRACE_FXT_META_PROVIDER_INFO		= 1,
+	KTRACE_FXT_META_PROVIDER_SECTION	= 2,
+	KTRACE_FXT_META_PROVIDER_EVENT		= 3,
+	KTRACE_FXT_META_TRACE_INFO		= 4,
+};
+
+#define KTRACE_FXT_PROVIDER_EVENT_BUFFER_FULL	0U
+
+/* Event record types, header bits 16..19. */
+enum ktrace_fxt_event_type {
+	KTRACE_FXT_EV_INSTANT		= 0,
+	KTRACE_FXT_EV_COUNTER		= 1,
+	KTRACE_FXT_EV_DURATION_BEGIN	= 2,
+	KTRACE_FXT_EV_DURATION_END	= 3,
+	KTRACE_FXT_EV_DURATION_COMPLETE	= 4,
+	KTRACE_FXT_EV_ASYNC_BEGIN	= 5,
+	KTRACE_FXT_EV_ASYNC_INSTANT	= 6,
+	KTRACE_FXT_EV_ASYNC_END		= 7,
+	KTRACE_FXT_EV_FLOW_BEGIN	= 8,
+	KTRACE_FXT_EV_FLOW_STEP		= 9,
+	KTRACE_FXT_EV_FLOW_END		= 10,
+	KTRACE_FXT_EV_MAX		= 10,
+};
+
+/* Scheduling record types (record type 8), header bits 60..63. */
+enum ktrace_fxt_sched_type {
+	KTRACE_FXT_SCHED_CSWITCH	= 0,	/* the spec's context switch */
+	KTRACE_FXT_SCHED_CSWITCH_ARGS	= 1,	/* context switch with arguments */
+	KTRACE_FXT_SCHED_WAKEUP		= 2,	/* thread wakeup */
+};
+
+/* Argument types, argument header bits 0..3. */
+enum ktrace_fxt_arg_type {
+	KTRACE_FXT_ARG_NULL	= 0,
+	KTRACE_FXT_ARG_INT32	= 1,
+	KTRACE_FXT_ARG_UINT32	= 2,
+	KTRACE_FXT_ARG_INT64	= 3,
+	KTRACE_FXT_ARG_UINT64	= 4,
+	KTRACE_FXT_ARG_DOUBLE	= 5,
+	KTRACE_FXT_ARG_STRING	= 6,
+	KTRACE_FXT_ARG_POINTER	= 7,
+	KTRACE_FXT_ARG_KOID	= 8,
+	KTRACE_FXT_ARG_BOOL	= 9,
+	KTRACE_FXT_ARG_MAX	= 9,
+};
+
+/* Thread states of the context switch record (ZX_THREAD_STATE_*). */
+enum ktrace_fxt_thread_state {
+	KTRACE_FXT_THREAD_NEW		= 0,
+	KTRACE_FXT_THREAD_RUNNING	= 1,	/* preempted, still runnable */
+	KTRACE_FXT_THREAD_SUSPENDED	= 2,
+	KTRACE_FXT_THREAD_BLOCKED	= 3,
+	KTRACE_FXT_THREAD_DYING		= 4,
+	KTRACE_FXT_THREAD_DEAD		= 5,
+};
+
+/* Kernel object types (ZX_OBJ_TYPE_*) the recorders name. */
+#define KTRACE_FXT_OBJ_PROCESS	1U
+#define KTRACE_FXT_OBJ_THREAD	2U
+
+#define KTRACE_FXT_BLOB_DATA	1U
+
+/*
+ * Exact Linux state of an outgoing task, carried as the uint32 argument
+ * "linux_state" of the context switch record with arguments.  The values are
+ * the kernel's task_state_index() ordering, which is what sched_switch's
+ * "prev_state" letters come from (TASK_REPORT): index 0 is running, then
+ * S, D, T, t, X, Z, P, I.
+ */
+enum ktrace_linux_state {
+	KTRACE_LINUX_RUNNING		= 0,	/* R, preempted */
+	KTRACE_LINUX_INTERRUPTIBLE	= 1,	/* S */
+	KTRACE_LINUX_UNINTERRUPTIBLE	= 2,	/* D */
+	KTRACE_LINUX_STOPPED		= 3,	/* T */
+	KTRACE_LINUX_TRACED		= 4,	/* t */
+	KTRACE_LINUX_DEAD		= 5,	/* X */
+	KTRACE_LINUX_ZOMBIE		= 6,	/* Z */
+	KTRACE_LINUX_PARKED		= 7,	/* P */
+	KTRACE_LINUX_IDLE		= 8,	/* I */
+	KTRACE_LINUX_STATE_MAX		= 8,
+};
+
+#define KTRACE_LINUX_STATE_LETTERS	"RSDTtXZPI"
+
+/* The FXT outgoing state shown by viewers for each Linux state. */
+static inline __u32 ktrace_fxt_state_from_linux(__u32 linux_state)
+{
+	switch (linux_state) {
+	case KTRACE_LINUX_RUNNING:
+		return KTRACE_FXT_THREAD_RUNNING;
+	case KTRACE_LINUX_STOPPED:
+	case KTRACE_LINUX_TRACED:
+		return KTRACE_FXT_THREAD_SUSPENDED;
+	case KTRACE_LINUX_ZOMBIE:
+		return KTRACE_FXT_THREAD_DYING;
+	case KTRACE_LINUX_DEAD:
+		return KTRACE_FXT_THREAD_DEAD;
+	default:	/* S, D, P, I */
+		return KTRACE_FXT_THREAD_BLOCKED;
+	}
+}
+
+/*
+ * Idle tasks are written as tid 0.  In the context switch record with
+ * arguments a side whose weight is INT32_MIN is idle; every real task gets
+ * weight 140 - prio, which is 1..140, higher is more urgent (as in Zircon).
+ */
+#define KTRACE_FXT_IDLE_WEIGHT		(-2147483647 - 1)
+#define KTRACE_FXT_PRIO_BASE		140
+
+/*
+ * Well-known strings.  Every archive the CLI writes registers these indices
+ * first, so recorders reference them without a string table of their own.
+ * Indices from KTRACE_FXT_STR_FIRST_DYNAMIC on are assigned per archive.
+ */
+#define KTRACE_FXT_WELL_KNOWN_STRINGS(X)			\
+	X(PROCESS,		1,	"process")		\
+	X(WAKER,		2,	"waker")		\
+	X(WEIGHT,		3,	"weight")		\
+	X(INCOMING_WEIGHT,	4,	"incoming_weight")	\
+	X(OUTGOING_WEIGHT,	5,	"outgoing_weight")	\
+	X(LINUX_STATE,		6,	"linux_state")		\
+	X(CAT_META,		7,	"ktrace:meta")		\
+	X(DROPPED,		8,	"dropped")		\
+	X(CPU,			9,	"cpu")			\
+	X(COUNT,		10,	"count")		\
+	X(FIRST_TS,		11,	"first_ts")		\
+	X(LAST_TS,		12,	"last_ts")		\
+	X(CAT_CLOCK,		13,	"ktrace:clock")		\
+	X(CLOCK_SYNC,		14,	"clock_sync")		\
+	X(SYNC_ID,		15,	"sync_id")		\
+	X(ISSUE_TS,		16,	"issue_ts")		\
+	X(TRACE_INFO,		17,	"trace_info")		\
+	X(PARENT,		18,	"parent")		\
+	X(SUCCESS,		19,	"success")
+
+#define KTRACE_FXT_STR_ENUM(sym, idx, text) KTRACE_FXT_STR_##sym = idx,
+enum ktrace_fxt_well_known_string {
+	KTRACE_FXT_WELL_KNOWN_STRINGS(KTRACE_FXT_STR_ENUM)
+	KTRACE_FXT_STR_FIRST_DYNAMIC = 32,
+};
+
+#undef KTRACE_FXT_STR_ENUM
+
+/* ---- bit fields -------------------------------------------------------- */
+
+static inline __u64 ktrace_fxt_field(__u64 value, unsigned int lo, unsigned int hi)
+{
+	__u64 mask = hi - lo >= 63 ? ~0ULL : (1ULL << (hi - lo + 1)) - 1;
+
+	return (value & mask) << lo;
+}
+
+static inline __u64 ktrace_fxt_get(__u64 word, unsigned int lo, unsigned int hi)
+{
+	__u64 mask = hi - lo >= 63 ? ~0ULL : (1ULL << (hi - lo + 1)) - 1;
+
+	return (word >> lo) & mask;
+}
+
+/* Words needed for a stream of @len bytes, padded to 8 bytes. */
+static inline __u32 ktrace_fxt_str_words(__u32 len)
+{
+	return (len + 7) / 8;
+}
+
+/* String ref of an inline string of @len bytes (0 for the empty string). */
+static inline __u16 ktrace_fxt_sref_inline(__u32 len)
+{
+	return len ? (__u16)(0x8000 | (len & 0x7fff)) : 0;
+}
+
+static inline int ktrace_fxt_sref_is_inline(__u16 ref)
+{
+	return (ref & 0x8000) != 0;
+}
+
+/* Stream words an (inline or indexed) string ref takes in a record. */
+static inline __u32 ktrace_fxt_sref_words(__u16 ref)
+{
+	return ktrace_fxt_sref_is_inline(ref) ? ktrace_fxt_str_words(ref & 0x7fff) : 0;
+}
+
+/*
+ * Store @len bytes of @s as a zero-padded stream at @w; returns the words
+ * written.  The byte loop is bounded by @len, which callers bound.
+ */
+static inline __u32 ktrace_fxt_put_stream(__u64 *w, const char *s, __u32 len)
+{
+	__u32 words = ktrace_fxt_str_words(len);
+	unsigned char *d = (unsigned char *)w;
+	__u32 i;
+
+	for (i = 0; i < words; i++)
+		w[i] = 0;
+	for (i = 0; i < len; i++)
+		d[i] = (unsigned char)s[i];
+	return words;
+}
+
+/* ---- record headers ---------------------------------------------------- */
+
+static inline __u64 ktrace_fxt_rec_hdr(__u32 type, __u32 words)
+{
+	return ktrace_fxt_field(type, 0, 3) | ktrace_fxt_field(words, 4, 15);
+}
+
+static inline __u64 ktrace_fxt_magic(void)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_METADATA, 1) |
+	       ktrace_fxt_field(KTRACE_FXT_META_TRACE_INFO, 16, 19) |
+	       ktrace_fxt_field(0, 20, 23) |
+	       ktrace_fxt_field(KTRACE_FXT_MAGIC_NUMBER, 24, 55);
+}
+
+static inline __u64 ktrace_fxt_provider_info_hdr(__u32 provider, __u32 name_len)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_METADATA, 1 + ktrace_fxt_str_words(name_len)) |
+	       ktrace_fxt_field(KTRACE_FXT_META_PROVIDER_INFO, 16, 19) |
+	       ktrace_fxt_field(provider, 20, 51) |
+	       ktrace_fxt_field(name_len, 52, 59);
+}
+
+static inline __u64 ktrace_fxt_provider_section_hdr(__u32 provider)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_METADATA, 1) |
+	       ktrace_fxt_field(KTRACE_FXT_META_PROVIDER_SECTION, 16, 19) |
+	       ktrace_fxt_field(provider, 20, 51);
+}
+
+static inline __u64 ktrace_fxt_provider_event_hdr(__u32 provider, __u32 event)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_METADATA, 1) |
+	       ktrace_fxt_field(KTRACE_FXT_META_PROVIDER_EVENT, 16, 19) |
+	       ktrace_fxt_field(provider, 20, 51) |
+	       ktrace_fxt_field(event, 52, 55);
+}
+
+/* Initialization record: header word, then ticks per second. */
+static inline __u64 ktrace_fxt_init_hdr(void)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_INIT, 2);
+}
+
+/* String record: header word, then the string stream. */
+static inline __u64 ktrace_fxt_string_hdr(__u32 index, __u32 len)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_STRING, 1 + ktrace_fxt_str_words(len)) |
+	       ktrace_fxt_field(index, 16, 30) |
+	       ktrace_fxt_field(len, 32, 46);
+}
+
+/* Thread record: header word, process koid, thread koid. */
+static inline __u64 ktrace_fxt_thread_hdr(__u32 index)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_THREAD, 3) | ktrace_fxt_field(index, 16, 23);
+}
+
+/*
+ * Event record: header word, timestamp, [process koid, thread koid],
+ * [category stream], [name stream], arguments, event-type specific word.
+ */
+static inline __u64 ktrace_fxt_event_hdr(__u32 words, __u32 event_type, __u32 nargs,
+					 __u32 thread_ref, __u16 cat, __u16 name)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_EVENT, words) |
+	       ktrace_fxt_field(event_type, 16, 19) |
+	       ktrace_fxt_field(nargs, 20, 23) |
+	       ktrace_fxt_field(thread_ref, 24, 31) |
+	       ktrace_fxt_field(cat, 32, 47) |
+	       ktrace_fxt_field(name, 48, 63);
+}
+
+/* Words of the event-type specific data that follows the arguments. */
+static inline __u32 ktrace_fxt_event_extra_words(__u32 event_type)
+{
+	return event_type == KTRACE_FXT_EV_INSTANT ||
+	       event_type == KTRACE_FXT_EV_DURATION_BEGIN ||
+	       event_type == KTRACE_FXT_EV_DURATION_END ? 0 : 1;
+}
+
+/* Blob record: header word, [name stream], payload stream. */
+static inline __u64 ktrace_fxt_blob_hdr(__u32 words, __u16 name, __u32 size, __u32 blob_type)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_BLOB, words) |
+	       ktrace_fxt_field(name, 16, 31) |
+	       ktrace_fxt_field(size, 32, 46) |
+	       ktrace_fxt_field(blob_type, 48, 55);
+}
+
+/* Kernel object record: header word, koid, [name stream], arguments. */
+static inline __u64 ktrace_fxt_kobj_hdr(__u32 words, __u32 obj_type, __u16 name, __u32 nargs)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_KERNEL_OBJ, words) |
+	       ktrace_fxt_field(obj_type, 16, 23) |
+	       ktrace_fxt_field(name, 24, 39) |
+	       ktrace_fxt_field(nargs, 40, 43);
+}
+
+/*
+ * The spec's context switch record: header word, timestamp, then for each
+ * thread ref that is 0 (outgoing first) the process and thread koids.
+ */
+static inline __u64 ktrace_fxt_cswitch_hdr(__u32 words, __u32 cpu, __u32 out_state,
+					   __u32 out_ref, __u32 in_ref,
+					   __u32 out_prio, __u32 in_prio)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_SCHED, words) |
+	       ktrace_fxt_field(cpu, 16, 23) |
+	       ktrace_fxt_field(out_state, 24, 27) |
+	       ktrace_fxt_field(out_ref, 28, 35) |
+	       ktrace_fxt_field(in_ref, 36, 43) |
+	       ktrace_fxt_field(out_prio, 44, 51) |
+	       ktrace_fxt_field(in_prio, 52, 59) |
+	       ktrace_fxt_field(KTRACE_FXT_SCHED_CSWITCH, 60, 63);
+}
+
+/*
+ * Context switch with arguments: header word, timestamp, outgoing thread
+ * koid, incoming thread koid, arguments.
+ */
+static inline __u64 ktrace_fxt_cswitch_args_hdr(__u32 words, __u32 nargs, __u32 cpu,
+						__u32 out_state)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_SCHED, words) |
+	       ktrace_fxt_field(nargs, 16, 19) |
+	       ktrace_fxt_field(cpu, 20, 35) |
+	       ktrace_fxt_field(out_state, 36, 39) |
+	       ktrace_fxt_field(KTRACE_FXT_SCHED_CSWITCH_ARGS, 60, 63);
+}
+
+/* Thread wakeup: header word, timestamp, woken thread koid, arguments. */
+static inline __u64 ktrace_fxt_wakeup_hdr(__u32 words, __u32 nargs, __u32 cpu)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_SCHED, words) |
+	       ktrace_fxt_field(nargs, 16, 19) |
+	       ktrace_fxt_field(cpu, 20, 35) |
+	       ktrace_fxt_field(KTRACE_FXT_SCHED_WAKEUP, 60, 63);
+}
+
+/* Log record: header word, timestamp, [process, thread koids], message stream. */
+static inline __u64 ktrace_fxt_log_hdr(__u32 words, __u32 len, __u32 thread_ref)
+{
+	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_LOG, words) |
+	       ktrace_fxt_field(len, 16, 30) |
+	       ktrace_fxt_field(thread_ref, 32, 39);
+}
+
+/*
+ * Large BLOB record header (record type 15, large type 0).  Format 0 is
+ * followed by a format header word, [category], [name], timestamp,
+ * [process, thread koids], arguments, blob size, payload; format 1 by a
+ * format header word, [category], [name], blob size, payload.
+ */
+static inline __u64 ktrace_fxt_large_blob_hdr(__u64 words, __u32 format)
+{
+	return ktrace_fxt_field(KTRACE_FXT_REC_LARGE, 0, 3) |
+	       ktrace_fxt_field(words, 4, 35) |
+	       ktrace_fxt_field(0, 36, 39) |
+	       ktrace_fxt_field(format, 40, 43);
+}
+
+static inline __u64 ktrace_fxt_large_blob_fmt0(__u16 cat, __u16 name, __u32 nargs,
+					       __u32 thread_ref)
+{
+	return ktrace_fxt_field(cat, 0, 15) | ktrace_fxt_field(name, 16, 31) |
+	       ktrace_fxt_field(nargs, 32, 35) | ktrace_fxt_field(thread_ref, 36, 43);
+}
+
+static inline __u64 ktrace_fxt_large_blob_fmt1(__u16 cat, __u16 name)
+{
+	return ktrace_fxt_field(cat, 0, 15) | ktrace_fxt_field(name, 16, 31);
+}
+
+/* ---- arguments --------------------------------------------------------- */
+
+static inline __u64 ktrace_fxt_arg_hdr(__u32 type, __u32 words, __u16 name, __u32 value32)
+{
+	return ktrace_fxt_field(type, 0, 3) | ktrace_fxt_field(words, 4, 15) |
+	       ktrace_fxt_field(name, 16, 31) | ktrace_fxt_field(value32, 32, 63);
+}
+
+/* Argument words: header, [name stream], payload. */
+static inline __u32 ktrace_fxt_arg_words(__u32 type, __u16 name, __u16 str_value)
+{
+	__u32 words = 1 + ktrace_fxt_sref_words(name);
+
+	switch (type) {
+	case KTRACE_FXT_ARG_INT64:
+	case KTRACE_FXT_ARG_UINT64:
+	case KTRACE_FXT_ARG_DOUBLE:
+	case KTRACE_FXT_ARG_POINTER:
+	case KTRACE_FXT_ARG_KOID:
+		return words + 1;
+	case KTRACE_FXT_ARG_STRING:
+		return words + ktrace_fxt_sref_words(str_value);
+	default:
+		return words;
+	}
+}
+
+/* One-word argument with an indexed name: int32, uint32 or bool. */
+static inline __u64 ktrace_fxt_arg_u32(__u16 name, __u32 value)
+{
+	return ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT32, 1, name, value);
+}
+
+static inline __u64 ktrace_fxt_arg_i32(__u16 name, __s32 value)
+{
+	return ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_INT32, 1, name, (__u32)value);
+}
+
+/* Two-word koid argument with an indexed name: header, value. */
+static inline __u32 ktrace_fxt_put_arg_koid(__u64 *w, __u16 name, __u64 koid)
+{
+	w[0] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_KOID, 2, name, 0);
+	w[1] = koid;
+	return 2;
+}
+
+static inline __u32 ktrace_fxt_put_arg_u64(__u64 *w, __u16 name, __u64 value)
+{
+	w[0] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT64, 2, name, 0);
+	w[1] = value;
+	return 2;
+}
+
+/* ---- whole records the recorders write --------------------------------- */
+
+/* Linux prio (0..139) as a context switch weight; the idle task gets none. */
+static inline __s32 ktrace_fxt_weight(__u32 tid, int linux_prio)
+{
+	if (tid == 0)
+		return KTRACE_FXT_IDLE_WEIGHT;
+	if (linux_prio < 0 || linux_prio >= KTRACE_FXT_PRIO_BASE)
+		return 1;
+	return KTRACE_FXT_PRIO_BASE - linux_prio;
+}
+
+#define KTRACE_FXT_CSWITCH_WORDS	7
+
+/*
+ * Context switch with arguments: outgoing_weight, incoming_weight (int32,
+ * as Perfetto reads them) and linux_state (the exact task_state_index()).
+ */
+static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
+					   __u32 out_tid, int out_prio, __u32 linux_state,
+					   __u32 in_tid, int in_prio)
+{
+	w[0] = ktrace_fxt_cswitch_args_hdr(KTRACE_FXT_CSWITCH_WORDS, 3, cpu,
+					   ktrace_fxt_state_from_linux(linux_state));
+	w[1] = ts;
+	w[2] = out_tid;
+	w[3] = in_tid;
+	w[4] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_OUTGOING_WEIGHT,
+				  ktrace_fxt_weight(out_tid, out_prio));
+	w[5] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_INCOMING_WEIGHT,
+				  ktrace_fxt_weight(in_tid, in_prio));
+	w[6] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_LINUX_STATE, linux_state);
+	return KTRACE_FXT_CSWITCH_WORDS;
+}
+
+#define KTRACE_FXT_WAKEUP_WORDS	6
+
+/* Thread wakeup with the waker's tid and the woken thread's weight. */
+static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
+					  int prio, __u32 waker_tid)
+{
+	w[0] = ktrace_fxt_wakeup_hdr(KTRACE_FXT_WAKEUP_WORDS, 2, cpu);
+	w[1] = ts;
+	w[2] = tid;
+	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
+	ktrace_fxt_put_arg_koid(&w[4], KTRACE_FXT_STR_WAKER, waker_tid);
+	return KTRACE_FXT_WAKEUP_WORDS;
+}
+
+/* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
+#define KTRACE_FXT_COMM_LEN		15
+#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	6
+#define KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS	4
+
+/*
+ * Kernel object record naming a thread, with its process koid: header,
+ * koid, inline name (at most two words), "process" koid argument.
+ * @name needs at least @len readable bytes; @len is clamped to 15.
+ */
+static inline __u32 ktrace_fxt_put_kobj_thread(__u64 *w, __u32 tid, __u32 pid,
+					       const char *name, __u32 len)
+{
+	__u32 n;
+
+	if (len > KTRACE_FXT_COMM_LEN)
+		len = KTRACE_FXT_COMM_LEN;
+	n = 2 + ktrace_fxt_str_words(len) + 2;
+	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len), 1);
+	w[1] = tid;
+	ktrace_fxt_put_stream(&w[2], name, len);
+	ktrace_fxt_put_arg_koid(&w[n - 2], KTRACE_FXT_STR_PROCESS, pid);
+	return n;
+}
+
+/* Kernel object record naming a process: header, koid, inline name. */
+static inline __u32 ktrace_fxt_put_kobj_process(__u64 *w, __u32 pid, const char *name,
+						__u32 len)
+{
+	__u32 n;
+
+	if (len > KTRACE_FXT_COMM_LEN)
+		len = KTRACE_FXT_COMM_LEN;
+	n = 2 + ktrace_fxt_str_words(len);
+	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_PROCESS, ktrace_fxt_sref_inline(len), 0);
+	w[1] = pid;
+	ktrace_fxt_put_stream(&w[2], name, len);
+	return n;
+}
+
+#define KTRACE_FXT_DROP_WORDS	11
+
+/*
+ * Loss record: an instant event in category "ktrace:meta" named "dropped"
+ * on thread 0/0 with cpu, count, first_ts and last_ts, so a viewer shows
+ * where and how much was lost.
+ */
+static inline __u32 ktrace_fxt_put_drop(__u64 *w, __u64 ts, __u32 cpu, __u64 count,
+					__u64 first_ts, __u64 last_ts)
+{
+	w[0] = ktrace_fxt_event_hdr(KTRACE_FXT_DROP_WORDS, KTRACE_FXT_EV_INSTANT, 4, 0,
+				    KTRACE_FXT_STR_CAT_META, KTRACE_FXT_STR_DROPPED);
+	w[1] = ts;
+	w[2] = 0;
+	w[3] = 0;
+	w[4] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_CPU, cpu);
+	ktrace_fxt_put_arg_u64(&w[5], KTRACE_FXT_STR_COUNT, count);
+	ktrace_fxt_put_arg_u64(&w[7], KTRACE_FXT_STR_FIRST_TS, first_ts);
+	ktrace_fxt_put_arg_u64(&w[9], KTRACE_FXT_STR_LAST_TS, last_ts);
+	return KTRACE_FXT_DROP_WORDS;
+}
+
+#endif /* _UAPI_LINUX_KTRACE_FXT_H */

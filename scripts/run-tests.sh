@@ -1,0 +1,38 @@
+#!/bin/bash
+# Runs every test suite in order (format unit tests first, no root needed),
+# echoes their TAP, and ends with the totals line "N passed, N failed".
+# usage: scripts/run-tests.sh BUILD_DIR
+set -u
+build=${1:-build}
+fuzz_secs=${KTRACE_FUZZ_SECONDS:-30}
+passed=0 failed=0 skipped=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+suite() {	# suite NAME COMMAND...
+	local name=$1 p f s
+	shift
+	echo "# ---- $name: $*"
+	"$@" 2>&1 | tee "$log"
+	p=$(grep -cE '^ok [0-9]+' "$log" | head -1)
+	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | head -1)
+	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
+	# A suite that dies before reporting anything is a failure too.
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name reported no result"; fi
+	passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
+}
+
+suite "FXT format unit tests" "$build/tests/test_fxt"
+suite "ktrace dump/convert" tests/test_cli.sh "$build"
+if [ -x "$build/tests/fuzz_reader" ]; then
+	suite "FXT reader fuzzing" scripts/run-fuzz.sh "$build" "$fuzz_secs"
+else
+	echo "ok - # SKIP fuzzer not built (needs clang with libFuzzer)"; skipped=$((skipped + 1))
+fi
+for t in $(ls tests/suites/*.sh 2>/dev/null); do
+	suite "$(basename "$t" .sh)" "$t" "$build"
+done
+
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

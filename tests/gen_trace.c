@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Builds FXT traces with the archive writer and the shared encoders:
+ *   gen_trace scenario FILE     a small known trace the JSON and dump tests check
+ *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fxt_writer.h"
+
+static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name)
+{
+	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name)));
+}
+
+static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
+{
+	__u64 buf[KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, pid, name, strlen(name)));
+}
+
+static void cswitch(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out, int out_prio,
+		    uint32_t state, uint32_t in, int in_prio)
+{
+	__u64 buf[KTRACE_FXT_CSWITCH_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_cswitch(buf, cpu, ts, out, out_prio, state, in,
+						       in_prio));
+}
+
+static void wakeup(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,
+		   uint32_t waker)
+{
+	__u64 buf[KTRACE_FXT_WAKEUP_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker));
+}
+
+#define T0 1000000000000ULL	/* 1000 s of CLOCK_MONOTONIC */
+
+/*
+ * Process 100 "demo" with threads 100 "demo", 101 "worker-a", 102 "worker-b";
+ * CPUs 0 and 1.  worker-a runs on CPU 0 (prio 120), sleeps (S) and is woken
+ * by worker-b on CPU 1; it then runs again and blocks in D; worker-b is
+ * preempted by demo (R).  Every event type appears on thread 100/101.
+ */
+static void scenario(struct fxt_writer *w)
+{
+	struct fxt_arg args[4];
+	__u64 buf[16];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	args[0] = fxt_arg_str("host", "testhost");
+	args[1] = fxt_arg_str("kernel", "6.1.0-test");
+	args[2] = fxt_arg_str("backend", "synthetic");
+	args[3] = fxt_arg_str("clock", "CLOCK_MONOTONIC");
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "trace_info", args, 4, 0);
+	kobj_process(w, 100, "demo");
+	kobj_thread(w, 100, 100, "demo");
+	kobj_thread(w, 101, 100, "worker-a");
+	kobj_thread(w, 102, 100, "worker-b");
+	kobj_thread(w, 103, 100, "odd \"name\"\\");
+
+	/* CPU 0: idle -> worker-a; CPU 1: idle -> worker-b */
+	cswitch(w, 0, T0 + 1000, 0, 120, KTRACE_LINUX_RUNNING, 101, 120);
+	cswitch(w, 1, T0 + 1500, 0, 120, KTRACE_LINUX_RUNNING, 102, 110);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_BEGIN, T0 + 2000, 100, 101, "app", "compute",
+			NULL, 0, 0);
+	args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "bytes", 4096);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 2500, 100, 101, "app", "checkpoint",
+			args, 1, 0);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_END, T0 + 3000, 100, 101, "app", "compute",
+			NULL, 0, 0);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, T0 + 3100, 100, 101, "app", "io",
+			NULL, 0, T0 + 3900);
+	args[0] = fxt_arg_int(KTRACE_FXT_ARG_INT64, "depth", 3);
+	fxt_write_event(w, KTRACE_FXT_EV_COUNTER, T0 + 3200, 100, 101, "app", "queue", args, 1, 1);
+	fxt_write_event(w, KTRACE_FXT_EV_ASYNC_BEGIN, T0 + 3300, 100, 101, "app", "request",
+			NULL, 0, 0x77);
+	fxt_write_event(w, KTRACE_FXT_EV_ASYNC_INSTANT, T0 + 3400, 100, 101, "app", "request",
+			NULL, 0, 0x77);
+	/* worker-a sleeps (S): CPU 0 goes idle */
+	cswitch(w, 0, T0 + 4000, 101, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	/* worker-b wakes worker-a, which runs on CPU 0 */
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, T0 + 5000, 100, 102, "app", "send",
+			NULL, 0, T0 + 5400);
+	fxt_write_event(w, KTRACE_FXT_EV_FLOW_BEGIN, T0 + 5000, 100, 102, "app", "send", NULL, 0, 9);
+	wakeup(w, 0, T0 + 5200, 101, 120, 102);
+	cswitch(w, 0, T0 + 6000, 0, 120, KTRACE_LINUX_RUNNING, 101, 120);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, T0 + 6100, 100, 101, "app", "receive",
+			NULL, 0, T0 + 6500);
+	fxt_write_event(w, KTRACE_FXT_EV_FLOW_END, T0 + 6100, 100, 101, "app", "receive", NULL, 0, 9);
+	fxt_write_event(w, KTRACE_FXT_EV_ASYNC_END, T0 + 6600, 100, 101, "app", "request",
+			NULL, 0, 0x77);
+	/* clock sync marker as the recorder writes it */
+	args[0] = fxt_arg_str("sync_id", "ktrace-sync-1");
+	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", T0 + 6690);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 6700, 100, 100, "ktrace:clock", "clock_sync",
+			args, 2, 0);
+	/* demo preempts worker-b (R) on CPU 1 */
+	cswitch(w, 1, T0 + 7000, 102, 110, KTRACE_LINUX_RUNNING, 100, 120);
+	/* worker-a blocks in D */
+	cswitch(w, 0, T0 + 8000, 101, 120, KTRACE_LINUX_UNINTERRUPTIBLE, 0, 120);
+	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, T0 + 8500, 1, 17, T0 + 8100, T0 + 8400));
+	wakeup(w, 0, T0 + 9000, 101, 120, 0);
+	cswitch(w, 0, T0 + 9500, 0, 120, KTRACE_LINUX_RUNNING, 101, 120);
+	cswitch(w, 0, T0 + 10000, 101, 120, KTRACE_LINUX_DEAD, 0, 120);
+	cswitch(w, 1, T0 + 10000, 100, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	fxt_write_log(w, T0 + 10000, 100, 100, "scenario done", 13);
+	cswitch(w, 1, T0 + 10200, 0, 120, KTRACE_LINUX_RUNNING, 103, 139);
+	cswitch(w, 1, T0 + 10400, 103, 139, KTRACE_LINUX_STOPPED, 0, 120);
+}
+
+/* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
+static void synthetic(struct fxt_writer *w, uint64_t n)
+{
+	uint32_t running[4] = { 0 };
+	uint64_t ts = T0, i;
+	uint32_t seed = 1;
+	char name[16];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	for (uint32_t t = 1000; t < 1256; t++) {
+		snprintf(name, sizeof(name), "task-%u", t);
+		kobj_thread(w, t, 1000 + (t - 1000) / 8 * 8, name);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t cpu, tid, r;
+
+		seed = seed * 1103515245 + 12345;
+		r = seed >> 8;
+		cpu = r & 3;
+		tid = 1000 + (r >> 2) % 256;
+		ts += 100 + (r & 255);
+		if (i % 10 < 6) {
+			cswitch(w, cpu, ts, running[cpu], 120, (r >> 12) % 3, tid, 120);
+			running[cpu] = tid;
+		} else if (i % 10 < 9) {
+			wakeup(w, cpu, ts, tid, 120, running[cpu]);
+		} else {
+			fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, ts, tid, tid, "probe",
+					"syscall", NULL, 0, ts + 50);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct fxt_writer *w = malloc(sizeof(*w));
+	const char *path;
+	int fd, ret;
+
+	if (argc < 3 || (!strcmp(argv[1], "synthetic") && argc < 4)) {
+		fprintf(stderr, "usage: gen_trace scenario FILE | gen_trace synthetic N FILE\n");
+		return 2;
+	}
+	path = argv[argc - 1];
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || !w || fxt_writer_init(w, fd)) {
+		perror(path);
+		return 1;
+	}
+	if (!strcmp(argv[1], "scenario"))
+		scenario(w);
+	else
+		synthetic(w, strtoull(argv[2], NULL, 0));
+	ret = fxt_writer_finish(w);
+	if (ret || close(fd)) {
+		perror(path);
+		return 1;
+	}
+	free(w);
+	return 0;
+}

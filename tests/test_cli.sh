@@ -1,0 +1,100 @@
+#!/bin/bash
+# ktrace dump and convert as a user runs them: the scenario trace against
+# its golden dump and DevTools' trace engine, and bad input of every kind.
+# usage: tests/test_cli.sh BUILD_DIR.  TAP output; no root needed.
+set -u
+build=${1:-build}
+ktrace=$build/ktrace
+gen=$build/tests/gen_trace
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+# Runs a command; its exit status, stdout and stderr land in $rc, $tmp/out, $tmp/err.
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+json_valid() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1"; }
+
+echo "TAP version 13"
+"$gen" scenario "$tmp/s.fxt"
+
+run "$ktrace" dump --strict "$tmp/s.fxt"
+ok $rc "dump --strict accepts the scenario trace"
+diff -u tests/golden/scenario.dump "$tmp/out" >"$tmp/diff"
+ok $? "dump output matches tests/golden/scenario.dump"
+[ $? -eq 0 ] || sed 's/^/# /' "$tmp/diff" | head -20
+
+run "$ktrace" dump --stats --quiet "$tmp/s.fxt"
+grep -q '^threads: 5$' "$tmp/out" && grep -q '^cpus: 2$' "$tmp/out" &&
+	grep -q '^dropped: 17 records$' "$tmp/out" && grep -q 'context switch (args) 11' "$tmp/out" &&
+	grep -q '^time: 1000.000000000 .. 1000.000010400' "$tmp/out"
+ok $? "dump --stats counts threads, CPUs, switches, drops and the time span"
+
+run "$ktrace" convert "$tmp/s.fxt" -o "$tmp/s.json"
+ok $rc "convert writes JSON"
+if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
+	(cd tests/js && node check_scenario.mjs "$tmp/s.json") >"$tmp/js" 2>&1
+	ok $? "DevTools' trace engine finds the scenario's threads, slices and flows"
+	grep -E '^not ok|^#' "$tmp/js" | sed 's/^/# /'
+else
+	n=$((n + 1)); echo "ok $n - # SKIP trace engine not installed (npm install in tests/js)"
+fi
+
+# Truncated input: what is readable is converted, the error names the offset.
+size=$(stat -c %s "$tmp/s.fxt")
+head -c $((size - 20)) "$tmp/s.fxt" >"$tmp/trunc.fxt"
+run "$ktrace" convert "$tmp/trunc.fxt" -o "$tmp/trunc.json"
+[ $rc -ne 0 ] && grep -q 'offset 2336 (0x920): record size: input ends inside a scheduling record' "$tmp/err"
+ok $? "convert of a truncated trace fails and names the offset"
+json_valid "$tmp/trunc.json" && grep -q '"end_state":"X"' "$tmp/trunc.json"
+ok $? "the truncated trace's JSON is valid and holds the records before the cut"
+
+run "$ktrace" dump "$tmp/trunc.fxt"
+[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 74 ]
+ok $? "dump of a truncated trace prints the 74 whole records and fails"
+
+# Garbage: not FXT at all.
+head -c 4096 /dev/urandom >"$tmp/garbage.fxt"
+run timeout 10 "$ktrace" convert "$tmp/garbage.fxt" -o "$tmp/garbage.json"
+[ $rc -eq 1 ] && grep -q 'offset 0 (0x0): magic' "$tmp/err" && json_valid "$tmp/garbage.json"
+ok $? "convert of random bytes fails cleanly, says the magic is missing, writes valid JSON"
+
+: >"$tmp/empty.fxt"
+run "$ktrace" convert "$tmp/empty.fxt" -o "$tmp/empty.json"
+[ $rc -eq 1 ] && grep -q 'empty, not an FXT trace' "$tmp/err"
+ok $? "convert of an empty file says so"
+
+run "$ktrace" convert "$tmp/missing.fxt" -o "$tmp/x.json"
+[ $rc -eq 1 ] && grep -q "cannot open $tmp/missing.fxt: No such file" "$tmp/err"
+ok $? "a missing input file is named"
+
+run "$ktrace" convert "$tmp/s.fxt" -o /proc/nonexistent/x.json
+[ $rc -eq 1 ] && grep -q 'cannot create /proc/nonexistent/x.json' "$tmp/err"
+ok $? "an unwritable output is named"
+
+# A reserved bit set in the initialization record (offset 0x18, bit 40).
+python3 - "$tmp/s.fxt" "$tmp/reserved.fxt" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[0x18 + 5] |= 1
+open(sys.argv[2], 'wb').write(b)
+PY
+run "$ktrace" dump --quiet "$tmp/reserved.fxt"
+ok $rc "without --strict a reserved-bit violation is only a warning"
+run "$ktrace" dump --strict --quiet "$tmp/reserved.fxt"
+[ $rc -ne 0 ] && grep -q 'offset 24 (0x18): initialization: reserved bits 16..63' "$tmp/err"
+ok $? "dump --strict fails on a reserved bit and names offset and field"
+
+run "$ktrace" dump --bogus "$tmp/s.fxt"
+[ $rc -eq 2 ] && grep -q 'usage: ktrace dump' "$tmp/err"
+ok $? "an unknown option prints the usage"
+run "$ktrace" frobnicate
+[ $rc -eq 2 ] && grep -q "unknown command 'frobnicate'" "$tmp/err"
+ok $? "an unknown command is named"
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed -eq 0 ]

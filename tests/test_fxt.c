@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the FXT formats: every record and argument type through the
+ * shared encoders and the archive writer, read back by the reader; and one
+ * hand-made input per kind of spec violation, caught with field and offset.
+ * TAP output; no root needed.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt_reader.h"
+#include "fxt_writer.h"
+
+static int test_no, failures;
+
+static void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!cond)
+		failures++;
+}
+
+#define CHECK(cond) do { if (!(cond)) { printf("#   failed: %s (line %d)\n", #cond, __LINE__); \
+		return 0; } } while (0)
+
+/* ---- helpers --------------------------------------------------------- */
+
+static struct fxt_writer *writer_new(bool inline_strings)
+{
+	struct fxt_writer *w = malloc(sizeof(*w));
+
+	if (!w || fxt_writer_init(w, -1))
+		abort();
+	w->inline_strings = inline_strings;
+	return w;
+}
+
+/* Read the writer's bytes; records after the first @skip go to @recs. */
+struct readback {
+	struct fxt_reader r;
+	struct fxt_writer *w;
+};
+
+static void rb_open(struct readback *rb, struct fxt_writer *w)
+{
+	rb->w = w;
+	fxt_reader_open_mem(&rb->r, w->out.buf, w->out.len);
+}
+
+static void rb_close(struct readback *rb)
+{
+	fxt_reader_close(&rb->r);
+	fxt_writer_finish(rb->w);
+	obuf_free(&rb->w->out);
+	free(rb->w);
+}
+
+/* Next record that is not metadata/init/string (the preamble). */
+static int next_body(struct fxt_reader *r, struct fxt_record *rec)
+{
+	int ret;
+
+	while ((ret = fxt_reader_next(r, rec)) > 0)
+		if (rec->type != KTRACE_FXT_REC_METADATA && rec->type != KTRACE_FXT_REC_INIT &&
+		    rec->type != KTRACE_FXT_REC_STRING)
+			return 1;
+	return ret;
+}
+
+/* ---- round trips ------------------------------------------------------ */
+
+static int t_magic(void)
+{
+	CHECK(ktrace_fxt_magic() == KTRACE_FXT_MAGIC);
+	CHECK(KTRACE_FXT_MAGIC == 0x0016547846040010ULL);
+	return 1;
+}
+
+static int t_preamble(void)
+{
+	struct fxt_writer *w = writer_new(false);
+	struct readback rb;
+	struct fxt_record rec;
+	int strings = 0;
+
+	fxt_write_preamble(w, 7, "ktrace-test");
+	rb_open(&rb, w);
+	CHECK(fxt_reader_next(&rb.r, &rec) == 1 && rec.w[0] == KTRACE_FXT_MAGIC);
+	CHECK(fxt_reader_next(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_METADATA);
+	CHECK(rec.sub == KTRACE_FXT_META_PROVIDER_INFO && rec.provider == 7);
+	CHECK(fxt_str_eq(rec.name, "ktrace-test"));
+	CHECK(fxt_reader_next(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_INIT);
+	CHECK(rec.ticks_per_sec == 1000000000ULL);
+	while (fxt_reader_next(&rb.r, &rec) == 1) {
+		CHECK(rec.type == KTRACE_FXT_REC_STRING);
+		if (rec.index == KTRACE_FXT_STR_INCOMING_WEIGHT)
+			CHECK(fxt_str_eq(rec.msg, "incoming_weight"));
+		strings++;
+	}
+	CHECK(strings >= 19);
+	CHECK(rb.r.violations == 0 && rb.r.skipped == 0);
+	rb_close(&rb);
+	return 1;
+}
+
+static int t_events(bool inline_strings, bool indexed_thread)
+{
+	struct fxt_writer *w = writer_new(inline_strings);
+	struct readback rb;
+	struct fxt_record rec;
+
+	fxt_write_preamble(w, 1, "t");
+	if (indexed_thread)
+		fxt_write_thread(w, 5, 100, 101);
+	for (unsigned int t = 0; t <= KTRACE_FXT_EV_MAX; t++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "event-%u", t);
+		if (indexed_thread)
+			fxt_write_event_tref(w, t, 1000 + t, 5, "cat", name, NULL, 0, 5000 + t);
+		else
+			fxt_write_event(w, t, 1000 + t, 100, 101, "cat", name, NULL, 0, 5000 + t);
+	}
+	rb_open(&rb, w);
+	if (indexed_thread) {
+		CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_THREAD);
+		CHECK(rec.index == 5 && rec.pid == 100 && rec.tid == 101);
+	}
+	for (unsigned int t = 0; t <= KTRACE_FXT_EV_MAX; t++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "event-%u", t);
+		CHECK(next_body(&rb.r, &rec) == 1);
+		CHECK(rec.type == KTRACE_FXT_REC_EVENT && rec.sub == t);
+		CHECK(rec.ts == 1000 + t && rec.pid == 100 && rec.tid == 101);
+		CHECK(fxt_str_eq(rec.cat, "cat") && fxt_str_eq(rec.name, name));
+		if (ktrace_fxt_event_extra_words(t))
+			CHECK(rec.extra == 5000 + t);
+		/* Inline strings live in the record, indexed ones in the table. */
+		CHECK(ktrace_fxt_sref_is_inline(ktrace_fxt_get(rec.w[0], 48, 63)) ==
+		      inline_strings);
+	}
+	CHECK(next_body(&rb.r, &rec) == 0);
+	CHECK(rb.r.violations == 0);
+	rb_close(&rb);
+	return 1;
+}
+
+static int t_args(bool inline_strings)
+{
+	struct fxt_writer *w = writer_new(inline_strings);
+	struct fxt_arg args[10];
+	struct readback rb;
+	struct fxt_record rec;
+	int n = 0;
+
+	args[n++] = (struct fxt_arg){ .type = KTRACE_FXT_ARG_NULL, .name = { "null", 4 } };
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_INT32, "i32", -123456);
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "u32", 0xfedcba98);
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_INT64, "i64", -1234567890123LL);
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "u64", 0xfedcba9876543210ULL);
+	args[n++] = fxt_arg_double("double", -3.25e-7);
+	args[n++] = fxt_arg_str("string", "a longer string value, \"quoted\"");
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_POINTER, "pointer", 0xffff888012345678ULL);
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "koid", 4242);
+	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_BOOL, "bool", 1);
+	fxt_write_preamble(w, 1, "t");
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, 1, 2, 3, "c", "args", args, n, 0);
+	fxt_write_kobj(w, KTRACE_FXT_OBJ_THREAD, 3, "thread-args", args, n);
+	rb_open(&rb, w);
+	for (int k = 0; k < 2; k++) {
+		CHECK(next_body(&rb.r, &rec) == 1);
+		CHECK((int)rec.nargs == n);
+		for (int i = 0; i < n; i++) {
+			const struct fxt_arg *a = &rec.args[i];
+
+			CHECK(a->type == args[i].type);
+			CHECK(a->name.len == args[i].name.len &&
+			      !memcmp(a->name.p, args[i].name.p, a->name.len));
+		}
+		CHECK(rec.args[1].i == -123456);
+		CHECK(rec.args[2].u == 0xfedcba98);
+		CHECK(rec.args[3].i == -1234567890123LL);
+		CHECK(rec.args[4].u == 0xfedcba9876543210ULL);
+		CHECK(rec.args[5].d == -3.25e-7);
+		CHECK(fxt_str_eq(rec.args[6].s, "a longer string value, \"quoted\""));
+		CHECK(rec.args[7].u == 0xffff888012345678ULL);
+		CHECK(rec.args[8].u == 4242);
+		CHECK(rec.args[9].u == 1);
+	}
+	CHECK(rec.type == KTRACE_FXT_REC_KERNEL_OBJ && rec.koid == 3);
+	CHECK(fxt_str_eq(rec.name, "thread-args"));
+	CHECK(rb.r.violations == 0);
+	rb_close(&rb);
+	return 1;
+}
+
+/* The records the recorders write, from the shared encoders. */
+static int t_recorder_records(void)
+{
+	struct fxt_writer *w = writer_new(false);
+	struct readback rb;
+	struct fxt_record rec;
+	__u64 buf[16];
+	const struct fxt_arg *a;
+
+	fxt_write_preamble(w, 1, "t");
+	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5000, 1234, 120, KTRACE_LINUX_UNINTERRUPTIBLE,
+				     0, 120) == KTRACE_FXT_CSWITCH_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS);
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, 1200, "proc", 4));
+	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
+
+	rb_open(&rb, w);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_SCHED);
+	CHECK(rec.sub == KTRACE_FXT_SCHED_CSWITCH_ARGS && rec.cpu == 3 && rec.ts == 5000);
+	CHECK(rec.out_tid == 1234 && rec.in_tid == 0);
+	CHECK(rec.out_state == KTRACE_FXT_THREAD_BLOCKED);
+	a = fxt_find_arg(&rec, "linux_state");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == KTRACE_LINUX_UNINTERRUPTIBLE);
+	a = fxt_find_arg(&rec, "outgoing_weight");
+	CHECK(a && a->type == KTRACE_FXT_ARG_INT32 && a->i == 20);
+	a = fxt_find_arg(&rec, "incoming_weight");
+	CHECK(a && a->i == KTRACE_FXT_IDLE_WEIGHT);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_SCHED_WAKEUP);
+	CHECK(rec.cpu == 1 && rec.ts == 6000 && rec.tid == 1234);
+	a = fxt_find_arg(&rec, "waker");
+	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 77);
+	a = fxt_find_arg(&rec, "weight");
+	CHECK(a && a->type == KTRACE_FXT_ARG_INT32 && a->i == 41);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_KERNEL_OBJ);
+	CHECK(rec.obj_type == KTRACE_FXT_OBJ_THREAD && rec.koid == 1234);
+	CHECK(fxt_str_eq(rec.name, "worker-with-lon"));	/* TASK_COMM_LEN - 1 */
+	a = fxt_find_arg(&rec, "process");
+	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 1200);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_PROCESS);
+	CHECK(rec.koid == 1200 && fxt_str_eq(rec.name, "proc") && rec.nargs == 0);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(fxt_str_eq(rec.cat, "ktrace:meta") && fxt_str_eq(rec.name, "dropped"));
+	CHECK(fxt_find_arg(&rec, "count")->u == 55 && fxt_find_arg(&rec, "cpu")->u == 1);
+	CHECK(fxt_find_arg(&rec, "first_ts")->u == 6500);
+	CHECK(fxt_find_arg(&rec, "last_ts")->u == 6900);
+	CHECK(rb.r.violations == 0);
+	rb_close(&rb);
+	return 1;
+}
+
+static int t_state_mapping(void)
+{
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_RUNNING) == KTRACE_FXT_THREAD_RUNNING);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_INTERRUPTIBLE) == KTRACE_FXT_THREAD_BLOCKED);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_UNINTERRUPTIBLE) ==
+	      KTRACE_FXT_THREAD_BLOCKED);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_IDLE) == KTRACE_FXT_THREAD_BLOCKED);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_STOPPED) == KTRACE_FXT_THREAD_SUSPENDED);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_TRACED) == KTRACE_FXT_THREAD_SUSPENDED);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_ZOMBIE) == KTRACE_FXT_THREAD_DYING);
+	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_DEAD) == KTRACE_FXT_THREAD_DEAD);
+	/* Nobody real gets weight 0 or the idle weight. */
+	CHECK(ktrace_fxt_weight(1, 0) == 140 && ktrace_fxt_weight(1, 139) == 1);
+	CHECK(ktrace_fxt_weight(0, 120) == KTRACE_FXT_IDLE_WEIGHT);
+	return 1;
+}
+
+static int t_other_records(void)
+{
+	struct fxt_writer *w = writer_new(false);
+	struct fxt_arg arg = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "n", 9);
+	static const char payload[] = "0123456789abcdefXYZ";
+	struct readback rb;
+	struct fxt_record rec;
+
+	fxt_write_preamble(w, 1, "t");
+	fxt_write_cswitch(w, 2, KTRACE_FXT_THREAD_SUSPENDED, 900, 10, 11, 20, 0, 0, 0);
+	fxt_write_log(w, 901, 10, 11, "hello log", 9);
+	fxt_write_blob(w, "blobname", KTRACE_FXT_BLOB_DATA, payload, 19);
+	fxt_write_large_blob(w, 0, "lcat", "lname", 902, 10, 11, &arg, 1, payload, 19);
+	fxt_write_large_blob(w, 1, "lcat", "lname2", 0, 0, 0, NULL, 0, payload, 16);
+	fxt_write_provider_event(w, 1, KTRACE_FXT_PROVIDER_EVENT_BUFFER_FULL);
+	fxt_write_provider_section(w, 1);
+
+	rb_open(&rb, w);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_SCHED);
+	CHECK(rec.sub == KTRACE_FXT_SCHED_CSWITCH && rec.cpu == 2 && rec.ts == 900);
+	CHECK(rec.out_state == KTRACE_FXT_THREAD_SUSPENDED && rec.out_pid == 10);
+	CHECK(rec.out_tid == 11 && rec.out_prio == 20 && rec.in_tid == 0 && rec.in_prio == 0);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_LOG);
+	CHECK(rec.ts == 901 && rec.tid == 11 && fxt_str_eq(rec.msg, "hello log"));
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_BLOB);
+	CHECK(fxt_str_eq(rec.name, "blobname") && rec.payload_len == 19);
+	CHECK(!memcmp(rec.payload, payload, 19) && rec.blob_type == KTRACE_FXT_BLOB_DATA);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_LARGE);
+	CHECK(rec.blob_type == 0 && rec.ts == 902 && rec.tid == 11 && rec.nargs == 1);
+	CHECK(fxt_str_eq(rec.cat, "lcat") && fxt_str_eq(rec.name, "lname"));
+	CHECK(rec.payload_len == 19 && !memcmp(rec.payload, payload, 19));
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_LARGE);
+	CHECK(rec.blob_type == 1 && rec.payload_len == 16 && fxt_str_eq(rec.name, "lname2"));
+	CHECK(fxt_reader_next(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_META_PROVIDER_EVENT);
+	CHECK(rec.meta_event == 0 && rec.provider == 1);
+	CHECK(fxt_reader_next(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_META_PROVIDER_SECTION);
+	CHECK(fxt_reader_next(&rb.r, &rec) == 0);
+	CHECK(rb.r.violations == 0 && rb.r.skipped == 0);
+	rb_close(&rb);
+	return 1;
+}
+
+static int t_string_table_full(void)
+{
+	struct fxt_writer *w = writer_new(false);
+	struct readback rb;
+	struct fxt_record rec;
+	int inl = 0, events = 0;
+
+	fxt_write_preamble(w, 1, "t");
+	for (int i = 0; i < 33000; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		fxt_write_event(w, KTRACE_FXT_EV_INSTANT, i, 1, 1, "c", name, NULL, 0, 0);
+	}
+	rb_open(&rb, w);
+	while (next_body(&rb.r, &rec) == 1) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", events++);
+		CHECK(fxt_str_eq(rec.name, name));
+		inl += ktrace_fxt_sref_is_inline(ktrace_fxt_get(rec.w[0], 48, 63));
+	}
+	CHECK(events == 33000);
+	/* 32767 indices minus the reserved ones and "c": the rest go inline. */
+	CHECK(inl == 33000 - (0x7fff - KTRACE_FXT_STR_FIRST_DYNAMIC + 1 - 1));
+	CHECK(rb.r.violations == 0);
+	rb_close(&rb);
+	return 1;
+}
+
+/* ---- violations ------------------------------------------------------- */
+
+struct bad {
+	uint64_t w[32];
+	unsigned int n;
+};
+
+static void bad_magic(struct bad *b)
+{
+	b->w[0] = KTRACE_FXT_MAGIC;
+	b->n = 1;
+}
+
+static void bad_add(struct bad *b, uint64_t v)
+{
+	b->w[b->n++] = v;
+}
+
+/* Expect a violation of @field at @offset; records framed, nothing fatal. */
+static int expect_violation(struct bad *b, const char *field, uint64_t offset, bool skipped)
+{
+	struct fxt_reader r;
+	struct fxt_record rec;
+	int ret;
+
+	fxt_reader_open_mem(&r, b->w, b->n * 8);
+	while ((ret = fxt_reader_next(&r, &rec)) > 0)
+		;
+	fxt_reader_close(&r);
+	if (r.violations == 0 || ret != 0 || strcmp(r.first.field, field) ||
+	    r.first.offset != offset || (r.skipped != 0) != skipped) {
+		printf("#   got %llu violations (first: offset %llu field '%s': %s), skipped %llu, ret %d\n",
+		       (unsigned long long)r.violations, (unsigned long long)r.first.offset,
+		       r.first.field, r.first.msg, (unsigned long long)r.skipped, ret);
+		return 0;
+	}
+	return 1;
+}
+
+static int expect_fatal(const void *data, size_t len, const char *field, uint64_t offset)
+{
+	struct fxt_reader r;
+	struct fxt_record rec;
+	int ret;
+
+	fxt_reader_open_mem(&r, data, len);
+	while ((ret = fxt_reader_next(&r, &rec)) > 0)
+		;
+	fxt_reader_close(&r);
+	if (ret != -22 || strcmp(r.fatal.field, field) || r.fatal.offset != offset) {
+		printf("#   got ret %d, fatal at %llu field '%s': %s\n", ret,
+		       (unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg);
+		return 0;
+	}
+	return 1;
+}
+
+static void run_violations(void)
+{
+	struct bad b;
+
+	b.n = 0;
+	bad_add(&b, ktrace_fxt_init_hdr());
+	bad_add(&b, 1000000000);
+	ok(expect_violation(&b, "magic", 0, false), "violation: first record is not magic");
+
+	bad_magic(&b);
+	b.w[0] ^= 1ULL << 60;
+	ok(expect_violation(&b, "magic", 0, false), "violation: wrong magic number");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_init_hdr() | 1ULL << 40);
+	bad_add(&b, 1000000000);
+	ok(expect_violation(&b, "initialization", 8, false), "violation: reserved bits set");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_init_hdr());
+	bad_add(&b, 0);
+	ok(expect_violation(&b, "ticks per second", 8, true), "violation: zero tick rate");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_string_hdr(40, 3));
+	bad_add(&b, 0x00ff000000636261ULL);	/* "abc" then a stray byte */
+	ok(expect_violation(&b, "string value", 8, false), "violation: non-zero string padding");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_string_hdr(0, 3));
+	bad_add(&b, 0x636261ULL);
+	ok(expect_violation(&b, "string index", 8, false), "violation: string index 0");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_thread_hdr(0));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	ok(expect_violation(&b, "thread index", 8, false), "violation: thread index 0");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(4, KTRACE_FXT_EV_INSTANT, 0, 0, 0, 77));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	ok(expect_violation(&b, "name", 8, false), "violation: string ref not in the table");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(2, KTRACE_FXT_EV_INSTANT, 0, 9, 0, 0));
+	bad_add(&b, 1);
+	ok(expect_violation(&b, "thread", 8, false), "violation: thread ref not in the table");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(4, 11, 0, 0, 0, 0));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	ok(expect_violation(&b, "event type", 8, true), "violation: unknown event type skipped");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(5, KTRACE_FXT_EV_INSTANT, 1, 0, 0, 0));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	bad_add(&b, ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT64, 4, 0, 0));
+	ok(expect_violation(&b, "argument 0", 8, true), "violation: argument overruns the record");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(6, KTRACE_FXT_EV_INSTANT, 1, 0, 0, 0));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	bad_add(&b, ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_INT32, 2, 0, 5));
+	bad_add(&b, 0);
+	ok(expect_violation(&b, "argument 0", 8, false), "violation: argument size mismatch");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(5, KTRACE_FXT_EV_INSTANT, 1, 0, 0, 0));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	bad_add(&b, ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_BOOL, 1, 0, 6));
+	ok(expect_violation(&b, "argument 0", 8, false), "violation: bool reserved bits");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(5, KTRACE_FXT_EV_INSTANT, 0, 0, 0, 0));
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	bad_add(&b, 0);
+	ok(expect_violation(&b, "record size", 8, false), "violation: unused trailing words");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(5, KTRACE_FXT_EV_DURATION_COMPLETE, 0, 0, 0, 0));
+	bad_add(&b, 100);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	bad_add(&b, 50);
+	ok(expect_violation(&b, "end time", 8, false), "violation: complete event ends before it begins");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(4, KTRACE_FXT_EV_COUNTER, 0, 0, 0, 0));
+	bad_add(&b, 100);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	ok(expect_violation(&b, "event data", 8, true), "violation: counter without its id");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_cswitch_hdr(6, 0, 9, 0, 0, 1, 1));
+	for (int i = 0; i < 5; i++)
+		bad_add(&b, i + 1);
+	ok(expect_violation(&b, "outgoing state", 8, false), "violation: unknown thread state");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_cswitch_args_hdr(4, 0, 0, 3) | 1ULL << 45);
+	bad_add(&b, 1);
+	bad_add(&b, 2);
+	bad_add(&b, 3);
+	ok(expect_violation(&b, "context switch", 8, false), "violation: context switch reserved bits");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_provider_section_hdr(42));
+	ok(expect_violation(&b, "provider id", 8, false), "violation: section of an unknown provider");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_kobj_hdr(3, 2, ktrace_fxt_sref_inline(20), 0));
+	bad_add(&b, 1);
+	bad_add(&b, 0);
+	ok(expect_violation(&b, "name", 8, true), "violation: inline name runs past the record");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_rec_hdr(KTRACE_FXT_REC_EVENT, 0));
+	ok(expect_fatal(b.w, b.n * 8, "record size", 8), "fatal: record of size 0");
+
+	bad_magic(&b);
+	bad_add(&b, ktrace_fxt_event_hdr(5, 0, 0, 0, 0, 0));
+	bad_add(&b, 1);
+	ok(expect_fatal(b.w, b.n * 8, "record size", 8), "fatal: truncated record");
+	ok(expect_fatal(b.w, 8 + 5, "record header", 8), "fatal: truncated header");
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	ok(t_magic(), "magic record is 0x0016547846040010");
+	ok(t_preamble(), "preamble: magic, provider info, initialization, well-known strings");
+	ok(t_events(false, false), "every event type, indexed strings, inline thread");
+	ok(t_events(true, false), "every event type, inline strings, inline thread");
+	ok(t_events(false, true), "every event type, indexed strings, indexed thread");
+	ok(t_args(false), "every argument type, indexed names, event and kernel object");
+	ok(t_args(true), "every argument type, inline names, event and kernel object");
+	ok(t_recorder_records(), "recorder records: switch, wakeup, kernel objects, drops");
+	ok(t_state_mapping(), "Linux state to FXT state and weights");
+	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
+	ok(t_string_table_full(), "string table overflow falls back to inline strings");
+	run_violations();
+	printf("1..%d\n", test_no);
+	printf("# %d passed, %d failed\n", test_no - failures, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ktrace dump: one readable line per FXT record, spec checks and statistics. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "fxt_reader.h"
+#include "utils.h"
+
+#define MAX_REPORTED	20
+
+struct dump_ctx {
+	const char *path;
+	uint64_t reported;
+};
+
+/* A set of u64 keys (tids), open addressing; 0 is stored out of band. */
+struct u64set {
+	uint64_t *keys;
+	uint32_t size, used;
+	bool has_zero;
+};
+
+static void set_add(struct u64set *s, uint64_t k)
+{
+	uint32_t i;
+
+	if (!k) {
+		s->has_zero = true;
+		return;
+	}
+	if ((s->used + 1) * 2 > s->size) {
+		struct u64set n = { .size = s->size ? s->size * 2 : 256 };
+
+		n.keys = calloc(n.size, sizeof(uint64_t));
+		if (!n.keys)
+			return;
+		n.has_zero = s->has_zero;
+		for (uint32_t j = 0; j < s->size; j++)
+			if (s->keys[j])
+				set_add(&n, s->keys[j]);
+		free(s->keys);
+		*s = n;
+	}
+	for (i = (k * 0x9e3779b97f4a7c15ULL >> 40) & (s->size - 1); s->keys[i];
+	     i = (i + 1) & (s->size - 1))
+		if (s->keys[i] == k)
+			return;
+	s->keys[i] = k;
+	s->used++;
+}
+
+static void on_violation(void *ctx, const struct fxt_error *e)
+{
+	struct dump_ctx *d = ctx;
+
+	if (d->reported++ < MAX_REPORTED)
+		pr_warn("%s: offset %llu (0x%llx): %s: %s", d->path,
+			(unsigned long long)e->offset, (unsigned long long)e->offset, e->field,
+			e->msg);
+	else if (d->reported == MAX_REPORTED + 1)
+		pr_warn("%s: more spec violations follow; only the count is reported", d->path);
+}
+
+static void put_str(FILE *f, struct fxt_str s)
+{
+	fputc('"', f);
+	for (uint32_t i = 0; i < s.len; i++) {
+		unsigned char c = s.p[i];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_args(FILE *f, const struct fxt_record *rec)
+{
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg *a = &rec->args[i];
+
+		fputc(' ', f);
+		fwrite(a->name.p, 1, a->name.len, f);
+		fputc('=', f);
+		switch (a->type) {
+		case KTRACE_FXT_ARG_NULL:
+			fputs("null", f);
+			break;
+		case KTRACE_FXT_ARG_INT32:
+		case KTRACE_FXT_ARG_INT64:
+			fprintf(f, "%lld", (long long)a->i);
+			break;
+		case KTRACE_FXT_ARG_UINT32:
+		case KTRACE_FXT_ARG_UINT64:
+			fprintf(f, "%llu", (unsigned long long)a->u);
+			break;
+		case KTRACE_FXT_ARG_DOUBLE:
+			fprintf(f, "%.17g", a->d);
+			break;
+		case KTRACE_FXT_ARG_STRING:
+			put_str(f, a->s);
+			break;
+		case KTRACE_FXT_ARG_POINTER:
+			fprintf(f, "0x%llx", (unsigned long long)a->u);
+			break;
+		case KTRACE_FXT_ARG_KOID:
+			fprintf(f, "koid:%llu", (unsigned long long)a->u);
+			break;
+		case KTRACE_FXT_ARG_BOOL:
+			fputs(a->u ? "true" : "false", f);
+			break;
+		default:
+			fprintf(f, "<type %u>", a->type);
+		}
+	}
+}
+
+static void put_ts(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%6llu.%09llu ", (unsigned long long)(ns / 1000000000),
+		(unsigned long long)(ns % 1000000000));
+}
+
+static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	const struct fxt_arg *a;
+
+	fprintf(f, "@%08llx ", (unsigned long long)rec->offset);
+	switch (rec->type) {
+	case KTRACE_FXT_REC_METADATA:
+		fprintf(f, "%17s", "");
+		switch (rec->sub) {
+		case KTRACE_FXT_META_PROVIDER_INFO:
+			fprintf(f, "provider_info: id=%u name=", rec->provider);
+			put_str(f, rec->name);
+			break;
+		case KTRACE_FXT_META_PROVIDER_SECTION:
+			fprintf(f, "provider_section: id=%u", rec->provider);
+			break;
+		case KTRACE_FXT_META_PROVIDER_EVENT:
+			fprintf(f, "provider_event: id=%u event=%u%s", rec->provider,
+				rec->meta_event, rec->meta_event == 0 ? " (buffer full)" : "");
+			break;
+		case KTRACE_FXT_META_TRACE_INFO:
+			fprintf(f, rec->w[0] == KTRACE_FXT_MAGIC ? "magic" : "trace_info");
+			break;
+		default:
+			fprintf(f, "metadata: type=%u", rec->sub);
+		}
+		break;
+	case KTRACE_FXT_REC_INIT:
+		fprintf(f, "%17sinitialization: ticks_per_second=%llu", "",
+			(unsigned long long)rec->ticks_per_sec);
+		break;
+	case KTRACE_FXT_REC_STRING:
+		fprintf(f, "%17sstring: #%u=", "", rec->index);
+		put_str(f, rec->msg);
+		break;
+	case KTRACE_FXT_REC_THREAD:
+		fprintf(f, "%17sthread: #%u=%llu/%llu", "", rec->index,
+			(unsigned long long)rec->pid, (unsigned long long)rec->tid);
+		break;
+	case KTRACE_FXT_REC_EVENT:
+		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
+		fprintf(f, "%s: %llu/%llu ", fxt_event_type_name(rec->sub),
+			(unsigned long long)rec->pid, (unsigned long long)rec->tid);
+		put_str(f, rec->cat);
+		fputc(':', f);
+		put_str(f, rec->name);
+		if (rec->sub == KTRACE_FXT_EV_DURATION_COMPLETE)
+			fprintf(f, " dur=%llu",
+				(unsigned long long)(fxt_ticks_to_ns(r, rec->extra) -
+						     fxt_ticks_to_ns(r, rec->ts)));
+		else if (ktrace_fxt_event_extra_words(rec->sub))
+			fprintf(f, " id=%llu", (unsigned long long)rec->extra);
+		put_args(f, rec);
+		break;
+	case KTRACE_FXT_REC_KERNEL_OBJ:
+		fprintf(f, "%17skernel_object: %s koid=%llu name=", "",
+			rec->obj_type == KTRACE_FXT_OBJ_PROCESS ? "process" :
+			rec->obj_type == KTRACE_FXT_OBJ_THREAD ? "thread" : "other",
+			(unsigned long long)rec->koid);
+		put_str(f, rec->name);
+		put_args(f, rec);
+		break;
+	case KTRACE_FXT_REC_USERSPACE_OBJ:
+		fprintf(f, "%17suserspace_object: ptr=0x%llx pid=%llu name=", "",
+			(unsigned long long)rec->koid, (unsigned long long)rec->pid);
+		put_str(f, rec->name);
+		put_args(f, rec);
+		break;
+	case KTRACE_FXT_REC_SCHED:
+		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP) {
+			fprintf(f, "%17sscheduling: unknown type %u", "", rec->sub);
+			break;
+		}
+		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
+		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
+			a = fxt_find_arg(rec, "waker");
+			fprintf(f, "[%03u] wakeup: tid=%llu waker=%llu", rec->cpu,
+				(unsigned long long)rec->tid,
+				a ? (unsigned long long)a->u : 0ULL);
+			break;
+		}
+		a = fxt_find_arg(rec, "linux_state");
+		/* The variant with arguments carries thread koids only. */
+		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
+			fprintf(f, "[%03u] switch: %llu/%llu prio=%u", rec->cpu,
+				(unsigned long long)rec->out_pid,
+				(unsigned long long)rec->out_tid, rec->out_prio);
+		else
+			fprintf(f, "[%03u] switch: tid=%llu", rec->cpu,
+				(unsigned long long)rec->out_tid);
+		fprintf(f, " %s", fxt_thread_state_name(rec->out_state));
+		if (a && a->u <= KTRACE_LINUX_STATE_MAX)
+			fprintf(f, " (%c)", KTRACE_LINUX_STATE_LETTERS[a->u]);
+		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
+			fprintf(f, " ==> %llu/%llu prio=%u", (unsigned long long)rec->in_pid,
+				(unsigned long long)rec->in_tid, rec->in_prio);
+		else
+			fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
+		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
+			put_args(f, rec);
+		break;
+	case KTRACE_FXT_REC_LOG:
+		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
+		fprintf(f, "log: %llu/%llu ", (unsigned long long)rec->pid,
+			(unsigned long long)rec->tid);
+		put_str(f, rec->msg);
+		break;
+	case KTRACE_FXT_REC_BLOB:
+		fprintf(f, "%17sblob: name=", "");
+		put_str(f, rec->name);
+		fprintf(f, " type=%u size=%llu", rec->blob_type,
+			(unsigned long long)rec->payload_len);
+		break;
+	case KTRACE_FXT_REC_LARGE:
+		if (rec->sub == 0 && rec->blob_type == 0)
+			put_ts(f, fxt_ticks_to_ns(r, rec->ts));
+		else
+			fprintf(f, "%17s", "");
+		fprintf(f, "large_blob: format=%u ", rec->blob_type);
+		put_str(f, rec->cat);
+		fputc(':', f);
+		put_str(f, rec->name);
+		fprintf(f, " size=%llu", (unsigned long long)rec->payload_len);
+		put_args(f, rec);
+		break;
+	default:
+		fprintf(f, "%17s%s: %u words", "", fxt_record_type_name(rec->type), rec->nwords);
+	}
+	fputc('\n', f);
+}
+
+struct stats {
+	uint64_t by_type[16];
+	uint64_t events[KTRACE_FXT_EV_MAX + 1];
+	uint64_t sched[3];
+	uint64_t bytes;
+	uint64_t first_ts, last_ts;
+	bool have_ts;
+	struct u64set tids;
+	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
+	uint64_t dropped, buffer_full;
+};
+
+static void account(struct stats *s, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
+	const struct fxt_arg *a;
+	bool timed = false;
+
+	s->by_type[rec->type]++;
+	s->bytes += rec->nwords * 8ULL;
+	switch (rec->type) {
+	case KTRACE_FXT_REC_EVENT:
+		s->events[rec->sub]++;
+		set_add(&s->tids, rec->tid);
+		timed = true;
+		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "dropped")) {
+			a = fxt_find_arg(rec, "count");
+			s->dropped += a ? a->u : 0;
+		}
+		break;
+	case KTRACE_FXT_REC_SCHED:
+		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
+			break;
+		s->sched[rec->sub]++;
+		s->cpus[(rec->cpu & 0xffff) / 64] |= 1ULL << (rec->cpu % 64);
+		timed = true;
+		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
+			set_add(&s->tids, rec->tid);
+		} else {
+			set_add(&s->tids, rec->out_tid);
+			set_add(&s->tids, rec->in_tid);
+		}
+		break;
+	case KTRACE_FXT_REC_KERNEL_OBJ:
+		if (rec->obj_type == KTRACE_FXT_OBJ_THREAD)
+			set_add(&s->tids, rec->koid);
+		break;
+	case KTRACE_FXT_REC_LOG:
+		timed = true;
+		break;
+	case KTRACE_FXT_REC_METADATA:
+		if (rec->sub == KTRACE_FXT_META_PROVIDER_EVENT &&
+		    rec->meta_event == KTRACE_FXT_PROVIDER_EVENT_BUFFER_FULL)
+			s->buffer_full++;
+		break;
+	}
+	if (timed) {
+		if (!s->have_ts || ts < s->first_ts)
+			s->first_ts = ts;
+		if (!s->have_ts || ts > s->last_ts)
+			s->last_ts = ts;
+		s->have_ts = true;
+	}
+}
+
+static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader *r)
+{
+	static const char *const sched_names[] = {
+		"context switch", "context switch (args)", "thread wakeup",
+	};
+	unsigned int ncpus = 0;
+	uint64_t total = 0;
+
+	for (unsigned int i = 0; i < 16; i++)
+		total += s->by_type[i];
+	fprintf(f, "records: %llu (%llu bytes)\n", (unsigned long long)total,
+		(unsigned long long)s->bytes);
+	for (unsigned int i = 0; i < 16; i++) {
+		if (!s->by_type[i])
+			continue;
+		fprintf(f, "  %-22s %llu\n", fxt_record_type_name(i),
+			(unsigned long long)s->by_type[i]);
+		if (i == KTRACE_FXT_REC_EVENT)
+			for (unsigned int e = 0; e <= KTRACE_FXT_EV_MAX; e++)
+				if (s->events[e])
+					fprintf(f, "    %-20s %llu\n", fxt_event_type_name(e),
+						(unsigned long long)s->events[e]);
+		if (i == KTRACE_FXT_REC_SCHED)
+			for (unsigned int e = 0; e < 3; e++)
+				if (s->sched[e])
+					fprintf(f, "    %-20s %llu\n", sched_names[e],
+						(unsigned long long)s->sched[e]);
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(s->cpus); i++)
+		ncpus += __builtin_popcountll(s->cpus[i]);
+	fprintf(f, "threads: %u\n", s->tids.used + s->tids.has_zero);
+	fprintf(f, "cpus: %u\n", ncpus);
+	if (s->have_ts)
+		fprintf(f, "time: %llu.%09llu .. %llu.%09llu (%.6f s)\n",
+			(unsigned long long)(s->first_ts / 1000000000),
+			(unsigned long long)(s->first_ts % 1000000000),
+			(unsigned long long)(s->last_ts / 1000000000),
+			(unsigned long long)(s->last_ts % 1000000000),
+			(s->last_ts - s->first_ts) / 1e9);
+	fprintf(f, "dropped: %llu records", (unsigned long long)s->dropped);
+	if (s->buffer_full)
+		fprintf(f, ", %llu buffer-full events", (unsigned long long)s->buffer_full);
+	fputc('\n', f);
+	fprintf(f, "spec violations: %llu, unreadable records: %llu\n",
+		(unsigned long long)r->violations, (unsigned long long)r->skipped);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: ktrace dump [--strict] [--stats] [--quiet] FILE.fxt\n"
+	      "\n"
+	      "Print one line per FXT record: offset, timestamp, type and fields.\n"
+	      "\n"
+	      "  -s, --strict   exit non-zero on any spec violation\n"
+	      "  -S, --stats    print counts by record type, threads, CPUs, time span, drops\n"
+	      "  -q, --quiet    do not print the records (with --strict or --stats)\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "  ktrace dump sched.fxt | less\n"
+	      "  ktrace dump --strict --stats --quiet sched.fxt\n", f);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "strict", no_argument, NULL, 's' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool strict = false, want_stats = false, quiet = false;
+	struct dump_ctx ctx = { 0 };
+	struct stats *st;
+	struct fxt_reader r;
+	struct fxt_record rec;
+	int c, fd, ret;
+
+	while ((c = getopt_long(argc, argv, "sSqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			strict = true;
+			break;
+		case 'S':
+			want_stats = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	ctx.path = argv[optind];
+	fd = strcmp(ctx.path, "-") ? open(ctx.path, O_RDONLY) : 0;
+	if (fd < 0) {
+		pr_err("cannot open %s: %s", ctx.path, strerror(errno));
+		return 1;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st || fxt_reader_open_fd(&r, fd, ctx.path)) {
+		pr_err("out of memory");
+		return 1;
+	}
+	r.on_violation = on_violation;
+	r.ctx = &ctx;
+	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
+		if (!quiet)
+			print_record(stdout, &r, &rec);
+		if (want_stats)
+			account(st, &r, &rec);
+	}
+	fflush(stdout);
+	if (ret < 0)
+		pr_err("%s: offset %llu (0x%llx): %s: %s; stopped reading there", ctx.path,
+		       (unsigned long long)r.fatal.offset, (unsigned long long)r.fatal.offset,
+		       r.fatal.field, r.fatal.msg);
+	if (ret == 0 && !r.records) {
+		pr_err("%s: the input is empty, not an FXT trace", ctx.path);
+		ret = -EINVAL;
+	}
+	if (want_stats)
+		print_stats(stdout, st, &r);
+	if (r.violations && strict)
+		pr_err("%s: %llu spec violations, the first at offset %llu: %s: %s", ctx.path,
+		       (unsigned long long)r.violations, (unsigned long long)r.first.offset,
+		       r.first.field, r.first.msg);
+	ret = ret < 0 || r.skipped || (strict && r.violations) ? 1 : 0;
+	fxt_reader_close(&r);
+	free(st->tids.keys);
+	free(st);
+	if (fd)
+		close(fd);
+	return ret;
+}

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The ktrace subcommands; each lives in cmd_<verb>.c and returns an exit status. */
+#ifndef KTRACE_COMMANDS_H
+#define KTRACE_COMMANDS_H
+
+int cmd_dump(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+#endif

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FXT records to Chrome trace-event JSON (object format), streaming.
+ *
+ * Memory is bounded by the number of threads and CPUs, never by the number
+ * of records: a slice is written when it ends, a wakeup's flow arrow waits
+ * in the woken thread's slot until that thread next runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_writer.h"
+
+#define NAME_MAX_LEN	96	/* escaped JSON bytes of a thread name */
+
+struct thread {
+	uint64_t tid;
+	uint64_t pid;
+	uint64_t pending_flow;		/* flow id of a wakeup not yet run, 0 if none */
+	char name[NAME_MAX_LEN];
+	uint8_t name_len;
+	bool used;
+};
+
+struct cpu {
+	uint64_t tid;			/* running thread, 0 = idle */
+	uint64_t since;			/* when it was switched in */
+	int32_t weight;
+	bool seen;
+};
+
+struct json_writer {
+	struct obuf *o;
+	struct obuf scratch;		/* in memory, for escaping names */
+	bool first_event;
+	struct thread *threads;		/* open addressing by tid */
+	uint32_t nthreads, threads_size;
+	struct cpu *cpus;
+	uint32_t ncpus;
+	uint64_t next_flow;
+	uint64_t first_ts, last_ts;
+	bool have_ts;
+
+	/* otherData */
+	char host[NAME_MAX_LEN], kernel[NAME_MAX_LEN], backend[32], clock[32];
+	uint64_t dropped;
+	uint64_t *dropped_cpu;
+	uint32_t ndropped_cpu;
+	uint64_t buffer_full_events;
+	uint64_t skipped_blobs;
+	uint64_t records;
+};
+
+static struct thread *thread_slot(struct thread *tab, uint32_t size, uint64_t tid)
+{
+	uint32_t i = (uint32_t)(tid * 0x9e3779b97f4a7c15ULL >> 40) & (size - 1);
+
+	while (tab[i].used && tab[i].tid != tid)
+		i = (i + 1) & (size - 1);
+	return &tab[i];
+}
+
+static struct thread *thread_get(struct json_writer *j, uint64_t tid)
+{
+	struct thread *t = thread_slot(j->threads, j->threads_size, tid);
+
+	if (t->used)
+		return t;
+	if ((j->nthreads + 1) * 2 > j->threads_size) {
+		uint32_t size = j->threads_size * 2;
+		struct thread *tab = calloc(size, sizeof(*tab));
+
+		if (!tab) {
+			pr_err("out of memory for %u threads", j->nthreads);
+			exit(1);
+		}
+		for (uint32_t i = 0; i < j->threads_size; i++)
+			if (j->threads[i].used)
+				*thread_slot(tab, size, j->threads[i].tid) = j->threads[i];
+		free(j->threads);
+		j->threads = tab;
+		j->threads_size = size;
+		t = thread_slot(tab, size, tid);
+	}
+	memset(t, 0, sizeof(*t));
+	t->used = true;
+	t->tid = tid;
+	t->pid = tid;		/* until a kernel object says otherwise */
+	j->nthreads++;
+	return t;
+}
+
+static struct cpu *cpu_get(struct json_writer *j, unsigned int cpu)
+{
+	if (cpu >= j->ncpus) {
+		uint32_t n = cpu + 1 > j->ncpus * 2 ? cpu + 1 : j->ncpus * 2;
+		struct cpu *c = realloc(j->cpus, n * sizeof(*c));
+
+		if (!c) {
+			pr_err("out of memory for %u CPUs", n);
+			exit(1);
+		}
+		memset(c + j->ncpus, 0, (n - j->ncpus) * sizeof(*c));
+		j->cpus = c;
+		j->ncpus = n;
+	}
+	return &j->cpus[cpu];
+}
+
+struct json_writer *json_writer_new(struct obuf *out)
+{
+	struct json_writer *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->o = out;
+	j->first_event = true;
+	if (obuf_init(&j->scratch, -1, 1024)) {
+		free(j);
+		return NULL;
+	}
+	j->threads_size = 1024;
+	j->threads = calloc(j->threads_size, sizeof(*j->threads));
+	if (!j->threads) {
+		free(j);
+		return NULL;
+	}
+	strcpy(j->clock, "CLOCK_MONOTONIC");
+	obuf_lit(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	return j;
+}
+
+void json_writer_free(struct json_writer *j)
+{
+	if (!j)
+		return;
+	obuf_free(&j->scratch);
+	free(j->threads);
+	free(j->cpus);
+	free(j->dropped_cpu);
+	free(j);
+}
+
+static const char sched_cat[] = "sched";
+
+/* Opens an event object: {"name":...,"cat":...,"ph":"X","ts":...,"pid":..,"tid":.. */
+static void ev_begin(struct json_writer *j, const char *name, size_t name_len, const char *cat,
+		     size_t cat_len, char ph, uint64_t ts, uint64_t pid, uint64_t tid)
+{
+	struct obuf *o = j->o;
+
+	if (j->first_event)
+		j->first_event = false;
+	else
+		obuf_lit(o, ",\n");
+	obuf_lit(o, "{\"name\":");
+	if (cat == sched_cat) {
+		/* The converter's own events: names and category need no escaping. */
+		obuf_putc(o, '"');
+		obuf_put(o, name, name_len);
+		obuf_lit(o, "\",\"cat\":\"sched\"");
+	} else {
+		obuf_json_str(o, name, name_len);
+		if (cat_len) {
+			obuf_lit(o, ",\"cat\":");
+			obuf_json_str(o, cat, cat_len);
+		}
+	}
+	obuf_lit(o, ",\"ph\":\"");
+	obuf_putc(o, ph);
+	obuf_lit(o, "\",\"ts\":");
+	obuf_us(o, ts);
+	obuf_lit(o, ",\"pid\":");
+	obuf_u64(o, pid);
+	obuf_lit(o, ",\"tid\":");
+	obuf_u64(o, tid);
+}
+
+static void ev_meta(struct json_writer *j, const char *what, uint64_t pid, uint64_t tid,
+		    const char *key, const char *val, size_t len, bool is_num, int64_t num)
+{
+	struct obuf *o = j->o;
+
+	ev_begin(j, what, strlen(what), "__metadata", 10, 'M', 0, pid, tid);
+	obuf_lit(o, ",\"args\":{\"");
+	obuf_puts(o, key);
+	obuf_lit(o, "\":");
+	if (is_num)
+		obuf_i64(o, num);
+	else
+		obuf_json_str(o, val, len);
+	obuf_lit(o, "}}");
+}
+
+static void arg_value(struct obuf *o, const struct fxt_arg *a)
+{
+	switch (a->type) {
+	case KTRACE_FXT_ARG_NULL:
+		obuf_lit(o, "null");
+		break;
+	case KTRACE_FXT_ARG_INT32:
+	case KTRACE_FXT_ARG_INT64:
+		obuf_i64(o, a->i);
+		break;
+	case KTRACE_FXT_ARG_UINT32:
+	case KTRACE_FXT_ARG_UINT64:
+	case KTRACE_FXT_ARG_KOID:
+		obuf_u64(o, a->u);
+		break;
+	case KTRACE_FXT_ARG_DOUBLE:
+		obuf_double(o, a->d);
+		break;
+	case KTRACE_FXT_ARG_STRING:
+		obuf_json_str(o, a->s.p, a->s.len);
+		break;
+	case KTRACE_FXT_ARG_POINTER:
+		obuf_putc(o, '"');
+		obuf_hex(o, a->u);
+		obuf_putc(o, '"');
+		break;
+	case KTRACE_FXT_ARG_BOOL:
+		if (a->u)
+			obuf_lit(o, "true");
+		else
+			obuf_lit(o, "false");
+		break;
+	default:
+		obuf_lit(o, "\"unknown\"");
+	}
+}
+
+static void args_obj(struct obuf *o, const struct fxt_arg *args, unsigned int nargs)
+{
+	obuf_lit(o, ",\"args\":{");
+	for (unsigned int i = 0; i < nargs; i++) {
+		if (i)
+			obuf_putc(o, ',');
+		obuf_json_str(o, args[i].name.p, args[i].name.len);
+		obuf_putc(o, ':');
+		arg_value(o, &args[i]);
+	}
+	obuf_putc(o, '}');
+}
+
+static const char *end_state(const struct fxt_record *rec, char *buf)
+{
+	const struct fxt_arg *ls = NULL;
+
+	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
+		ls = fxt_find_arg(rec, "linux_state");
+	if (ls && ls->type == KTRACE_FXT_ARG_UINT32 && ls->u <= KTRACE_LINUX_STATE_MAX) {
+		buf[0] = KTRACE_LINUX_STATE_LETTERS[ls->u];
+		buf[1] = 0;
+		return buf;
+	}
+	return fxt_thread_state_name(rec->out_state);
+}
+
+/* The slice a CPU ran @tid for, and the same on the thread's own track. */
+static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uint64_t end,
+		     const char *state)
+{
+	struct thread *t = thread_get(j, c->tid);
+	struct obuf *o = j->o;
+	uint64_t dur = end > c->since ? end - c->since : 0;
+	const char *name = t->name_len ? t->name : NULL;
+	char tmp[32];
+	size_t len;
+
+	if (!name) {
+		len = snprintf(tmp, sizeof(tmp), "tid %llu", (unsigned long long)t->tid);
+		name = tmp;
+	} else {
+		len = t->name_len;
+	}
+	ev_begin(j, name, len, sched_cat, 5, 'X', c->since, JSON_CPU_PID, JSON_CPU_PID + cpu);
+	obuf_lit(o, ",\"dur\":");
+	obuf_us(o, dur);
+	obuf_lit(o, ",\"args\":{\"tid\":");
+	obuf_u64(o, t->tid);
+	obuf_lit(o, ",\"pid\":");
+	obuf_u64(o, t->pid);
+	obuf_lit(o, ",\"prio\":");
+	obuf_i64(o, (int64_t)KTRACE_FXT_PRIO_BASE - c->weight);
+	obuf_lit(o, ",\"end_state\":\"");
+	obuf_puts(o, state);
+	obuf_lit(o, "\"}}");
+
+	ev_begin(j, "Running", 7, sched_cat, 5, 'X', c->since, t->pid, t->tid);
+	obuf_lit(o, ",\"dur\":");
+	obuf_us(o, dur);
+	obuf_lit(o, ",\"args\":{\"cpu\":");
+	obuf_u64(o, cpu);
+	obuf_lit(o, ",\"end_state\":\"");
+	obuf_puts(o, state);
+	obuf_lit(o, "\"}}");
+}
+
+static void on_cpu_seen(struct json_writer *j, unsigned int cpu)
+{
+	struct cpu *c = cpu_get(j, cpu);
+	char name[32];
+	int n;
+
+	if (c->seen)
+		return;
+	c->seen = true;
+	n = snprintf(name, sizeof(name), "CPU %u", cpu);
+	ev_meta(j, "thread_name", JSON_CPU_PID, JSON_CPU_PID + cpu, "name", name, n, false, 0);
+	ev_meta(j, "thread_sort_index", JSON_CPU_PID, JSON_CPU_PID + cpu, "sort_index", NULL, 0,
+		true, cpu);
+	if (cpu == 0 || j->ncpus == 1) {
+		ev_meta(j, "process_name", JSON_CPU_PID, JSON_CPU_PID, "name", "CPUs", 4, false, 0);
+		ev_meta(j, "process_sort_index", JSON_CPU_PID, JSON_CPU_PID, "sort_index", NULL, 0,
+			true, -1);
+	}
+}
+
+static int32_t weight_arg(const struct fxt_record *rec, const char *name, int32_t dflt)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, name);
+
+	return a && a->type == KTRACE_FXT_ARG_INT32 ? (int32_t)a->i : dflt;
+}
+
+static void on_switch(struct json_writer *j, const struct fxt_record *rec)
+{
+	struct cpu *c;
+	struct thread *in;
+	char buf[4];
+	int32_t in_w;
+
+	on_cpu_seen(j, rec->cpu);
+	c = cpu_get(j, rec->cpu);
+	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
+		if (rec->out_tid)
+			thread_get(j, rec->out_tid)->pid = rec->out_pid;
+		if (rec->in_tid)
+			thread_get(j, rec->in_tid)->pid = rec->in_pid;
+		in_w = rec->in_pid == 0 && rec->in_prio == 0 ? KTRACE_FXT_IDLE_WEIGHT :
+		       (int32_t)rec->in_prio;
+	} else {
+		in_w = weight_arg(rec, "incoming_weight", 0);
+	}
+	/* The first switch on a CPU: the outgoing thread ran since the trace began. */
+	if (!c->tid && rec->out_tid && c->since == 0) {
+		c->tid = rec->out_tid;
+		c->since = j->first_ts;
+		c->weight = rec->sub == KTRACE_FXT_SCHED_CSWITCH ? (int32_t)rec->out_prio :
+			    weight_arg(rec, "outgoing_weight", 0);
+	}
+	if (c->tid)
+		emit_run(j, rec->cpu, c, rec->ts, end_state(rec, buf));
+	c->tid = rec->in_tid;
+	c->since = rec->ts;
+	c->weight = in_w;
+	if (!rec->in_tid)
+		return;
+	in = thread_get(j, rec->in_tid);
+	if (in->pending_flow) {
+		ev_begin(j, "wakeup", 6, sched_cat, 5, 'f', rec->ts, in->pid, in->tid);
+		obuf_lit(j->o, ",\"bp\":\"e\",\"id\":");
+		obuf_u64(j->o, in->pending_flow);
+		obuf_putc(j->o, '}');
+		in->pending_flow = 0;
+	}
+}
+
+static void on_wakeup(struct json_writer *j, const struct fxt_record *rec)
+{
+	const struct fxt_arg *wa = fxt_find_arg(rec, "waker");
+	uint64_t waker = wa && wa->type == KTRACE_FXT_ARG_KOID ? wa->u : 0;
+	struct obuf *o = j->o;
+	uint64_t id = ++j->next_flow;
+	struct thread *w, *t;
+
+	/* Insert both first: an insert may move the table. */
+	thread_get(j, waker);
+	t = thread_get(j, rec->tid);
+	w = thread_get(j, waker);
+
+	if (waker == 0)
+		w->pid = 0;
+	ev_begin(j, "wakeup", 6, sched_cat, 5, 'i', rec->ts, w->pid, w->tid);
+	obuf_lit(o, ",\"s\":\"t\",\"args\":{\"tid\":");
+	obuf_u64(o, t->tid);
+	obuf_lit(o, ",\"cpu\":");
+	obuf_u64(o, rec->cpu);
+	obuf_lit(o, "}}");
+	ev_begin(j, "wakeup", 6, sched_cat, 5, 's', rec->ts, w->pid, w->tid);
+	obuf_lit(o, ",\"id\":");
+	obuf_u64(o, id);
+	obuf_putc(o, '}');
+	/* A second wakeup before the thread runs supersedes the first. */
+	t->pending_flow = id;
+}
+
+static void on_kobj(struct json_writer *j, const struct fxt_record *rec)
+{
+	const struct fxt_arg *proc;
+	struct thread *t;
+	uint32_t len;
+
+	if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
+		ev_meta(j, "process_name", rec->koid, rec->koid, "name", rec->name.p,
+			rec->name.len, false, 0);
+		return;
+	}
+	if (rec->obj_type != KTRACE_FXT_OBJ_THREAD)
+		return;
+	t = thread_get(j, rec->koid);
+	proc = fxt_find_arg(rec, "process");
+	if (proc && proc->type == KTRACE_FXT_ARG_KOID)
+		t->pid = proc->u;
+	/* Kept escaped: CPU slices are named after the thread, many times over. */
+	len = rec->name.len < NAME_MAX_LEN / 6 ? rec->name.len : NAME_MAX_LEN / 6;
+	j->scratch.len = 0;
+	obuf_json_str(&j->scratch, rec->name.p, len);
+	memcpy(t->name, j->scratch.buf + 1, j->scratch.len - 2);
+	t->name_len = j->scratch.len - 2;
+	ev_meta(j, "thread_name", t->pid, t->tid, "name", rec->name.p, rec->name.len, false, 0);
+}
+
+static void copy_arg_str(char *dst, size_t size, const struct fxt_record *rec, const char *name)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, name);
+	size_t n;
+
+	if (!a || a->type != KTRACE_FXT_ARG_STRING)
+		return;
+	n = a->s.len < size - 1 ? a->s.len : size - 1;
+	memcpy(dst, a->s.p, n);
+	dst[n] = 0;
+}
+
+static void on_drop(struct json_writer *j, const struct fxt_record *rec)
+{
+	const struct fxt_arg *cpu = fxt_find_arg(rec, "cpu"), *cnt = fxt_find_arg(rec, "count");
+	uint64_t n = cnt ? cnt->u : 0;
+
+	j->dropped += n;
+	if (cpu && cpu->u < 65536) {
+		if (cpu->u >= j->ndropped_cpu) {
+			uint32_t m = cpu->u + 1;
+			uint64_t *d = realloc(j->dropped_cpu, m * sizeof(*d));
+
+			if (!d)
+				return;
+			memset(d + j->ndropped_cpu, 0, (m - j->ndropped_cpu) * sizeof(*d));
+			j->dropped_cpu = d;
+			j->ndropped_cpu = m;
+		}
+		j->dropped_cpu[cpu->u] += n;
+	}
+}
+
+static const char phase[] = {
+	[KTRACE_FXT_EV_INSTANT] = 'i',
+	[KTRACE_FXT_EV_COUNTER] = 'C',
+	[KTRACE_FXT_EV_DURATION_BEGIN] = 'B',
+	[KTRACE_FXT_EV_DURATION_END] = 'E',
+	[KTRACE_FXT_EV_DURATION_COMPLETE] = 'X',
+	[KTRACE_FXT_EV_ASYNC_BEGIN] = 'b',
+	[KTRACE_FXT_EV_ASYNC_INSTANT] = 'n',
+	[KTRACE_FXT_EV_ASYNC_END] = 'e',
+	[KTRACE_FXT_EV_FLOW_BEGIN] = 's',
+	[KTRACE_FXT_EV_FLOW_STEP] = 't',
+	[KTRACE_FXT_EV_FLOW_END] = 'f',
+};
+
+static void on_event(struct json_writer *j, const struct fxt_reader *r,
+		     const struct fxt_record *rec)
+{
+	struct obuf *o = j->o;
+	uint64_t end, ts = fxt_ticks_to_ns(r, rec->ts);
+	bool meta = fxt_str_eq(rec->cat, "ktrace:meta");
+
+	if (meta && fxt_str_eq(rec->name, "trace_info")) {
+		copy_arg_str(j->host, sizeof(j->host), rec, "host");
+		copy_arg_str(j->kernel, sizeof(j->kernel), rec, "kernel");
+		copy_arg_str(j->backend, sizeof(j->backend), rec, "backend");
+		copy_arg_str(j->clock, sizeof(j->clock), rec, "clock");
+		return;
+	}
+	if (fxt_str_eq(rec->cat, "ktrace:clock") && fxt_str_eq(rec->name, "clock_sync")) {
+		const struct fxt_arg *id = fxt_find_arg(rec, "sync_id");
+		const struct fxt_arg *issue = fxt_find_arg(rec, "issue_ts");
+
+		ev_begin(j, "clock_sync", 10, "__metadata", 10, 'c', ts, rec->pid, rec->tid);
+		obuf_lit(o, ",\"args\":{\"sync_id\":");
+		if (id && id->type == KTRACE_FXT_ARG_STRING)
+			obuf_json_str(o, id->s.p, id->s.len);
+		else
+			obuf_lit(o, "\"\"");
+		if (issue && issue->type == KTRACE_FXT_ARG_UINT64) {
+			obuf_lit(o, ",\"issue_ts\":");
+			obuf_us(o, fxt_ticks_to_ns(r, issue->u));
+		}
+		obuf_lit(o, "}}");
+		return;
+	}
+	if (meta && fxt_str_eq(rec->name, "dropped"))
+		on_drop(j, rec);
+
+	/*
+	 * Chrome groups the phases of one flow by category, name and id, while
+	 * FXT names each flow event after its own slice: name them all "flow".
+	 */
+	if (rec->sub >= KTRACE_FXT_EV_FLOW_BEGIN)
+		ev_begin(j, "flow", 4, rec->cat.p, rec->cat.len, phase[rec->sub], ts, rec->pid,
+			 rec->tid);
+	else
+		ev_begin(j, rec->name.p, rec->name.len, rec->cat.p, rec->cat.len,
+			 phase[rec->sub], ts, rec->pid, rec->tid);
+	switch (rec->sub) {
+	case KTRACE_FXT_EV_INSTANT:
+		if (meta)
+			obuf_lit(o, ",\"s\":\"g\"");
+		else
+			obuf_lit(o, ",\"s\":\"t\"");
+		break;
+	case KTRACE_FXT_EV_COUNTER:
+		obuf_lit(o, ",\"id\":");
+		obuf_u64(o, rec->extra);
+		break;
+	case KTRACE_FXT_EV_DURATION_COMPLETE:
+		obuf_lit(o, ",\"dur\":");
+		end = fxt_ticks_to_ns(r, rec->extra);
+		obuf_us(o, end > ts ? end - ts : 0);
+		break;
+	case KTRACE_FXT_EV_ASYNC_BEGIN:
+	case KTRACE_FXT_EV_ASYNC_INSTANT:
+	case KTRACE_FXT_EV_ASYNC_END:
+		obuf_lit(o, ",\"id\":\"");
+		obuf_hex(o, rec->extra);
+		obuf_putc(o, '"');
+		break;
+	case KTRACE_FXT_EV_FLOW_BEGIN:
+	case KTRACE_FXT_EV_FLOW_STEP:
+	case KTRACE_FXT_EV_FLOW_END:
+		obuf_lit(o, ",\"bp\":\"e\",\"id\":\"");
+		obuf_hex(o, rec->extra);
+		obuf_putc(o, '"');
+		break;
+	}
+	if (rec->nargs)
+		args_obj(o, rec->args, rec->nargs);
+	obuf_putc(o, '}');
+}
+
+void json_writer_record(struct json_writer *j, const struct fxt_reader *r,
+			const struct fxt_record *rec)
+{
+	struct obuf *o = j->o;
+	uint64_t ts;
+
+	j->records++;
+	switch (rec->type) {
+	case KTRACE_FXT_REC_EVENT:
+	case KTRACE_FXT_REC_SCHED:
+	case KTRACE_FXT_REC_LOG:
+		ts = fxt_ticks_to_ns(r, rec->ts);
+		if (!j->have_ts || ts < j->first_ts)
+			j->first_ts = ts;
+		if (!j->have_ts || ts > j->last_ts)
+			j->last_ts = ts;
+		j->have_ts = true;
+		break;
+	}
+	switch (rec->type) {
+	case KTRACE_FXT_REC_EVENT:
+		on_event(j, r, rec);
+		break;
+	case KTRACE_FXT_REC_KERNEL_OBJ:
+		on_kobj(j, rec);
+		break;
+	case KTRACE_FXT_REC_SCHED: {
+		struct fxt_record tmp = *rec;
+
+		tmp.ts = fxt_ticks_to_ns(r, rec->ts);
+		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
+			on_wakeup(j, &tmp);
+		else if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS)
+			on_switch(j, &tmp);
+		break;
+	}
+	case KTRACE_FXT_REC_LOG:
+		ev_begin(j, "log", 3, "log", 3, 'i', fxt_ticks_to_ns(r, rec->ts), rec->pid,
+			 rec->tid);
+		obuf_lit(o, ",\"s\":\"t\",\"args\":{\"message\":");
+		obuf_json_str(o, rec->msg.p, rec->msg.len);
+		obuf_lit(o, "}}");
+		break;
+	case KTRACE_FXT_REC_METADATA:
+		if (rec->sub == KTRACE_FXT_META_PROVIDER_EVENT &&
+		    rec->meta_event == KTRACE_FXT_PROVIDER_EVENT_BUFFER_FULL)
+			j->buffer_full_events++;
+		break;
+	case KTRACE_FXT_REC_BLOB:
+	case KTRACE_FXT_REC_LARGE:
+		j->skipped_blobs++;
+		break;
+	}
+}
+
+static void other_str(struct obuf *o, const char *key, const char *val)
+{
+	obuf_putc(o, ',');
+	obuf_json_str(o, key, strlen(key));
+	obuf_putc(o, ':');
+	obuf_json_str(o, val, strlen(val));
+}
+
+void json_writer_finish(struct json_writer *j, const char *embedded_ftrace)
+{
+	struct obuf *o = j->o;
+
+	/* Threads still on a CPU at the end ran until the last event. */
+	for (uint32_t cpu = 0; cpu < j->ncpus; cpu++)
+		if (j->cpus[cpu].tid)
+			emit_run(j, cpu, &j->cpus[cpu], j->last_ts, "running");
+	obuf_lit(o, "\n],\n\"otherData\":{\"generator\":\"ktrace\"");
+	if (j->host[0])
+		other_str(o, "host", j->host);
+	if (j->kernel[0])
+		other_str(o, "kernel", j->kernel);
+	if (j->backend[0])
+		other_str(o, "backend", j->backend);
+	other_str(o, "clock", j->clock);
+	obuf_lit(o, ",\"records\":");
+	obuf_u64(o, j->records);
+	obuf_lit(o, ",\"dropped\":");
+	obuf_u64(o, j->dropped);
+	obuf_lit(o, ",\"dropped_by_cpu\":{");
+	for (uint32_t c = 0, n = 0; c < j->ndropped_cpu; c++) {
+		if (!j->dropped_cpu[c])
+			continue;
+		if (n++)
+			obuf_putc(o, ',');
+		obuf_putc(o, '"');
+		obuf_u64(o, c);
+		obuf_lit(o, "\":");
+		obuf_u64(o, j->dropped_cpu[c]);
+	}
+	obuf_lit(o, "},\"buffer_full_events\":");
+	obuf_u64(o, j->buffer_full_events);
+	obuf_lit(o, "},\n\"metadata\":{\"clock-domain\":\"LINUX_CLOCK_MONOTONIC\"}");
+	if (embedded_ftrace) {
+		obuf_lit(o, ",\n\"systemTraceEvents\":");
+		obuf_json_str(o, embedded_ftrace, strlen(embedded_ftrace));
+	}
+	obuf_lit(o, "}\n");
+}
+
+int json_convert(struct fxt_reader *r, struct obuf *out)
+{
+	struct json_writer *j = json_writer_new(out);
+	struct fxt_record rec;
+	int ret;
+
+	if (!j)
+		return -ENOMEM;
+	while ((ret = fxt_reader_next(r, &rec)) > 0)
+		json_writer_record(j, r, &rec);
+	json_writer_finish(j, NULL);
+	json_writer_free(j);
+	if (ret < 0)
+		return ret;
+	return r->skipped ? -EINVAL : 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* FXT records to Chrome trace-event JSON (object format), streaming. */
+#ifndef KTRACE_JSON_WRITER_H
+#define KTRACE_JSON_WRITER_H
+
+#include <stdint.h>
+
+#include "fxt_reader.h"
+#include "utils.h"
+
+/* CPU tracks live in a synthetic process: pid JSON_CPU_PID, tid JSON_CPU_PID + cpu. */
+#define JSON_CPU_PID	1000000000ULL
+
+struct json_writer;
+
+struct json_writer *json_writer_new(struct obuf *out);
+/* Feed one record (in time order for scheduling records). */
+void json_writer_record(struct json_writer *j, const struct fxt_reader *r,
+			const struct fxt_record *rec);
+/* Close open slices, write otherData and the closing brace. */
+void json_writer_finish(struct json_writer *j, const char *embedded_ftrace);
+void json_writer_free(struct json_writer *j);
+
+/* Convert a whole FXT stream; returns 0, or -EINVAL when the input was bad. */
+int json_convert(struct fxt_reader *r, struct obuf *out);
+
+#endif

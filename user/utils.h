@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Buffered output, fast number formatting and diagnostics for the ktrace CLI. */
+#ifndef KTRACE_UTILS_H
+#define KTRACE_UTILS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An output buffer flushed to a file descriptor; errors stick in @err. */
+struct obuf {
+	int fd;
+	char *buf;
+	size_t len;
+	size_t cap;
+	uint64_t total;		/* bytes written through the buffer */
+	int err;		/* first -errno from write(), 0 if none */
+};
+
+int obuf_init(struct obuf *o, int fd, size_t cap);
+int obuf_flush(struct obuf *o);
+void obuf_free(struct obuf *o);
+void obuf_grow(struct obuf *o, size_t need);
+
+static inline void obuf_reserve(struct obuf *o, size_t n)
+{
+	if (o->len + n > o->cap)
+		obuf_grow(o, n);
+}
+
+static inline void obuf_put(struct obuf *o, const void *p, size_t n)
+{
+	obuf_reserve(o, n);
+	__builtin_memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+#define obuf_lit(o, s) obuf_put((o), (s), sizeof(s) - 1)
+
+static inline void obuf_putc(struct obuf *o, char c)
+{
+	obuf_reserve(o, 1);
+	o->buf[o->len++] = c;
+}
+
+void obuf_puts(struct obuf *o, const char *s);
+void obuf_u64(struct obuf *o, uint64_t v);
+void obuf_i64(struct obuf *o, int64_t v);
+void obuf_hex(struct obuf *o, uint64_t v);
+void obuf_double(struct obuf *o, double v);
+/* Nanoseconds as microseconds with three decimals, exact. */
+void obuf_us(struct obuf *o, uint64_t ns);
+/* A JSON string literal with quotes; invalid UTF-8 bytes become U+FFFD. */
+void obuf_json_str(struct obuf *o, const char *s, size_t n);
+void obuf_printf(struct obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Diagnostics go to stderr, prefixed with "ktrace: ". */
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+uint64_t now_mono_ns(void);
+bool str_ends_with(const char *s, const char *suffix);
+/* Peak resident set size of this process in KiB (getrusage). */
+long peak_rss_kib(void);
+
+#endif
