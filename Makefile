@@ -13,9 +13,18 @@ KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializ
 		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi -Iuser \
 		   $(if $(filter 1,$(WERROR)),-Werror)
 
+BPFTOOL		?= bpftool
+# The BPF recorder is CO-RE: vmlinux.h only needs some kernel's BTF.
+VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
+
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c
-USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c
-USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h)
+USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
+		   user/merge.c user/statedump.c user/source_bpf.c
+USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
+USER_LIBS	:= -lbpf -lelf -lz
+
+BPF_OBJ		:= $(O)/bpf/sched.bpf.o
+BPF_SKEL	:= $(O)/bpf/sched.skel.h
 
 USER_LIB_OBJS	:= $(USER_LIB_SRCS:%.c=$(O)/%.o)
 USER_CMD_OBJS	:= $(USER_CMD_SRCS:%.c=$(O)/%.o)
@@ -25,18 +34,36 @@ TEST_FXT	:= $(O)/tests/test_fxt
 GEN_TRACE	:= $(O)/tests/gen_trace
 FUZZ_READER	:= $(O)/tests/fuzz_reader
 
-.PHONY: all user check check-unit check-json check-fuzz bench install clean
+.PHONY: all user bpf check check-fuzz bench install clean
 
 all: user
 
 user: $(KTRACE)
+
+bpf: $(BPF_SKEL)
+
+$(O)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -I$(O) -Iinclude/uapi -Ibpf \
+		$(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
+
+$(BPF_SKEL): $(BPF_OBJ)
+	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
+
+$(O)/user/source_bpf.o: user/source_bpf.c $(BPF_SKEL) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
 $(O)/%.o: %.c $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -c -o $@ $<
 
 $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
-	$(CC) $(KTRACE_CFLAGS) -o $@ $^
+	$(CC) $(KTRACE_CFLAGS) -o $@ $^ $(USER_LIBS)
 
 $(O)/tests/%: tests/%.c $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)

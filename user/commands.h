@@ -5,5 +5,6 @@
 
 int cmd_dump(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

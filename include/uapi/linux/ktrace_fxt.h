@@ -125,6 +125,37 @@ enum ktrace_linux_state {
 
 #define KTRACE_LINUX_STATE_LETTERS	"RSDTtXZPI"
 
+/*
+ * Linux task state bits as sched_switch reports them (TASK_REPORT and the
+ * two special cases of __task_state_index()); stable since Linux 4.14.
+ */
+#define KTRACE_TASK_REPORT		0x7fU
+#define KTRACE_TASK_IDLE		0x402U	/* TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
+#define KTRACE_TASK_RTLOCK_WAIT		0x1000U
+#define KTRACE_TASK_UNINTERRUPTIBLE	0x2U
+
+/*
+ * The exact state of an outgoing task, from sched_switch's preempt and
+ * prev_state arguments and the task's exit_state.
+ */
+static inline __u32 ktrace_linux_state(int preempt, __u32 state, __u32 exit_state)
+{
+	__u32 bits, index = 0;
+
+	if (preempt)
+		return KTRACE_LINUX_RUNNING;
+	if (state == KTRACE_TASK_IDLE)
+		return KTRACE_LINUX_IDLE;
+	if (state == KTRACE_TASK_RTLOCK_WAIT)
+		return KTRACE_LINUX_UNINTERRUPTIBLE;
+	bits = (state | exit_state) & KTRACE_TASK_REPORT;
+	while (bits) {		/* fls(): at most 7 iterations */
+		index++;
+		bits >>= 1;
+	}
+	return index;
+}
+
 /* The FXT outgoing state shown by viewers for each Linux state. */
 static inline __u32 ktrace_fxt_state_from_linux(__u32 linux_state)
 {
@@ -226,18 +257,26 @@ static inline __u32 ktrace_fxt_sref_words(__u16 ref)
 
 /*
  * Store @len bytes of @s as a zero-padded stream at @w; returns the words
- * written.  The byte loop is bounded by @len, which callers bound.
+ * written.  Words are assembled byte by byte (no memcpy, which BPF lacks);
+ * the loops are bounded by @len, which callers bound.
  */
 static inline __u32 ktrace_fxt_put_stream(__u64 *w, const char *s, __u32 len)
 {
 	__u32 words = ktrace_fxt_str_words(len);
-	unsigned char *d = (unsigned char *)w;
-	__u32 i;
+	__u32 i, j;
 
-	for (i = 0; i < words; i++)
-		w[i] = 0;
-	for (i = 0; i < len; i++)
-		d[i] = (unsigned char)s[i];
+	for (i = 0; i < words; i++) {
+		__u64 v = 0;
+
+		for (j = 0; j < 8 && i * 8 + j < len; j++) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			v |= (__u64)(unsigned char)s[i * 8 + j] << (56 - 8 * j);
+#else
+			v |= (__u64)(unsigned char)s[i * 8 + j] << (8 * j);
+#endif
+		}
+		w[i] = v;
+	}
 	return words;
 }
 

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ktrace record: run a recorder, drain its per-CPU buffers, write an archive. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "json_writer.h"
+#include "record.h"
+#include "utils.h"
+
+#define DEFAULT_BUFFER_SIZE	(4U << 20)
+#define MAX_CPUS		4096
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
+	      "                     [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
+	      "\n"
+	      "Record context switches, wakeups and thread names on every CPU until\n"
+	      "SECONDS have passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
+	      "FXT archive (or Chrome JSON when FILE ends in .json).\n"
+	      "\n"
+	      "  -o, --output FILE      where to write the trace (default: ktrace.fxt)\n"
+	      "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
+	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
+	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
+	      "  -d, --duration SECONDS stop after this long\n"
+	      "  -v, --verbose          say more, including the BPF loader's messages\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "  ktrace record -o sched.fxt -d 5\n"
+	      "  ktrace record -o make.json -- make -j2\n"
+	      "  ktrace latency sched.fxt\n", f);
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end || v == 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Starts COMMAND stopped on a pipe; writing to *go lets it exec. */
+static pid_t spawn(char **argv, int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(126);	/* ktrace gave up before starting */
+		execvp(argv[0], argv);
+		fprintf(stderr, "ktrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static void trace_info(struct fxt_writer *w, const char *backend, uint64_t ts)
+{
+	struct fxt_arg args[4];
+	struct utsname u;
+
+	uname(&u);
+	args[0] = fxt_arg_str("host", u.nodename);
+	args[1] = fxt_arg_str("kernel", u.release);
+	args[2] = fxt_arg_str("backend", backend);
+	args[3] = fxt_arg_str("clock", "CLOCK_MONOTONIC");
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 4, 0);
+}
+
+static void progress(uint64_t start, const struct spool *sp, unsigned int n, bool final)
+{
+	uint64_t recs = 0, bytes = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		recs += sp[i].records;
+		bytes += sp[i].bytes;
+	}
+	fprintf(stderr, "\rktrace: recording %.1f s, %llu records, %.1f MB%s",
+		(now_mono_ns() - start) / 1e9, (unsigned long long)recs, bytes / 1e6,
+		final ? "\n" : "  ");
+}
+
+/* Writes the archive: preamble, trace info, names now alive, merged records. */
+static int write_archive(int fd, const char *backend, uint64_t start, struct spool *spools,
+			 unsigned int n, uint64_t *threads, uint64_t *bytes)
+{
+	struct fxt_writer *w = malloc(sizeof(*w));
+	int ret;
+
+	if (!w || fxt_writer_init(w, fd)) {
+		free(w);
+		return -ENOMEM;
+	}
+	fxt_write_preamble(w, 1, "ktrace");
+	trace_info(w, backend, start);
+	ret = statedump_write(w, threads);
+	if (ret)
+		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
+			strerror(-ret));
+	ret = merge_spools(spools, n, w);
+	*bytes = w->out.total + w->out.len;
+	if (!ret)
+		ret = fxt_writer_finish(w);
+	else
+		fxt_writer_finish(w);
+	free(w);
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "backend", required_argument, NULL, 'B' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct record_opts ro = { .buffer_size = DEFAULT_BUFFER_SIZE };
+	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL;
+	const struct source_ops *ops = &source_bpf_ops;
+	struct record_stats st = { 0 };
+	struct spool *spools = NULL;
+	unsigned int nspools = 0;
+	double duration = 0;
+	uint64_t start, threads = 0, bytes = 0, last_progress = 0;
+	bool json, tty = isatty(STDERR_FILENO);
+	pid_t child = -1;
+	int c, ret, go = -1, status = 0, out_fd = -1, fxt_fd;
+	void *src = NULL;
+	char why[256];
+	long ncpu;
+
+	while ((c = getopt_long(argc, argv, "+o:F:b:d:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'F':
+			format = optarg;
+			break;
+		case 'B':
+			backend = optarg;
+			break;
+		case 'b':
+			if (parse_size(optarg, &ro.buffer_size) ||
+			    (ro.buffer_size & (ro.buffer_size - 1)) || ro.buffer_size < 4096) {
+				pr_err("--buffer-size %s: give a power of two of at least 4K, e.g. 4M",
+				       optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			duration = strtod(optarg, NULL);
+			if (duration <= 0) {
+				pr_err("--duration %s: give a number of seconds above 0", optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			ro.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (format && strcmp(format, "fxt") && strcmp(format, "json")) {
+		pr_err("--format %s: use fxt or json", format);
+		return 2;
+	}
+	json = format ? !strcmp(format, "json") : str_ends_with(out_path, ".json");
+
+	if (!backend)
+		backend = access("/dev/ktrace", F_OK) == 0 ? "kmod" : "bpf";
+	if (!strcmp(backend, "kmod")) {
+		if (access("/dev/ktrace", F_OK))
+			pr_err("--backend kmod: /dev/ktrace does not exist; load the module (insmod ktrace.ko) or use --backend bpf");
+		else
+			pr_err("--backend kmod: this ktrace was built without the module reader; use --backend bpf");
+		return 1;
+	} else if (strcmp(backend, "bpf")) {
+		pr_err("--backend %s: use kmod or bpf", backend);
+		return 2;
+	}
+	ret = source_bpf_probe(why, sizeof(why));
+	if (ret == -ENOTSUP || (ret && ro.verbose))
+		pr_err("%s", why);
+	if (ret == -ENOTSUP)
+		return 1;
+
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0 || ncpu > MAX_CPUS) {
+		pr_err("cannot count the possible CPUs (/sys/devices/system/cpu/possible): %ld", ncpu);
+		return 1;
+	}
+	nspools = ncpu;
+	spools = calloc(nspools, sizeof(*spools));
+	if (!spools)
+		return 1;
+
+	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		pr_err("cannot create %s: %s", out_path, strerror(errno));
+		free(spools);
+		return 1;
+	}
+	for (unsigned int i = 0; i < nspools; i++) {
+		ret = spool_open(&spools[i]);
+		if (ret) {
+			pr_err("cannot create a temporary file: %s", strerror(-ret));
+			nspools = i;
+			goto out;
+		}
+	}
+	ret = ops->open(&src, &ro, spools, nspools);
+	if (ret) {
+		if (ret == -EPERM && why[0])
+			pr_err("%s", why);
+		goto out;
+	}
+	if (optind < argc) {
+		child = spawn(argv + optind, &go);
+		if (child < 0) {
+			ret = -errno;
+			pr_err("cannot start %s: %s", argv[optind], strerror(-ret));
+			goto out;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	ret = ops->start(src);
+	if (ret)
+		goto out;
+	start = now_mono_ns();
+	if (child > 0) {
+		if (write(go, "g", 1) != 1)
+			pr_warn("cannot start %s", argv[optind]);
+		close(go);
+		go = -1;
+	}
+	if (ro.verbose)
+		pr_info("recording with the %s backend into %s", ops->name, out_path);
+	while (!stop_requested) {
+		ret = ops->poll(src, 100);
+		if (ret) {
+			pr_err("reading the recorder's buffers: %s; stopping, what was read is kept",
+			       strerror(-ret));
+			break;
+		}
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			child = 0;
+			break;
+		}
+		if (duration > 0 && now_mono_ns() - start >= duration * 1e9)
+			break;
+		if (tty && now_mono_ns() - last_progress > 500000000ULL) {
+			last_progress = now_mono_ns();
+			progress(start, spools, nspools, false);
+		}
+	}
+	ret = ops->stop(src, &st);
+	if (ret)
+		pr_err("draining the recorder's buffers: %s", strerror(-ret));
+	if (tty)
+		progress(start, spools, nspools, true);
+	if (child > 0) {
+		/* Stopped by a signal or the duration: let the command finish. */
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+		child = 0;
+	}
+	for (unsigned int i = 0; i < nspools; i++) {
+		st.records += spools[i].records;
+		st.rejected += spools[i].rejected;
+	}
+
+	if (json) {
+		FILE *tmp = tmpfile();
+
+		fxt_fd = tmp ? dup(fileno(tmp)) : -1;
+		if (tmp)
+			fclose(tmp);
+	} else {
+		fxt_fd = out_fd;
+	}
+	if (fxt_fd < 0) {
+		ret = -errno;
+		pr_err("cannot create a temporary file: %s", strerror(errno));
+		goto out;
+	}
+	ret = write_archive(fxt_fd, ops->name, start, spools, nspools, &threads, &bytes);
+	if (!ret && json) {
+		struct fxt_reader r;
+		struct obuf o;
+
+		lseek(fxt_fd, 0, SEEK_SET);
+		ret = fxt_reader_open_fd(&r, fxt_fd, "recording");
+		if (!ret)
+			ret = obuf_init(&o, out_fd, 4 << 20);
+		if (!ret) {
+			ret = json_convert(&r, &o);
+			if (!ret)
+				ret = obuf_flush(&o);
+			bytes = o.total;
+			obuf_free(&o);
+		}
+		fxt_reader_close(&r);
+		close(fxt_fd);
+	}
+	if (ret) {
+		pr_err("writing %s: %s", out_path, strerror(-ret));
+		goto out;
+	}
+	pr_info("wrote %s: %llu records, %llu threads named, %.1f MB, %llu dropped%s", out_path,
+		(unsigned long long)st.records, (unsigned long long)threads, bytes / 1e6,
+		(unsigned long long)st.dropped,
+		st.dropped ? " (try a larger --buffer-size)" : "");
+	if (st.rejected)
+		pr_warn("%llu malformed records from the recorder were left out",
+			(unsigned long long)st.rejected);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		ret = -ENOENT;
+out:
+	if (go >= 0)
+		close(go);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (src)
+		ops->close(src);
+	for (unsigned int i = 0; i < nspools; i++)
+		spool_close(&spools[i]);
+	free(spools);
+	if (out_fd >= 0 && close(out_fd) && !ret) {
+		pr_err("writing %s: %s", out_path, strerror(errno));
+		ret = -errno;
+	}
+	return ret ? 1 : 0;
+}

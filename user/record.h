@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What `ktrace record` shares between its recorders, spools and output. */
+#ifndef KTRACE_RECORD_H
+#define KTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fxt_writer.h"
+
+/*
+ * A spool holds one CPU's records while recording, each prefixed by the
+ * timestamp it sorts by, in a temporary file: memory stays flat however
+ * long the session.  merge_spools() writes them to an archive in time order.
+ */
+struct spool {
+	FILE *f;
+	uint64_t last_ts;	/* records without a timestamp sort after this */
+	uint64_t records, bytes;
+	uint64_t rejected;	/* malformed records from the recorder */
+};
+
+int spool_open(struct spool *s);
+void spool_close(struct spool *s);
+/* Append one recorder record of @bytes; checks its framing first. */
+int spool_add(struct spool *s, const void *rec, size_t bytes);
+int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w);
+
+/* Names of every process and thread alive now, as kernel object records. */
+int statedump_write(struct fxt_writer *w, uint64_t *threads);
+
+struct record_opts {
+	uint64_t buffer_size;	/* per CPU, bytes */
+	bool verbose;
+};
+
+struct record_stats {
+	uint64_t records, bytes;
+	uint64_t dropped;	/* lost in the recorder's buffers */
+	uint64_t rejected;	/* malformed, not written */
+};
+
+/* A recorder backend: start, poll into spools, stop and drain. */
+struct source_ops {
+	const char *name;
+	int (*open)(void **priv, const struct record_opts *o, struct spool *spools,
+		    unsigned int nspools);
+	int (*start)(void *priv);
+	int (*poll)(void *priv, int timeout_ms);
+	/* Stop recording, drain everything, write final loss records. */
+	int (*stop)(void *priv, struct record_stats *st);
+	void (*close)(void *priv);
+};
+
+extern const struct source_ops source_bpf_ops;
+
+/* Checks that the BPF backend can run here; 0, or -errno with @why set. */
+int source_bpf_probe(char *why, size_t len);
+
+#endif
