@@ -33,6 +33,9 @@ KTRACE		:= $(O)/ktrace
 TEST_FXT	:= $(O)/tests/test_fxt
 GEN_TRACE	:= $(O)/tests/gen_trace
 FUZZ_READER	:= $(O)/tests/fuzz_reader
+WORKLOAD	:= $(O)/tests/workload
+CHECK_TRACE	:= $(O)/tests/check_trace
+TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 
 .PHONY: all user bpf check check-fuzz bench install clean
 
@@ -67,7 +70,7 @@ $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
 
 $(O)/tests/%: tests/%.c $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(KTRACE_CFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $< $(USER_LIB_OBJS) -lpthread
 
 # libFuzzer with ASan and UBSan needs clang; the reader is built into it.
 $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
@@ -79,7 +82,7 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 # The whole suite; the unit tests for the formats come first, no root needed.
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
-check: $(KTRACE) $(TEST_FXT) $(GEN_TRACE) $(if $(HAVE_CLANG),$(FUZZ_READER))
+check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER))
 	@scripts/run-tests.sh $(O)
 
 check-fuzz: $(FUZZ_READER)

@@ -60,6 +60,7 @@ static __always_inline void emit(void *rec, __u32 words, __u64 ts)
 		ktrace_fxt_put_drop(loss, ts, cpu, d->pending, d->first_ts, d->last_ts);
 		if (bpf_ringbuf_output(rb, loss, sizeof(loss), flags))
 			goto dropped;
+		d->written++;
 		d->reported += d->pending;
 		d->pending = 0;
 	}

@@ -8,7 +8,7 @@
 
 /* Per-CPU loss accounting; read by user space at the end of a session. */
 struct ktrace_bpf_drops {
-	__u64 written;		/* records written */
+	__u64 written;		/* records written, loss records included */
 	__u64 pending;		/* lost and not yet reported in the buffer */
 	__u64 reported;		/* lost and reported by a loss record */
 	__u64 first_ts, last_ts;	/* time range of the pending loss */

@@ -211,7 +211,13 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	}
 	for (unsigned int cpu = 0; cpu < s->ncpus; cpu++) {
 		__u64 rec[KTRACE_FXT_DROP_WORDS];
+		struct spool *sp = s->ctx[cpu].spool;
 
+		/* Every record the programs wrote must have reached the spool. */
+		if (d[cpu].written != sp->records + sp->rejected)
+			pr_warn("CPU %u: the recorder wrote %llu records, %llu were read",
+				cpu, (unsigned long long)d[cpu].written,
+				(unsigned long long)(sp->records + sp->rejected));
 		st->dropped += d[cpu].pending + d[cpu].reported;
 		/* Losses after the last record that fitted are written here. */
 		if (d[cpu].pending)

@@ -1,0 +1,98 @@
+#!/bin/bash
+# The BPF backend on this machine's kernel: the known workload recorded and
+# checked record by record, JSON output read by DevTools' trace engine,
+# exact loss accounting with a tiny buffer, and the errors a user can hit.
+# usage: tests/suites/bpf.sh BUILD_DIR.  TAP output; SKIPs without root.
+set -u
+build=${1:-build}
+ktrace=$build/ktrace
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+
+echo "TAP version 13"
+if [ "$(id -u)" -ne 0 ]; then
+	skip "BPF backend" "not root: loading BPF programs needs root"
+	echo "1..$n"; exit 0
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip "BPF backend" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	echo "1..$n"; exit 0
+fi
+
+run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/workload" "$tmp/expect" 2000
+ok $rc "record --backend bpf -- workload"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+grep -q "wrote $tmp/w.fxt: [0-9]* records" "$tmp/err"
+ok $? "record reports what it wrote"
+if [ -s "$tmp/expect" ]; then
+	"$build/tests/check_trace" "$tmp/w.fxt" "$tmp/expect" >"$tmp/check"
+	ok $? "the workload's records check out (names, states, CPUs, timelines, wakeups, counts)"
+	grep -E '^(not )?ok' "$tmp/check" | sed 's/^/#   /'
+else
+	ok 1 "the workload ran"
+fi
+
+run "$ktrace" record -o "$tmp/w.json" -- "$build/tests/workload" "$tmp/expect2" 200
+ok $rc "record to JSON (default backend)"
+if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
+	(cd tests/js && node check_recorded.mjs "$tmp/w.json" "$tmp/expect2") >"$tmp/js" 2>&1
+	ok $? "DevTools' trace engine finds ping and pong, their running slices and wakeup flows"
+	grep -E '^not ok|^#' "$tmp/js" | sed 's/^/# /'
+fi
+
+# A 4 KiB buffer per CPU, drained by a reader at nice 19 sharing CPU 0 with
+# the ping-pong: losses are counted, written into the trace, add up to what
+# record reports, and every record the programs wrote reached the file.
+run taskset -c 0 nice -n 19 "$ktrace" record -b 4K -o "$tmp/small.fxt" -- \
+	nice -n -19 "$build/tests/workload" "$tmp/expect3" 20000
+reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$tmp/err")
+in_trace=$("$ktrace" dump --stats --quiet "$tmp/small.fxt" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')
+[ $rc -eq 0 ] && [ "${reported:-0}" -gt 0 ] && [ "$reported" = "$in_trace" ]
+ok $? "a tiny buffer drops records; loss records in the trace add up to the reported ${reported:-0} (trace: $in_trace)"
+! grep -q 'records were read' "$tmp/err"
+ok $? "every record the BPF programs wrote was read"
+"$ktrace" dump --strict --quiet "$tmp/small.fxt" 2>"$tmp/err2"
+ok $? "the trace with losses is still valid FXT"
+
+run "$ktrace" record -o "$tmp/d.fxt" -d 0.5
+ok $rc "record -d 0.5 stops by itself"
+"$ktrace" dump --strict --quiet --stats "$tmp/d.fxt" >"$tmp/stats"
+grep -q '^cpus: [1-9]' "$tmp/stats"
+ok $? "a system-wide recording has context switches with CPUs"
+
+# Ctrl-C: SIGINT stops cleanly and still writes the file.
+"$ktrace" record -o "$tmp/int.fxt" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/int.fxt"
+ok $? "SIGINT stops the recording and the trace is written"
+
+run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
+[ $rc -ne 0 ] && grep -q 'insmod ktrace.ko) or use --backend bpf\|without the module' "$tmp/err"
+ok $? "--backend kmod without the module says how to load it and names the alternative"
+run "$ktrace" record -b 3000 -o "$tmp/x.fxt" -d 1
+[ $rc -eq 2 ] && grep -q 'power of two' "$tmp/err"
+ok $? "a bad --buffer-size is refused"
+run "$ktrace" record -o "$tmp/x.fxt" -- /nonexistent/command
+[ $rc -ne 0 ] && grep -q 'cannot run /nonexistent/command' "$tmp/err" && "$ktrace" dump --quiet "$tmp/x.fxt"
+ok $? "a command that cannot run is named, and the trace is still written"
+if command -v setpriv >/dev/null; then
+	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$ktrace" record -o /tmp/ktrace-nobody.fxt -d 1
+	[ $rc -ne 0 ] && grep -q 'needs root, or CAP_BPF and CAP_PERFMON' "$tmp/err"
+	ok $? "without privileges the error names root or CAP_BPF and CAP_PERFMON"
+	rm -f /tmp/ktrace-nobody.fxt
+fi
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed -eq 0 ]
