@@ -51,7 +51,7 @@ $(O)/vmlinux.h:
 
 $(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -I$(O) -Iinclude/uapi -Ibpf \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -I$(O) -Iinclude/uapi -Ibpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 $(BPF_SKEL): $(BPF_OBJ)
@@ -88,8 +88,14 @@ check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER))
 check-fuzz: $(FUZZ_READER)
 	@scripts/run-fuzz.sh $(O) 60
 
-bench: $(KTRACE) $(GEN_TRACE)
+$(O)/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
+
+# Speed and memory, as ratios against ftrace and no tracing in the same run.
+bench: $(KTRACE) $(GEN_TRACE) $(O)/bench/pingpong
 	@bench/bench-convert.sh $(O)
+	@bench/bench-sched.sh $(O)
 
 install: $(KTRACE)
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Scheduler recorder as BPF programs: the same FXT records as ktrace.ko,
- * through the shared encoders, into one BPF ring buffer per CPU (an array
- * of maps indexed by CPU), so no CPU ever takes another CPU's lock.
+ * through the shared encoders, into one lock-free buffer per CPU (see
+ * struct ktrace_bpf_ctl).  tp_btf task pointers are BTF-typed, so task
+ * fields are plain loads with CO-RE relocations.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 
 #include <linux/ktrace_fxt.h>
 
@@ -15,65 +15,106 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set before load: wake the reader once a buffer holds this many bytes. */
-const volatile __u64 wakeup_bytes = 256 * 1024;
-
-struct ringbuf {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 21);	/* replaced per CPU by user space */
-};
+/* Set before load: words in each CPU's buffer, a power of two. */
+const volatile __u64 buf_words = 1;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);		/* set to the number of possible CPUs */
 	__type(key, __u32);
-	__array(values, struct ringbuf);
-} buffers SEC(".maps");
+	__type(value, struct ktrace_bpf_ctl);
+} ctl SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* set to CPUs * buf_words */
 	__type(key, __u32);
-	__type(value, struct ktrace_bpf_drops);
-} drops SEC(".maps");
+	__type(value, __u64);
+} data SEC(".maps");
+
+static __always_inline __u64 *slot(__u32 cpu, __u64 word)
+{
+	__u32 idx = cpu * buf_words + (word & (buf_words - 1));
+
+	return bpf_map_lookup_elem(&data, &idx);
+}
+
+/* Reserves @words at the head; returns the word position, or -1 if full. */
+static __always_inline __s64 reserve(struct ktrace_bpf_ctl *c, __u32 words)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 head = *(volatile __u64 *)&c->head;
+		__u64 tail = *(volatile __u64 *)&c->tail;
+
+		if (head + words * 8 - tail > buf_words * 8)
+			return -1;
+		/* Loses only to a writer nested on this CPU: try again. */
+		if (__sync_val_compare_and_swap(&c->head, head, head + words * 8) == head)
+			return head / 8;
+	}
+	return -1;
+}
+
+/* Writes the body, then publishes the record by exchanging its header in. */
+static __always_inline void publish(__u32 cpu, __u64 pos, const __u64 *rec, __u32 words)
+{
+	__u64 *p;
+
+	for (__u32 i = 1; i < KTRACE_BPF_MAX_WORDS; i++) {
+		if (i >= words)
+			break;
+		p = slot(cpu, pos + i);
+		if (p)
+			*p = rec[i];
+	}
+	p = slot(cpu, pos);
+	if (p)
+		__atomic_exchange_n(p, rec[0], __ATOMIC_SEQ_CST);
+}
+
+static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
+{
+	if (__sync_fetch_and_add(&c->pending, 1) == 0)
+		c->first_ts = ts;
+	c->last_ts = ts;
+}
 
 /*
- * Write one record into this CPU's buffer.  A record that does not fit is
- * counted; the next record that fits is preceded by a loss record with the
+ * Writes one record into this CPU's buffer.  A record that does not fit is
+ * counted; the next one that fits is preceded by a loss record with the
  * count and time range, so a viewer shows where data is missing.
  */
-static __always_inline void emit(void *rec, __u32 words, __u64 ts)
+static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
-	struct ktrace_bpf_drops *d = bpf_map_lookup_elem(&drops, &zero);
-	void *rb = bpf_map_lookup_elem(&buffers, &cpu);
-	__u64 loss[KTRACE_FXT_DROP_WORDS];
-	__u64 flags;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &cpu);
+	__u64 loss[KTRACE_FXT_DROP_WORDS], n;
+	__s64 pos;
 
-	if (!d)
+	if (!c)
 		return;
-	if (!rb)
-		goto dropped;
-	flags = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (d->pending) {
-		ktrace_fxt_put_drop(loss, ts, cpu, d->pending, d->first_ts, d->last_ts);
-		if (bpf_ringbuf_output(rb, loss, sizeof(loss), flags))
-			goto dropped;
-		d->written++;
-		d->reported += d->pending;
-		d->pending = 0;
+	if (c->pending) {
+		n = __sync_lock_test_and_set(&c->pending, 0);
+		if (n) {
+			pos = reserve(c, KTRACE_FXT_DROP_WORDS);
+			if (pos < 0) {
+				__sync_fetch_and_add(&c->pending, n);
+				count_loss(c, ts);
+				return;
+			}
+			ktrace_fxt_put_drop(loss, ts, cpu, n, c->first_ts, c->last_ts);
+			publish(cpu, pos, loss, KTRACE_FXT_DROP_WORDS);
+			__sync_fetch_and_add(&c->reported, n);
+		}
 	}
-	if (words > 0 && words <= KTRACE_BPF_MAX_WORDS &&
-	    !bpf_ringbuf_output(rb, rec, words * 8, flags)) {
-		d->written++;
+	pos = reserve(c, words);
+	if (pos < 0) {
+		count_loss(c, ts);
 		return;
 	}
-dropped:
-	if (!d->pending)
-		d->first_ts = ts;
-	d->pending++;
-	d->last_ts = ts;
+	publish(cpu, pos, rec, words);
 }
 
 /* Length of a task name (at most TASK_COMM_LEN - 1). */
@@ -90,7 +131,7 @@ static __always_inline __u32 comm_len(const char *comm)
 static __always_inline void emit_names(struct task_struct *p, const char *comm, __u64 ts)
 {
 	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
-	__u32 pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+	__u32 pid = p->pid, tgid = p->tgid;
 	__u32 len = comm_len(comm);
 
 	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, comm, len), ts);
@@ -103,11 +144,10 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	__u64 rec[KTRACE_FXT_CSWITCH_WORDS], ts = bpf_ktime_get_ns();
-	__u32 state = ktrace_linux_state(preempt, prev_state, BPF_CORE_READ(prev, exit_state));
+	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 
-	emit(rec, ktrace_fxt_put_cswitch(rec, bpf_get_smp_processor_id(), ts,
-					 BPF_CORE_READ(prev, pid), BPF_CORE_READ(prev, prio), state,
-					 BPF_CORE_READ(next, pid), BPF_CORE_READ(next, prio)), ts);
+	emit(rec, ktrace_fxt_put_cswitch(rec, bpf_get_smp_processor_id(), ts, prev->pid,
+					 prev->prio, state, next->pid, next->prio), ts);
 	return 0;
 }
 
@@ -118,12 +158,11 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
  */
 static __always_inline void wakeup(struct task_struct *p)
 {
-	__u64 rec[KTRACE_FXT_WAKEUP_WORDS], ts = bpf_ktime_get_ns();
 	struct task_struct *waker = bpf_get_current_task_btf();
+	__u64 rec[KTRACE_FXT_WAKEUP_WORDS], ts = bpf_ktime_get_ns();
 
-	emit(rec, ktrace_fxt_put_wakeup(rec, bpf_get_smp_processor_id(), ts,
-					BPF_CORE_READ(p, pid), BPF_CORE_READ(p, prio),
-					BPF_CORE_READ(waker, pid)), ts);
+	emit(rec, ktrace_fxt_put_wakeup(rec, bpf_get_smp_processor_id(), ts, p->pid, p->prio,
+					waker->pid), ts);
 }
 
 SEC("tp_btf/sched_waking")
@@ -143,10 +182,7 @@ int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ktrace_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
-	char comm[16];
-
-	BPF_CORE_READ_STR_INTO(&comm, child, comm);
-	emit_names(child, comm, bpf_ktime_get_ns());
+	emit_names(child, child->comm, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -154,10 +190,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ktrace_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	char comm[16];
-
-	BPF_CORE_READ_STR_INTO(&comm, p, comm);
-	emit_names(p, comm, bpf_ktime_get_ns());
+	emit_names(p, p->comm, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The BPF recorder: loads bpf/sched.bpf.c, one ring buffer per CPU, drains them. */
+/* The BPF recorder: loads bpf/sched.bpf.c and drains its per-CPU buffers. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,18 +18,16 @@
 #include "record.h"
 #include "utils.h"
 
-struct ring_ctx {
-	struct spool *spool;
-	int err;
-};
-
 struct source_bpf {
 	struct sched_bpf *skel;
-	struct ring_buffer *rb;
-	int *ring_fds;
-	struct ring_ctx *ctx;
+	struct ktrace_bpf_ctl *ctl;	/* mmap of the control blocks */
+	uint64_t *data;			/* mmap of the buffers */
+	size_t ctl_len, data_len;
+	uint64_t words;			/* per CPU, a power of two */
+	struct spool *spools;
 	unsigned int ncpus;
-	bool verbose;
+	uint64_t uncommitted;		/* bytes reserved but never published */
+	int err;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -66,14 +65,18 @@ int source_bpf_probe(char *why, size_t len)
 	return 0;
 }
 
-static int on_record(void *priv, void *data, size_t size)
+static void *map_shared(struct bpf_map *map, size_t len)
 {
-	struct ring_ctx *c = priv;
-	int ret = spool_add(c->spool, data, size);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
 
-	if (ret == -EIO)
-		c->err = ret;
-	return 0;	/* a malformed record is counted, the rest goes on */
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t page_round(size_t n)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+
+	return (n + page - 1) / page * page;
 }
 
 static int bpf_open(void **out, const struct record_opts *o, struct spool *spools,
@@ -86,7 +89,6 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	if (!s)
 		return -ENOMEM;
 	*out = s;
-	s->verbose = o->verbose;
 	libbpf_set_print(o->verbose ? libbpf_print : quiet_print);
 	uname(&u);
 	ncpus = libbpf_num_possible_cpus();
@@ -95,14 +97,22 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		return -EINVAL;
 	}
 	s->ncpus = ncpus;
+	s->spools = spools;
+	s->words = o->buffer_size / 8;
+	if ((uint64_t)ncpus * s->words > UINT32_MAX) {
+		pr_err("--buffer-size %llu is too large for %d CPUs",
+		       (unsigned long long)o->buffer_size, ncpus);
+		return -E2BIG;
+	}
 	s->skel = sched_bpf__open();
 	if (!s->skel) {
 		ret = -errno;
 		pr_err("cannot open the BPF recorder: %s", strerror(-ret));
 		return ret;
 	}
-	s->skel->rodata->wakeup_bytes = o->buffer_size / 4;
-	bpf_map__set_max_entries(s->skel->maps.buffers, ncpus);
+	s->skel->rodata->buf_words = s->words;
+	bpf_map__set_max_entries(s->skel->maps.ctl, ncpus);
+	bpf_map__set_max_entries(s->skel->maps.data, ncpus * s->words);
 	ret = sched_bpf__load(s->skel);
 	if (ret) {
 		pr_err("cannot load the BPF recorder into kernel %s: %s%s", u.release,
@@ -111,39 +121,53 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		       " (run with -v for the verifier's log)");
 		return ret;
 	}
-	s->ring_fds = calloc(ncpus, sizeof(int));
-	s->ctx = calloc(ncpus, sizeof(*s->ctx));
-	if (!s->ring_fds || !s->ctx)
-		return -ENOMEM;
-	for (int cpu = 0; cpu < ncpus; cpu++)
-		s->ring_fds[cpu] = -1;
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "ktrace_%u", (unsigned int)cpu % 100000U);
-		ret = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, o->buffer_size, NULL);
-		if (ret < 0) {
-			ret = -errno;
-			pr_err("cannot create a %llu-byte ring buffer for CPU %d: %s",
-			       (unsigned long long)o->buffer_size, cpu, strerror(-ret));
-			return ret;
-		}
-		s->ring_fds[cpu] = ret;
-		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.buffers), &cpu,
-					&s->ring_fds[cpu], BPF_ANY)) {
-			ret = -errno;
-			pr_err("cannot install CPU %d's ring buffer: %s", cpu, strerror(-ret));
-			return ret;
-		}
-		s->ctx[cpu].spool = &spools[cpu];
-		if (!s->rb)
-			s->rb = ring_buffer__new(s->ring_fds[cpu], on_record, &s->ctx[cpu], NULL);
-		else if (ring_buffer__add(s->rb, s->ring_fds[cpu], on_record, &s->ctx[cpu]))
-			return -errno;
-		if (!s->rb)
-			return -errno;
+	s->ctl_len = page_round(ncpus * sizeof(*s->ctl));
+	s->data_len = page_round(ncpus * s->words * 8);
+	s->ctl = map_shared(s->skel->maps.ctl, s->ctl_len);
+	s->data = map_shared(s->skel->maps.data, s->data_len);
+	if (!s->ctl || !s->data) {
+		ret = -errno;
+		pr_err("cannot map the recorder's buffers: %s", strerror(-ret));
+		return ret;
 	}
 	return 0;
+}
+
+/*
+ * Moves one CPU's committed records to its spool.  At the end (@final),
+ * space reserved but never published is counted and skipped.
+ */
+static void drain_cpu(struct source_bpf *s, unsigned int cpu, bool final)
+{
+	struct ktrace_bpf_ctl *c = &s->ctl[cpu];
+	uint64_t *d = s->data + cpu * s->words, mask = s->words - 1;
+	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = c->tail, rec[KTRACE_BPF_MAX_WORDS];
+
+	while (tail < head) {
+		uint64_t pos = tail / 8, h = __atomic_load_n(&d[pos & mask], __ATOMIC_ACQUIRE);
+		uint32_t words = ktrace_fxt_get(h, 4, 15);
+
+		if (!h && !final)
+			break;		/* a writer is between reserve and publish */
+		if (!h || words == 0 || words > KTRACE_BPF_MAX_WORDS || words * 8 > head - tail) {
+			/* Never published, or not a record: skip what is left. */
+			s->uncommitted += head - tail;
+			for (uint64_t i = pos; i < head / 8; i++)
+				d[i & mask] = 0;
+			tail = head;
+			break;
+		}
+		for (uint32_t i = 0; i < words; i++) {
+			rec[i] = d[(pos + i) & mask];
+			d[(pos + i) & mask] = 0;
+		}
+		rec[0] = h;
+		if (spool_add(&s->spools[cpu], rec, words * 8) == -EIO)
+			s->err = -EIO;
+		tail += words * 8;
+	}
+	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
 }
 
 static int bpf_start(void *priv)
@@ -157,17 +181,22 @@ static int bpf_start(void *priv)
 	return ret;
 }
 
+/* The reader polls: writers never wake it, which keeps them cheap. */
 static int bpf_poll(void *priv, int timeout_ms)
 {
 	struct source_bpf *s = priv;
-	int ret = ring_buffer__poll(s->rb, timeout_ms);
+	bool busy = false;
 
-	if (ret == -EINTR)
-		ret = 0;
-	for (unsigned int i = 0; i < s->ncpus && ret >= 0; i++)
-		if (s->ctx[i].err)
-			ret = s->ctx[i].err;
-	return ret < 0 ? ret : 0;
+	for (unsigned int cpu = 0; cpu < s->ncpus; cpu++) {
+		struct ktrace_bpf_ctl *c = &s->ctl[cpu];
+
+		drain_cpu(s, cpu, false);
+		if (__atomic_load_n(&c->head, __ATOMIC_RELAXED) - c->tail > s->words * 2)
+			busy = true;	/* a quarter full already: come back at once */
+	}
+	if (!busy)
+		usleep((timeout_ms < 10 ? timeout_ms : 10) * 1000);
+	return s->err;
 }
 
 /* Programs that did not run because another BPF program was running. */
@@ -189,48 +218,29 @@ static uint64_t recursion_misses(struct source_bpf *s)
 static int bpf_stop(void *priv, struct record_stats *st)
 {
 	struct source_bpf *s = priv;
-	struct ktrace_bpf_drops *d;
 	uint64_t misses;
-	int ret;
 
 	sched_bpf__detach(s->skel);
-	ret = ring_buffer__consume(s->rb);
-	if (ret < 0)
-		return ret;
-	d = calloc(s->ncpus, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	{
-		__u32 zero = 0;
-
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.drops), &zero, d)) {
-			ret = -errno;
-			free(d);
-			return ret;
-		}
-	}
 	for (unsigned int cpu = 0; cpu < s->ncpus; cpu++) {
+		struct ktrace_bpf_ctl *c = &s->ctl[cpu];
 		__u64 rec[KTRACE_FXT_DROP_WORDS];
-		struct spool *sp = s->ctx[cpu].spool;
 
-		/* Every record the programs wrote must have reached the spool. */
-		if (d[cpu].written != sp->records + sp->rejected)
-			pr_warn("CPU %u: the recorder wrote %llu records, %llu were read",
-				cpu, (unsigned long long)d[cpu].written,
-				(unsigned long long)(sp->records + sp->rejected));
-		st->dropped += d[cpu].pending + d[cpu].reported;
+		drain_cpu(s, cpu, true);
+		st->dropped += c->pending + c->reported;
 		/* Losses after the last record that fitted are written here. */
-		if (d[cpu].pending)
-			spool_add(s->ctx[cpu].spool, rec,
-				  8 * ktrace_fxt_put_drop(rec, d[cpu].last_ts, cpu, d[cpu].pending,
-							  d[cpu].first_ts, d[cpu].last_ts));
+		if (c->pending)
+			spool_add(&s->spools[cpu], rec,
+				  8 * ktrace_fxt_put_drop(rec, c->last_ts, cpu, c->pending,
+							  c->first_ts, c->last_ts));
 	}
-	free(d);
+	if (s->uncommitted)
+		pr_warn("%llu bytes were reserved in the buffers but never published",
+			(unsigned long long)s->uncommitted);
 	misses = recursion_misses(s);
 	if (misses)
 		pr_warn("%llu events were not recorded because a BPF program was already running on that CPU",
 			(unsigned long long)misses);
-	return 0;
+	return s->err;
 }
 
 static void bpf_close(void *priv)
@@ -239,13 +249,11 @@ static void bpf_close(void *priv)
 
 	if (!s)
 		return;
-	ring_buffer__free(s->rb);
-	for (unsigned int i = 0; s->ring_fds && i < s->ncpus; i++)
-		if (s->ring_fds[i] >= 0)
-			close(s->ring_fds[i]);
+	if (s->ctl)
+		munmap(s->ctl, s->ctl_len);
+	if (s->data)
+		munmap(s->data, s->data_len);
 	sched_bpf__destroy(s->skel);
-	free(s->ring_fds);
-	free(s->ctx);
 	free(s);
 }
 
