@@ -19,9 +19,18 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
-		   user/merge.c user/statedump.c user/source_bpf.c
+		   user/merge.c user/statedump.c user/source_bpf.c user/source_kmod.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz
+
+# The module is built against Debian's linux-headers-amd64 (the newest installed).
+KREL		?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+KDIR		?= /usr/src/linux-headers-$(KREL)
+KMOD		:= kmod/ktrace.ko
+KMOD_SRCS	:= $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h kmod/Kbuild) include/uapi/linux/ktrace.h \
+		   include/uapi/linux/ktrace_fxt.h
+KSELFTEST_DIR	:= $(O)/linux-source/tools/testing/selftests
+SELFTEST	:= $(O)/selftests/ktrace_test
 
 BPF_OBJ		:= $(O)/bpf/sched.bpf.o
 BPF_SKEL	:= $(O)/bpf/sched.skel.h
@@ -37,9 +46,29 @@ WORKLOAD	:= $(O)/tests/workload
 CHECK_TRACE	:= $(O)/tests/check_trace
 TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 
-.PHONY: all user bpf check check-fuzz bench install clean
+.PHONY: all user bpf kmod selftests check check-fuzz vm-check checkpatch bench install clean
 
-all: user
+all: user $(if $(wildcard $(KDIR)/Makefile),kmod)
+
+kmod: $(KMOD)
+
+$(KMOD): $(KMOD_SRCS)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CONFIG_KTRACE=m W=1 \
+		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
+
+checkpatch:
+	@scripts/checkpatch.sh
+
+$(KSELFTEST_DIR)/kselftest_harness.h:
+	@scripts/extract-kernel-files.sh $(O)/linux-source
+
+selftests: $(SELFTEST)
+
+# kselftest_harness.h is taken from the kernel source at build time.
+$(SELFTEST): selftests/ktrace/ktrace_test.c $(KSELFTEST_DIR)/kselftest_harness.h $(USER_HDRS)
+	@mkdir -p $(dir $@) $(KSELFTEST_DIR)/ktrace
+	$(CC) -O2 -g -Wall $(if $(filter 1,$(WERROR)),-Werror) -Iinclude/uapi \
+		-I$(KSELFTEST_DIR)/ktrace -o $@ $< -lpthread
 
 user: $(KTRACE)
 
@@ -82,8 +111,13 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 # The whole suite; the unit tests for the formats come first, no root needed.
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
-check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER))
+check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
+	$(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST))
 	@scripts/run-tests.sh $(O)
+
+# The module's tests in a VM booting Debian's kernel (also part of check).
+vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(SELFTEST)
+	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 check-fuzz: $(FUZZ_READER)
 	@scripts/run-fuzz.sh $(O) 60
@@ -102,3 +136,4 @@ install: $(KTRACE)
 
 clean:
 	rm -rf $(O)
+	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean)

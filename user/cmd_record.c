@@ -32,7 +32,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
-	      "                     [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
+	      "                     [--ring] [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
 	      "\n"
 	      "Record context switches, wakeups and thread names on every CPU until\n"
 	      "SECONDS have passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
@@ -42,6 +42,7 @@ static void usage(FILE *f)
 	      "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
 	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
 	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
+	      "      --ring             flight recorder: keep the newest data (module backend)\n"
 	      "  -d, --duration SECONDS stop after this long\n"
 	      "  -v, --verbose          say more, including the BPF loader's messages\n"
 	      "\n"
@@ -119,8 +120,8 @@ static void progress(uint64_t start, const struct spool *sp, unsigned int n, boo
 }
 
 /* Writes the archive: preamble, trace info, names now alive, merged records. */
-static int write_archive(int fd, const char *backend, uint64_t start, struct spool *spools,
-			 unsigned int n, uint64_t *threads, uint64_t *bytes)
+static int write_archive(int fd, const struct source_ops *ops, uint64_t start,
+			 struct spool *spools, unsigned int n, uint64_t *threads, uint64_t *bytes)
 {
 	struct fxt_writer *w = malloc(sizeof(*w));
 	int ret;
@@ -130,8 +131,8 @@ static int write_archive(int fd, const char *backend, uint64_t start, struct spo
 		return -ENOMEM;
 	}
 	fxt_write_preamble(w, 1, "ktrace");
-	trace_info(w, backend, start);
-	ret = statedump_write(w, threads);
+	trace_info(w, ops->name, start);
+	ret = ops->statedump_in_kernel ? 0 : statedump_write(w, threads);
 	if (ret)
 		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
 			strerror(-ret));
@@ -153,6 +154,7 @@ int cmd_record(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'B' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "ring", no_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -160,6 +162,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts ro = { .buffer_size = DEFAULT_BUFFER_SIZE };
 	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL;
 	const struct source_ops *ops = &source_bpf_ops;
+	char why[256] = "";
 	struct record_stats st = { 0 };
 	struct spool *spools = NULL;
 	unsigned int nspools = 0;
@@ -169,7 +172,6 @@ int cmd_record(int argc, char **argv)
 	pid_t child = -1;
 	int c, ret, go = -1, status = 0, out_fd = -1, fxt_fd;
 	void *src = NULL;
-	char why[256];
 	long ncpu;
 
 	while ((c = getopt_long(argc, argv, "+o:F:b:d:vh", opts, NULL)) != -1) {
@@ -198,6 +200,9 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'r':
+			ro.ring = true;
+			break;
 		case 'v':
 			ro.verbose = true;
 			break;
@@ -216,22 +221,28 @@ int cmd_record(int argc, char **argv)
 	json = format ? !strcmp(format, "json") : str_ends_with(out_path, ".json");
 
 	if (!backend)
-		backend = access("/dev/ktrace", F_OK) == 0 ? "kmod" : "bpf";
+		backend = source_kmod_probe(why, sizeof(why)) == 0 ? "kmod" : "bpf";
 	if (!strcmp(backend, "kmod")) {
-		if (access("/dev/ktrace", F_OK))
-			pr_err("--backend kmod: /dev/ktrace does not exist; load the module (insmod ktrace.ko) or use --backend bpf");
-		else
-			pr_err("--backend kmod: this ktrace was built without the module reader; use --backend bpf");
-		return 1;
-	} else if (strcmp(backend, "bpf")) {
+		ops = &source_kmod_ops;
+		ret = source_kmod_probe(why, sizeof(why));
+		if (ret) {
+			pr_err("--backend kmod: %s, or use --backend bpf", why);
+			return 1;
+		}
+	} else if (!strcmp(backend, "bpf")) {
+		if (ro.ring) {
+			pr_err("--ring needs the module backend (/dev/ktrace); the BPF backend streams only");
+			return 2;
+		}
+		ret = source_bpf_probe(why, sizeof(why));
+		if (ret == -ENOTSUP || (ret && ro.verbose))
+			pr_err("%s", why);
+		if (ret == -ENOTSUP)
+			return 1;
+	} else {
 		pr_err("--backend %s: use kmod or bpf", backend);
 		return 2;
 	}
-	ret = source_bpf_probe(why, sizeof(why));
-	if (ret == -ENOTSUP || (ret && ro.verbose))
-		pr_err("%s", why);
-	if (ret == -ENOTSUP)
-		return 1;
 
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0 || ncpu > MAX_CPUS) {
@@ -333,7 +344,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops->name, start, spools, nspools, &threads, &bytes);
+	ret = write_archive(fxt_fd, ops, start, spools, nspools, &threads, &bytes);
 	if (!ret && json) {
 		struct fxt_reader r;
 		struct obuf o;
@@ -356,9 +367,8 @@ int cmd_record(int argc, char **argv)
 		pr_err("writing %s: %s", out_path, strerror(-ret));
 		goto out;
 	}
-	pr_info("wrote %s: %llu records, %llu threads named, %.1f MB, %llu dropped%s", out_path,
-		(unsigned long long)st.records, (unsigned long long)threads, bytes / 1e6,
-		(unsigned long long)st.dropped,
+	pr_info("wrote %s: %llu records, %.1f MB, %llu dropped%s", out_path,
+		(unsigned long long)st.records, bytes / 1e6, (unsigned long long)st.dropped,
 		st.dropped ? " (try a larger --buffer-size)" : "");
 	if (st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",

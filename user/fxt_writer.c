@@ -8,15 +8,6 @@
 
 #define TAB_INITIAL	1024U
 
-static const struct {
-	uint16_t index;
-	const char *text;
-} well_known[] = {
-#define WELL_KNOWN(sym, idx, text) { idx, text },
-	KTRACE_FXT_WELL_KNOWN_STRINGS(WELL_KNOWN)
-#undef WELL_KNOWN
-};
-
 int fxt_writer_init(struct fxt_writer *w, int fd)
 {
 	memset(w, 0, offsetof(struct fxt_writer, scratch));
@@ -154,9 +145,9 @@ void fxt_write_preamble(struct fxt_writer *w, uint32_t provider, const char *pro
 	r[1] = KTRACE_FXT_TICKS_PER_SEC;
 	fxt_write_words(w, r, 2);
 	w->inline_strings = false;
-	for (size_t i = 0; i < ARRAY_SIZE(well_known); i++)
-		intern_at(w, well_known[i].index, well_known[i].text,
-			  strlen(well_known[i].text));
+	for (uint16_t i = 1; i < KTRACE_FXT_STR_FIRST_DYNAMIC; i++)
+		if (ktrace_fxt_well_known[i])
+			intern_at(w, i, ktrace_fxt_well_known[i], strlen(ktrace_fxt_well_known[i]));
 	w->inline_strings = saved;
 }
 

@@ -32,6 +32,7 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads);
 
 struct record_opts {
 	uint64_t buffer_size;	/* per CPU, bytes */
+	bool ring;		/* flight recorder: keep the newest data */
 	bool verbose;
 };
 
@@ -44,6 +45,7 @@ struct record_stats {
 /* A recorder backend: start, poll into spools, stop and drain. */
 struct source_ops {
 	const char *name;
+	bool statedump_in_kernel;	/* names every live task itself */
 	int (*open)(void **priv, const struct record_opts *o, struct spool *spools,
 		    unsigned int nspools);
 	int (*start)(void *priv);
@@ -54,8 +56,12 @@ struct source_ops {
 };
 
 extern const struct source_ops source_bpf_ops;
+extern const struct source_ops source_kmod_ops;
 
-/* Checks that the BPF backend can run here; 0, or -errno with @why set. */
+#define KTRACE_DEVICE	"/dev/ktrace"
+
+/* Check that a backend can run here; 0, or -errno with @why set. */
 int source_bpf_probe(char *why, size_t len);
+int source_kmod_probe(char *why, size_t len);
 
 #endif

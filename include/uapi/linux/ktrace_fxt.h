@@ -187,34 +187,53 @@ static inline __u32 ktrace_fxt_state_from_linux(__u32 linux_state)
  * first, so recorders reference them without a string table of their own.
  * Indices from KTRACE_FXT_STR_FIRST_DYNAMIC on are assigned per archive.
  */
-#define KTRACE_FXT_WELL_KNOWN_STRINGS(X)			\
-	X(PROCESS,		1,	"process")		\
-	X(WAKER,		2,	"waker")		\
-	X(WEIGHT,		3,	"weight")		\
-	X(INCOMING_WEIGHT,	4,	"incoming_weight")	\
-	X(OUTGOING_WEIGHT,	5,	"outgoing_weight")	\
-	X(LINUX_STATE,		6,	"linux_state")		\
-	X(CAT_META,		7,	"ktrace:meta")		\
-	X(DROPPED,		8,	"dropped")		\
-	X(CPU,			9,	"cpu")			\
-	X(COUNT,		10,	"count")		\
-	X(FIRST_TS,		11,	"first_ts")		\
-	X(LAST_TS,		12,	"last_ts")		\
-	X(CAT_CLOCK,		13,	"ktrace:clock")		\
-	X(CLOCK_SYNC,		14,	"clock_sync")		\
-	X(SYNC_ID,		15,	"sync_id")		\
-	X(ISSUE_TS,		16,	"issue_ts")		\
-	X(TRACE_INFO,		17,	"trace_info")		\
-	X(PARENT,		18,	"parent")		\
-	X(SUCCESS,		19,	"success")
-
-#define KTRACE_FXT_STR_ENUM(sym, idx, text) KTRACE_FXT_STR_##sym = idx,
 enum ktrace_fxt_well_known_string {
-	KTRACE_FXT_WELL_KNOWN_STRINGS(KTRACE_FXT_STR_ENUM)
-	KTRACE_FXT_STR_FIRST_DYNAMIC = 32,
+	KTRACE_FXT_STR_PROCESS		= 1,
+	KTRACE_FXT_STR_WAKER		= 2,
+	KTRACE_FXT_STR_WEIGHT		= 3,
+	KTRACE_FXT_STR_INCOMING_WEIGHT	= 4,
+	KTRACE_FXT_STR_OUTGOING_WEIGHT	= 5,
+	KTRACE_FXT_STR_LINUX_STATE	= 6,
+	KTRACE_FXT_STR_CAT_META		= 7,
+	KTRACE_FXT_STR_DROPPED		= 8,
+	KTRACE_FXT_STR_CPU		= 9,
+	KTRACE_FXT_STR_COUNT		= 10,
+	KTRACE_FXT_STR_FIRST_TS		= 11,
+	KTRACE_FXT_STR_LAST_TS		= 12,
+	KTRACE_FXT_STR_CAT_CLOCK	= 13,
+	KTRACE_FXT_STR_CLOCK_SYNC	= 14,
+	KTRACE_FXT_STR_SYNC_ID		= 15,
+	KTRACE_FXT_STR_ISSUE_TS		= 16,
+	KTRACE_FXT_STR_TRACE_INFO	= 17,
+	KTRACE_FXT_STR_PARENT		= 18,
+	KTRACE_FXT_STR_SUCCESS		= 19,
+	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,
 };
 
-#undef KTRACE_FXT_STR_ENUM
+#if !defined(__KERNEL__) && !defined(__bpf__)
+/* The texts of the well-known strings, by index (archive writers only). */
+static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
+	[KTRACE_FXT_STR_PROCESS]		= "process",
+	[KTRACE_FXT_STR_WAKER]			= "waker",
+	[KTRACE_FXT_STR_WEIGHT]			= "weight",
+	[KTRACE_FXT_STR_INCOMING_WEIGHT]	= "incoming_weight",
+	[KTRACE_FXT_STR_OUTGOING_WEIGHT]	= "outgoing_weight",
+	[KTRACE_FXT_STR_LINUX_STATE]		= "linux_state",
+	[KTRACE_FXT_STR_CAT_META]		= "ktrace:meta",
+	[KTRACE_FXT_STR_DROPPED]		= "dropped",
+	[KTRACE_FXT_STR_CPU]			= "cpu",
+	[KTRACE_FXT_STR_COUNT]			= "count",
+	[KTRACE_FXT_STR_FIRST_TS]		= "first_ts",
+	[KTRACE_FXT_STR_LAST_TS]		= "last_ts",
+	[KTRACE_FXT_STR_CAT_CLOCK]		= "ktrace:clock",
+	[KTRACE_FXT_STR_CLOCK_SYNC]		= "clock_sync",
+	[KTRACE_FXT_STR_SYNC_ID]		= "sync_id",
+	[KTRACE_FXT_STR_ISSUE_TS]		= "issue_ts",
+	[KTRACE_FXT_STR_TRACE_INFO]		= "trace_info",
+	[KTRACE_FXT_STR_PARENT]			= "parent",
+	[KTRACE_FXT_STR_SUCCESS]		= "success",
+};
+#endif
 
 /* ---- bit fields -------------------------------------------------------- */
 

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * /dev/ktrace: the ABI between ktrace.ko and its readers.
+ *
+ * A session is one open file.  KTRACE_IOC_CONFIGURE sets it up, START and
+ * STOP switch recording, and each CPU's buffer is mapped read-only at
+ * offset cpu * ktrace_geometry.cpu_stride: one meta page (struct
+ * ktrace_meta) followed by the buffer.  The buffer is nr_subbufs
+ * sub-buffers of subbuf_size bytes; each holds whole FXT records from its
+ * start up to meta->subbuf[i].data_len.  The reader consumes whole
+ * sub-buffers in order and tells the module with KTRACE_IOC_CONSUME.
+ */
+#ifndef _UAPI_LINUX_KTRACE_H
+#define _UAPI_LINUX_KTRACE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define KTRACE_ABI_VERSION	1
+
+#define KTRACE_DEFAULT_BUFFER_SIZE	(4U << 20)
+#define KTRACE_DEFAULT_SUBBUF_SIZE	(64U << 10)
+#define KTRACE_MIN_SUBBUF_SIZE		4096U
+#define KTRACE_MAX_SUBBUFS		256U
+
+/* ktrace_config.flags */
+#define KTRACE_CFG_RING		(1U << 0)	/* overwrite the oldest data */
+#define KTRACE_CFG_FLAGS	KTRACE_CFG_RING
+
+/* Every struct starts with its size, so it can grow; reserved must be 0. */
+struct ktrace_config {
+	__u32 size;
+	__u32 flags;
+	__u64 buffer_size;	/* per CPU, power of two; 0: the module's default */
+	__u32 subbuf_size;	/* power of two, at least 4 KiB; 0: 64 KiB */
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+/* Read with KTRACE_IOC_GEOMETRY once configured. */
+struct ktrace_geometry {
+	__u32 size;
+	__u32 nr_cpus;		/* possible CPUs: mappings 0 .. nr_cpus - 1 */
+	__u64 buffer_size;	/* per CPU */
+	__u32 subbuf_size;
+	__u32 nr_subbufs;
+	__u64 cpu_stride;	/* mmap offset of CPU n is n * cpu_stride */
+	__u64 meta_size;	/* the meta page(s) before each buffer */
+	__u64 reserved[4];
+};
+
+struct ktrace_subbuf_meta {
+	__u64 commit;		/* bytes committed into this slot, all laps added */
+	__u32 data_len;		/* bytes of records in the slot's latest lap */
+	__u32 reserved;
+};
+
+/*
+ * Per-CPU meta page, written by the module only.  Sub-buffer number n
+ * (counting from 0 since START) lives in slot n % nr_subbufs and is
+ * complete once that slot's commit reaches (n / nr_subbufs + 1) *
+ * subbuf_size.
+ */
+struct ktrace_meta {
+	__u64 head;		/* bytes reserved by writers since START */
+	__u64 consumed;		/* bytes the reader released (whole sub-buffers) */
+	__u64 lost;		/* records lost in stream mode */
+	__u64 lost_reported;	/* of those, reported by loss records in the buffer */
+	__u64 overwritten;	/* sub-buffers overwritten in ring mode */
+	__u64 records;		/* records written */
+	__u64 lost_first_ts;	/* time range of the losses not yet reported */
+	__u64 lost_last_ts;
+	__u64 reserved[8];
+	struct ktrace_subbuf_meta subbuf[KTRACE_MAX_SUBBUFS];
+};
+
+struct ktrace_consume {
+	__u32 size;
+	__u32 cpu;
+	__u64 consumed;		/* new consumed position, sub-buffer aligned */
+	__u64 reserved[2];
+};
+
+struct ktrace_stats {
+	__u32 size;
+	__u32 nr_cpus;
+	__u64 records;		/* all CPUs */
+	__u64 lost;
+	__u64 overwritten;
+	__u64 bytes;		/* reserved in all buffers */
+	__u64 reserved[4];
+};
+
+#define KTRACE_IOC_MAGIC	0xb7
+
+#define KTRACE_IOC_ABI_VERSION	_IO(KTRACE_IOC_MAGIC, 0)
+#define KTRACE_IOC_CONFIGURE	_IOW(KTRACE_IOC_MAGIC, 1, struct ktrace_config)
+#define KTRACE_IOC_GEOMETRY	_IOWR(KTRACE_IOC_MAGIC, 2, struct ktrace_geometry)
+#define KTRACE_IOC_START	_IO(KTRACE_IOC_MAGIC, 3)
+#define KTRACE_IOC_STOP		_IO(KTRACE_IOC_MAGIC, 4)
+/* Close every CPU's current sub-buffer so its records can be read. */
+#define KTRACE_IOC_FLUSH	_IO(KTRACE_IOC_MAGIC, 5)
+#define KTRACE_IOC_CONSUME	_IOW(KTRACE_IOC_MAGIC, 6, struct ktrace_consume)
+#define KTRACE_IOC_STATS	_IOWR(KTRACE_IOC_MAGIC, 7, struct ktrace_stats)
+
+#endif /* _UAPI_LINUX_KTRACE_H */

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU buffers of FXT records.
+ *
+ * Writers on a CPU reserve space by advancing meta->head with a local
+ * compare-and-swap, write their record, and commit by adding its size to
+ * the commit count of the sub-buffer it lies in.  An interrupt or NMI that
+ * writes in between simply wins the compare-and-swap first, so nesting
+ * needs no lock.  A record never straddles two sub-buffers: the writer
+ * that finds no room closes the sub-buffer (its data ends there, the rest
+ * is committed as padding) and reserves at the start of the next.  A
+ * sub-buffer is complete, and may be read, when its commit count reaches
+ * a whole sub-buffer for the lap it is in.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+static inline local64_t *meta_local(u64 *field)
+{
+	BUILD_BUG_ON(sizeof(local64_t) != sizeof(u64));
+	return (local64_t *)field;
+}
+
+static inline u32 slot_of(const struct ktrace_cpu_buf *b, u64 pos)
+{
+	return (pos / b->subbuf_size) & (b->nr_subbufs - 1);
+}
+
+/* The commit count at which the sub-buffer holding @pos is complete. */
+static inline u64 complete_at(const struct ktrace_cpu_buf *b, u64 pos)
+{
+	return (pos / b->size + 1) * b->subbuf_size;
+}
+
+static void ktrace_wakeup(struct irq_work *work)
+{
+	struct ktrace_cpu_buf *b = container_of(work, struct ktrace_cpu_buf, wakeup);
+
+	wake_up_interruptible(&b->session->wq);
+}
+
+int ktrace_bufs_alloc_locked(struct ktrace_session *s)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&s->lock);
+	s->bufs = kcalloc(nr_cpu_ids, sizeof(*s->bufs), GFP_KERNEL);
+	if (!s->bufs)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct ktrace_cpu_buf *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+		if (!b)
+			goto err_free;
+		s->bufs[cpu] = b;
+		b->area = vmalloc_user(s->cpu_stride);
+		if (!b->area)
+			goto err_free;
+		b->session = s;
+		b->meta = b->area;
+		b->data = b->area + s->meta_size;
+		b->size = s->buffer_size;
+		b->subbuf_size = s->subbuf_size;
+		b->nr_subbufs = s->nr_subbufs;
+		b->cpu = cpu;
+		b->ring = s->flags & KTRACE_CFG_RING;
+		local64_set(&b->pending_lost, 0);
+		init_irq_work(&b->wakeup, ktrace_wakeup);
+	}
+	return 0;
+
+err_free:
+	ktrace_bufs_free(s);
+	return -ENOMEM;
+}
+
+void ktrace_bufs_free(struct ktrace_session *s)
+{
+	unsigned int cpu;
+
+	if (!s->bufs)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct ktrace_cpu_buf *b = s->bufs[cpu];
+
+		if (!b)
+			continue;
+		irq_work_sync(&b->wakeup);
+		vfree(b->area);
+		kfree(b);
+	}
+	kfree(s->bufs);
+	s->bufs = NULL;
+}
+
+/* Ends the sub-buffer starting at @start after @len bytes of records. */
+static void close_subbuf(struct ktrace_cpu_buf *b, u64 start, u32 len)
+{
+	struct ktrace_subbuf_meta *sm = &b->meta->subbuf[slot_of(b, start)];
+
+	WRITE_ONCE(sm->data_len, len);
+	if (len < b->subbuf_size)
+		ktrace_buf_commit(b, start + len, b->subbuf_size - len);
+}
+
+static void count_loss(struct ktrace_cpu_buf *b, u64 ts)
+{
+	if (local64_add_return(1, &b->pending_lost) == 1)
+		WRITE_ONCE(b->meta->lost_first_ts, ts);
+	WRITE_ONCE(b->meta->lost_last_ts, ts);
+	local64_inc(meta_local(&b->meta->lost));
+}
+
+/* Reserves @bytes without writing a pending loss record first. */
+static void *reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
+{
+	local64_t *head = meta_local(&b->meta->head);
+	u64 old, start, new, off, mask = b->subbuf_size - 1;
+
+	do {
+		old = local64_read(head);
+		off = old & mask;
+		start = off + bytes > b->subbuf_size ? old - off + b->subbuf_size : old;
+		new = start + bytes;
+		/* Stream mode never overwrites what the reader has not released. */
+		if (!b->ring && new - smp_load_acquire(&b->meta->consumed) > b->size)
+			return NULL;
+	} while (local64_cmpxchg(head, old, new) != old);
+
+	if (start != old)
+		close_subbuf(b, old - off, off);
+	if ((start & mask) == 0 && b->ring && start >= b->size)
+		local64_inc(meta_local(&b->meta->overwritten));
+	if ((new & mask) == 0)
+		WRITE_ONCE(b->meta->subbuf[slot_of(b, start)].data_len, b->subbuf_size);
+	*pos = start;
+	return b->data + (start & (b->size - 1));
+}
+
+/*
+ * Room for a record of @bytes (at most a sub-buffer) on this CPU's buffer,
+ * or NULL when it is full (the loss is counted).  Callers have preemption
+ * off and call ktrace_buf_commit() once the record is written.
+ */
+void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
+{
+	u64 n, lpos, *loss;
+	void *rec;
+
+	if (unlikely(local64_read(&b->pending_lost))) {
+		n = local64_xchg(&b->pending_lost, 0);
+		if (n) {
+			loss = reserve(b, KTRACE_FXT_DROP_WORDS * 8, &lpos);
+			if (!loss) {
+				local64_add(n, &b->pending_lost);
+				count_loss(b, ts);
+				return NULL;
+			}
+			ktrace_fxt_put_drop(loss, ts, b->cpu, n, b->meta->lost_first_ts,
+					    b->meta->lost_last_ts);
+			ktrace_buf_commit(b, lpos, KTRACE_FXT_DROP_WORDS * 8);
+			local64_add(n, meta_local(&b->meta->lost_reported));
+			local64_inc(meta_local(&b->meta->records));
+		}
+	}
+	rec = reserve(b, bytes, pos);
+	if (rec)
+		local64_inc(meta_local(&b->meta->records));
+	else
+		count_loss(b, ts);
+	return rec;
+}
+
+void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes)
+{
+	struct ktrace_subbuf_meta *sm = &b->meta->subbuf[slot_of(b, pos)];
+
+	/* The record's bytes before the count that makes them readable. */
+	smp_wmb();
+	if (local64_add_return(bytes, meta_local(&sm->commit)) == complete_at(b, pos) &&
+	    wq_has_sleeper(&b->session->wq))
+		irq_work_queue(&b->wakeup);
+}
+
+/* Copies an encoded record into the buffer. */
+void ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts)
+{
+	u64 pos, *dst = ktrace_buf_reserve(b, words * 8, ts, &pos);
+
+	if (!dst)
+		return;
+	memcpy(dst, rec, words * 8);
+	ktrace_buf_commit(b, pos, words * 8);
+}
+
+/* Runs on the buffer's CPU (or with the CPU offline): close the current sub-buffer. */
+static void flush_cpu(void *arg)
+{
+	struct ktrace_cpu_buf *b = arg;
+	local64_t *head = meta_local(&b->meta->head);
+	u64 old, off, mask = b->subbuf_size - 1;
+
+	do {
+		old = local64_read(head);
+		off = old & mask;
+		if (!off)
+			return;
+	} while (local64_cmpxchg(head, old, old - off + b->subbuf_size) != old);
+	close_subbuf(b, old - off, off);
+}
+
+void ktrace_bufs_flush(struct ktrace_session *s)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu)) {
+			smp_call_function_single(cpu, flush_cpu, s->bufs[cpu], 1);
+		} else {
+			preempt_disable();
+			flush_cpu(s->bufs[cpu]);
+			preempt_enable();
+		}
+	}
+	cpus_read_unlock();
+}
+
+static bool cpu_readable(struct ktrace_cpu_buf *b)
+{
+	u64 next = READ_ONCE(b->meta->consumed);
+
+	return next < local64_read(meta_local(&b->meta->head)) &&
+	       READ_ONCE(b->meta->subbuf[slot_of(b, next)].commit) >= complete_at(b, next);
+}
+
+bool ktrace_bufs_readable(struct ktrace_session *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (cpu_readable(s->bufs[cpu]))
+			return true;
+	return false;
+}
+
+/* Releases whole, complete sub-buffers up to @consumed. */
+int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 consumed)
+{
+	struct ktrace_cpu_buf *b;
+	u64 head;
+
+	lockdep_assert_held(&s->lock);
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) || !s->bufs)
+		return -EINVAL;
+	b = s->bufs[cpu];
+	head = local64_read(meta_local(&b->meta->head));
+	if (consumed & (b->subbuf_size - 1) || consumed < READ_ONCE(b->meta->consumed) ||
+	    consumed > ALIGN(head, b->subbuf_size))
+		return -EINVAL;
+	/* Pairs with the acquire in reserve(): the reader is done with the bytes. */
+	smp_store_release(&b->meta->consumed, consumed);
+	return 0;
+}

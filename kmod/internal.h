@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ktrace.ko internals: sessions, per-CPU buffers, probes. */
+#ifndef _KTRACE_INTERNAL_H
+#define _KTRACE_INTERNAL_H
+
+#include <linux/irq_work.h>
+#include <asm/local64.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include <linux/ktrace.h>
+#include <linux/ktrace_fxt.h>
+
+struct ktrace_session;
+
+/*
+ * One CPU's buffer: a meta page (struct ktrace_meta, shared read-only with
+ * the reader) followed by the data, in one vmalloc_user() area.
+ *
+ * Life cycle: allocated by KTRACE_IOC_CONFIGURE, freed with the session.
+ * Writers are the probes on the owning CPU, with preemption off; they may
+ * nest (interrupts, NMIs) and synchronise only through local64 operations
+ * on meta->head and the sub-buffer commit counts.  @pending_lost and the
+ * loss counts and time range in the meta page are written by the same
+ * writers.  meta->consumed is written by
+ * KTRACE_IOC_CONSUME under the session mutex.
+ */
+struct ktrace_cpu_buf {
+	struct ktrace_session *session;
+	struct ktrace_meta *meta;
+	void *area;			/* meta page(s), then the data */
+	void *data;
+	u64 size;			/* data bytes, power of two */
+	u32 subbuf_size;
+	u32 nr_subbufs;
+	unsigned int cpu;
+	bool ring;
+	local64_t pending_lost;		/* lost, not yet reported in the buffer */
+	struct irq_work wakeup;		/* wakes readers outside the probe */
+};
+
+/*
+ * A session: one open /dev/ktrace.
+ *
+ * Life cycle: created by open(), freed by release() (which an mmap keeps
+ * from happening while a mapping exists).  @lock guards @configured,
+ * @running, @bufs (the pointers) and the geometry.  Probes reach the
+ * session through ktrace_active (RCU-sched) only while @running.
+ */
+struct ktrace_session {
+	struct mutex lock;		/* guards the fields below but @wq */
+	bool configured;
+	bool running;
+	u32 flags;
+	u64 buffer_size;
+	u32 subbuf_size;
+	u32 nr_subbufs;
+	u64 meta_size;
+	u64 cpu_stride;
+	struct ktrace_cpu_buf **bufs;	/* indexed by CPU, possible CPUs only */
+	wait_queue_head_t wq;
+};
+
+extern struct ktrace_session __rcu *ktrace_active;
+
+/* buffer.c */
+int ktrace_bufs_alloc_locked(struct ktrace_session *s);
+void ktrace_bufs_free(struct ktrace_session *s);
+void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos);
+void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes);
+void ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts);
+void ktrace_bufs_flush(struct ktrace_session *s);
+bool ktrace_bufs_readable(struct ktrace_session *s);
+int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 consumed);
+
+/* session.c */
+struct ktrace_session *ktrace_session_new(void);
+void ktrace_session_free(struct ktrace_session *s);
+int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_config *cfg);
+int ktrace_session_start(struct ktrace_session *s);
+int ktrace_session_stop(struct ktrace_session *s);
+void ktrace_session_stats(struct ktrace_session *s, struct ktrace_stats *st);
+
+/* probes_sched.c */
+struct task_struct;
+void ktrace_write_names(struct ktrace_cpu_buf *b, struct task_struct *p);
+int ktrace_probes_init(void);
+int ktrace_probes_register(void);
+void ktrace_probes_unregister(void);
+
+/* statedump.c */
+void ktrace_statedump(struct ktrace_session *s);
+
+/* dev.c */
+int ktrace_dev_init(void);
+void ktrace_dev_exit(void);
+
+extern unsigned long ktrace_buffer_size;
+
+#endif /* _KTRACE_INTERNAL_H */

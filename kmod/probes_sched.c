@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduler tracepoint probes: context switches, wakeups and task names,
+ * written as FXT records through the shared encoders.
+ *
+ * Wakeups come from sched_waking, which runs in the waker's context (so
+ * current is the waker); sched_wakeup can run later on the target CPU from
+ * an IPI, where current is whoever was running there.  Exit and free need
+ * no probe: a dying task's last switch carries its Z or X state, and names
+ * do not change at exit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+
+#include "internal.h"
+
+struct ktrace_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+static inline struct ktrace_cpu_buf *this_buf(void)
+{
+	struct ktrace_session *s = rcu_dereference_sched(ktrace_active);
+
+	return s ? s->bufs[smp_processor_id()] : NULL;
+}
+
+static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			       struct task_struct *next, unsigned int prev_state)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+	u64 pos, *rec, ts;
+
+	if (!b)
+		return;
+	ts = ktime_get_mono_fast_ns();
+	rec = ktrace_buf_reserve(b, KTRACE_FXT_CSWITCH_WORDS * 8, ts, &pos);
+	if (!rec)
+		return;
+	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio,
+			       ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state)),
+			       next->pid, next->prio);
+	ktrace_buf_commit(b, pos, KTRACE_FXT_CSWITCH_WORDS * 8);
+}
+
+static void probe_wakeup(void *data, struct task_struct *p)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+	u64 pos, *rec, ts;
+
+	if (!b)
+		return;
+	ts = ktime_get_mono_fast_ns();
+	rec = ktrace_buf_reserve(b, KTRACE_FXT_WAKEUP_WORDS * 8, ts, &pos);
+	if (!rec)
+		return;
+	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid);
+	ktrace_buf_commit(b, pos, KTRACE_FXT_WAKEUP_WORDS * 8);
+}
+
+/* Thread (and, for a group leader, process) name records for @p. */
+static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
+{
+	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktime_get_mono_fast_ns();
+	char name[TASK_COMM_LEN];
+	u32 len;
+
+	/* Racy against a rename, like ftrace's comm copies: bounded and terminated. */
+	memcpy(name, comm, sizeof(name));
+	name[sizeof(name) - 1] = 0;
+	len = strnlen(name, KTRACE_FXT_COMM_LEN);
+	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len), ts);
+	if (p->pid == p->tgid)
+		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len), ts);
+}
+
+void ktrace_write_names(struct ktrace_cpu_buf *b, struct task_struct *p)
+{
+	write_names(b, p, p->comm);
+}
+
+static void probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+
+	if (b)
+		write_names(b, child, child->comm);
+}
+
+static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		       struct linux_binprm *bprm)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+
+	if (b)
+		write_names(b, p, p->comm);
+}
+
+static void probe_rename(void *data, struct task_struct *task, const char *comm)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+
+	if (b)
+		write_names(b, task, comm);
+}
+
+static struct ktrace_tp ktrace_tps[] = {
+	{ .name = "sched_switch", .probe = probe_sched_switch },
+	{ .name = "sched_waking", .probe = probe_wakeup },
+	{ .name = "sched_wakeup_new", .probe = probe_wakeup },
+	{ .name = "sched_process_fork", .probe = probe_fork },
+	{ .name = "sched_process_exec", .probe = probe_exec },
+	{ .name = "task_rename", .probe = probe_rename },
+};
+
+static void find_tp(struct tracepoint *tp, void *priv)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++)
+		if (!strcmp(tp->name, ktrace_tps[i].name))
+			ktrace_tps[i].tp = tp;
+}
+
+/* The scheduler's tracepoints are not exported to modules: find them by name. */
+int ktrace_probes_init(void)
+{
+	size_t i;
+
+	for_each_kernel_tracepoint(find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++) {
+		if (!ktrace_tps[i].tp) {
+			pr_err("tracepoint %s not found in this kernel\n", ktrace_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+int ktrace_probes_register(void)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++) {
+		ret = tracepoint_probe_register(ktrace_tps[i].tp, ktrace_tps[i].probe, NULL);
+		if (ret) {
+			pr_err("cannot register on %s: %d\n", ktrace_tps[i].name, ret);
+			goto err_unregister_probes;
+		}
+		ktrace_tps[i].registered = true;
+	}
+	return 0;
+
+err_unregister_probes:
+	ktrace_probes_unregister();
+	return ret;
+}
+
+/* Unregisters every probe and waits until none is running. */
+void ktrace_probes_unregister(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++) {
+		if (!ktrace_tps[i].registered)
+			continue;
+		tracepoint_probe_unregister(ktrace_tps[i].tp, ktrace_tps[i].probe, NULL);
+		ktrace_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sessions: configuration, start and stop, statistics. */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+struct ktrace_session __rcu *ktrace_active;
+/* Serialises starting and stopping across sessions. */
+static DEFINE_MUTEX(ktrace_active_lock);
+
+struct ktrace_session *ktrace_session_new(void)
+{
+	struct ktrace_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	mutex_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+	return s;
+}
+
+void ktrace_session_free(struct ktrace_session *s)
+{
+	ktrace_session_stop(s);
+	ktrace_bufs_free(s);
+	mutex_destroy(&s->lock);
+	kfree(s);
+}
+
+int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_config *cfg)
+{
+	u64 size = cfg->buffer_size ? cfg->buffer_size : ktrace_buffer_size;
+	u32 subbuf = cfg->subbuf_size ? cfg->subbuf_size : KTRACE_DEFAULT_SUBBUF_SIZE;
+	int ret;
+
+	if (cfg->flags & ~KTRACE_CFG_FLAGS || cfg->reserved0 ||
+	    memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+		return -EINVAL;
+	if (!is_power_of_2(size) || !is_power_of_2(subbuf) || subbuf < KTRACE_MIN_SUBBUF_SIZE ||
+	    subbuf < PAGE_SIZE || size < 2ULL * subbuf || size / subbuf > KTRACE_MAX_SUBBUFS ||
+	    size > (1ULL << 30))
+		return -EINVAL;
+
+	mutex_lock(&s->lock);
+	if (s->configured) {
+		ret = -EBUSY;	/* buffers may be mapped: never replaced */
+		goto out;
+	}
+	s->flags = cfg->flags;
+	s->buffer_size = size;
+	s->subbuf_size = subbuf;
+	s->nr_subbufs = size / subbuf;
+	s->meta_size = PAGE_ALIGN(sizeof(struct ktrace_meta));
+	s->cpu_stride = s->meta_size + size;
+	ret = ktrace_bufs_alloc_locked(s);
+	if (!ret)
+		s->configured = true;
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+int ktrace_session_start(struct ktrace_session *s)
+{
+	int ret = 0;
+
+	mutex_lock(&s->lock);
+	if (!s->configured || s->running) {
+		ret = s->running ? -EBUSY : -EINVAL;
+		goto out;
+	}
+	mutex_lock(&ktrace_active_lock);
+	if (rcu_access_pointer(ktrace_active)) {
+		ret = -EBUSY;
+		goto out_unlock_active;
+	}
+	rcu_assign_pointer(ktrace_active, s);
+	ret = ktrace_probes_register();
+	if (ret) {
+		RCU_INIT_POINTER(ktrace_active, NULL);
+		synchronize_rcu();
+		goto out_unlock_active;
+	}
+	s->running = true;
+	ktrace_statedump(s);
+out_unlock_active:
+	mutex_unlock(&ktrace_active_lock);
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+int ktrace_session_stop(struct ktrace_session *s)
+{
+	mutex_lock(&s->lock);
+	if (!s->running) {
+		mutex_unlock(&s->lock);
+		return -EINVAL;
+	}
+	mutex_lock(&ktrace_active_lock);
+	/* After this no probe runs, and none will see the session again. */
+	ktrace_probes_unregister();
+	RCU_INIT_POINTER(ktrace_active, NULL);
+	synchronize_rcu();
+	mutex_unlock(&ktrace_active_lock);
+	s->running = false;
+	ktrace_bufs_flush(s);
+	mutex_unlock(&s->lock);
+	wake_up_interruptible(&s->wq);
+	return 0;
+}
+
+void ktrace_session_stats(struct ktrace_session *s, struct ktrace_stats *st)
+{
+	unsigned int cpu;
+
+	mutex_lock(&s->lock);
+	st->nr_cpus = nr_cpu_ids;
+	if (s->bufs) {
+		for_each_possible_cpu(cpu) {
+			struct ktrace_meta *m = s->bufs[cpu]->meta;
+
+			st->records += READ_ONCE(m->records);
+			st->lost += READ_ONCE(m->lost);
+			st->overwritten += READ_ONCE(m->overwritten);
+			st->bytes += READ_ONCE(m->head);
+		}
+	}
+	mutex_unlock(&s->lock);
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace.ko selftests: /dev/ktrace's ioctls (one test per error path), the
+ * mmap geometry and read-only mapping, and a recording read back from the
+ * mapped buffers.  Needs ktrace.ko loaded and root; SKIPs otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/ktrace.h>
+#include <linux/ktrace_fxt.h>
+
+#include "../kselftest_harness.h"
+
+#define DEV "/dev/ktrace"
+
+static int open_dev(struct __test_metadata *_metadata)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		SKIP(return -1, DEV " does not exist: insmod ktrace.ko");
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		SKIP(return -1, DEV " needs root");
+	return fd;
+}
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open_dev(_metadata);
+	if (self->fd < 0 && !_metadata->skip)
+		ASSERT_GE(self->fd, 0);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static int configure(int fd, uint64_t size, uint32_t subbuf, uint32_t flags)
+{
+	struct ktrace_config cfg = {
+		.size = sizeof(cfg), .flags = flags, .buffer_size = size, .subbuf_size = subbuf,
+	};
+
+	return ioctl(fd, KTRACE_IOC_CONFIGURE, &cfg);
+}
+
+TEST_F(dev, abi_version)
+{
+	EXPECT_EQ(KTRACE_ABI_VERSION, ioctl(self->fd, KTRACE_IOC_ABI_VERSION));
+}
+
+TEST_F(dev, second_open_is_busy)
+{
+	int fd = open(DEV, O_RDWR);
+
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EBUSY, errno);
+}
+
+TEST_F(dev, unknown_ioctl)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(KTRACE_IOC_MAGIC, 99)));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO('x', 1)));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
+TEST_F(dev, configure_bad_pointer)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(dev, configure_size_too_small)
+{
+	struct ktrace_config cfg = { .size = 4 };
+
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, configure_larger_struct_with_garbage_tail)
+{
+	struct {
+		struct ktrace_config cfg;
+		uint64_t extra;
+	} big = { .cfg = { .size = sizeof(big) }, .extra = 1 };
+
+	/* copy_struct_from_user(): unknown non-zero fields are refused. */
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &big));
+	EXPECT_EQ(E2BIG, errno);
+	big.extra = 0;
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &big));
+}
+
+TEST_F(dev, configure_unknown_flag)
+{
+	EXPECT_EQ(-1, configure(self->fd, 0, 0, 1U << 7));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, configure_reserved_not_zero)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg) };
+
+	cfg.reserved[2] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.reserved0 = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, configure_bad_sizes)
+{
+	EXPECT_EQ(-1, configure(self->fd, 3 << 20, 0, 0));	/* not a power of two */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, configure(self->fd, 1 << 20, 1024, 0));	/* sub-buffer too small */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, configure(self->fd, 1 << 16, 1 << 16, 0));	/* a single sub-buffer */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, configure(self->fd, 1 << 24, 4096, 0));	/* over 256 sub-buffers */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, configure(self->fd, 1ULL << 40, 0, 0));	/* absurd */
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, configure_twice)
+{
+	ASSERT_EQ(0, configure(self->fd, 1 << 16, 4096, 0));
+	EXPECT_EQ(-1, configure(self->fd, 1 << 16, 4096, 0));
+	EXPECT_EQ(EBUSY, errno);
+}
+
+TEST_F(dev, not_configured)
+{
+	struct ktrace_geometry geo = { .size = sizeof(geo) };
+
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_START));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_GEOMETRY, &geo));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_FLUSH));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, stop_when_not_running)
+{
+	ASSERT_EQ(0, configure(self->fd, 1 << 16, 4096, 0));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_STOP));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, start_twice)
+{
+	ASSERT_EQ(0, configure(self->fd, 1 << 16, 4096, 0));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_START));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+}
+
+TEST_F(dev, consume_bad_arguments)
+{
+	struct ktrace_consume con = { .size = sizeof(con) };
+
+	ASSERT_EQ(0, configure(self->fd, 1 << 16, 4096, 0));
+	con.cpu = 1 << 20;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONSUME, &con));
+	EXPECT_EQ(EINVAL, errno);
+	con.cpu = 0;
+	con.consumed = 100;			/* not sub-buffer aligned */
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONSUME, &con));
+	EXPECT_EQ(EINVAL, errno);
+	con.consumed = 1 << 20;			/* beyond what was written */
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONSUME, &con));
+	EXPECT_EQ(EINVAL, errno);
+	con.consumed = 0;
+	con.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONSUME, &con));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONSUME, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(dev, geometry_and_readonly_mmap)
+{
+	struct ktrace_geometry geo = { .size = sizeof(geo) };
+	void *p;
+
+	ASSERT_EQ(0, configure(self->fd, 1 << 16, 4096, 0));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_GEOMETRY, &geo));
+	EXPECT_EQ(sizeof(geo), geo.size);
+	EXPECT_EQ(1 << 16, geo.buffer_size);
+	EXPECT_EQ(4096, geo.subbuf_size);
+	EXPECT_EQ(16, geo.nr_subbufs);
+	EXPECT_GE(geo.meta_size, sizeof(struct ktrace_meta));
+	EXPECT_EQ(geo.meta_size + geo.buffer_size, geo.cpu_stride);
+	EXPECT_GE(geo.nr_cpus, sysconf(_SC_NPROCESSORS_ONLN));
+
+	p = mmap(NULL, geo.cpu_stride, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, ((struct ktrace_meta *)p)->head);
+	/* Read-only: neither writable now nor later. */
+	EXPECT_EQ(-1, mprotect(p, geo.cpu_stride, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, geo.cpu_stride);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, geo.cpu_stride, PROT_READ | PROT_WRITE, MAP_SHARED,
+				   self->fd, 0));
+	EXPECT_EQ(EPERM, errno);
+	/* Whole CPU regions only, at their offsets. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, geo.cpu_stride, PROT_READ, MAP_SHARED, self->fd, 4096));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, geo.cpu_stride, PROT_READ, MAP_SHARED, self->fd,
+				   (off_t)geo.nr_cpus * geo.cpu_stride));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Records read from one mapped CPU buffer's complete sub-buffers. */
+static int count_switches(const struct ktrace_geometry *geo, const uint8_t *map, int *records)
+{
+	const struct ktrace_meta *m = (const void *)map;
+	const uint8_t *data = map + geo->meta_size;
+	int switches = 0;
+
+	*records = 0;
+	for (uint64_t pos = 0; pos < m->head; pos += geo->subbuf_size) {
+		const struct ktrace_subbuf_meta *sm = &m->subbuf[pos / geo->subbuf_size %
+								 geo->nr_subbufs];
+		uint32_t off = 0;
+
+		if (sm->commit < (pos / geo->buffer_size + 1) * geo->subbuf_size)
+			return -1;	/* after STOP every sub-buffer is complete */
+		while (off < sm->data_len) {
+			uint64_t h;
+
+			memcpy(&h, data + (pos % geo->buffer_size) + off, 8);
+			if (!ktrace_fxt_get(h, 4, 15))
+				return -1;
+			if ((h & 15) == KTRACE_FXT_REC_SCHED && ktrace_fxt_get(h, 60, 63) ==
+			    KTRACE_FXT_SCHED_CSWITCH_ARGS)
+				switches++;
+			off += ktrace_fxt_get(h, 4, 15) * 8;
+			(*records)++;
+		}
+		if (off != sm->data_len)
+			return -1;
+	}
+	return switches;
+}
+
+TEST_F(dev, record_read_back_and_poll)
+{
+	struct ktrace_geometry geo = { .size = sizeof(geo) };
+	struct ktrace_stats st = { .size = sizeof(st) };
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	int total = 0, records = 0, sum = 0;
+
+	ASSERT_EQ(0, configure(self->fd, 1 << 20, 4096, 0));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_GEOMETRY, &geo));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	for (int i = 0; i < 50; i++)
+		usleep(1000);	/* fifty sleeps: at least a hundred switches */
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_FLUSH));
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	for (unsigned int cpu = 0; cpu < geo.nr_cpus; cpu++) {
+		void *p = mmap(NULL, geo.cpu_stride, PROT_READ, MAP_SHARED, self->fd,
+			       (off_t)cpu * geo.cpu_stride);
+		int n;
+
+		if (p == MAP_FAILED)
+			continue;	/* not a possible CPU */
+		n = count_switches(&geo, p, &records);
+		EXPECT_GE(n, 0);
+		total += n;
+		sum += records;
+		munmap(p, geo.cpu_stride);
+	}
+	EXPECT_GE(total, 100);
+	EXPECT_EQ(st.records, sum);
+	EXPECT_EQ(0, st.lost);
+}
+
+TEST(rmmod_refused_while_open)
+{
+	int fd = open_dev(_metadata);
+
+	if (fd < 0)
+		return;
+	/* The open file holds a module reference. */
+	EXPECT_NE(0, system("rmmod ktrace 2>/dev/null"));
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	/* Without the module or root nothing here can run: say so once. */
+	if (access(DEV, F_OK))
+		ksft_exit_skip(DEV " does not exist: insmod ktrace.ko\n");
+	if (geteuid())
+		ksft_exit_skip(DEV " needs root\n");
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# ktrace.ko in a VM booting Debian's linux-image-amd64 under TCG: the
+# kselftests, the known workload recorded by the module and by BPF and
+# checked here record by record, their equivalence, exact losses, ring
+# mode, rmmod during a session, 50 load/record/unload cycles, and a clean
+# dmesg.  usage: tests/suites/vm.sh BUILD_DIR.  TAP output.
+set -u
+build=${1:-build}
+krel=${KREL:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+ktrace=$build/ktrace
+R=$build/vm/results
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
+status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
+
+echo "TAP version 13"
+[ -n "$krel" ] && [ -r "/boot/vmlinuz-$krel" ] || skip "module in a VM" "no /boot/vmlinuz matching the headers (install linux-image-amd64)"
+command -v qemu-system-x86_64 >/dev/null || skip "module in a VM" "qemu-system-x86 is not installed"
+[ -f kmod/ktrace.ko ] && [ -x "$build/selftests/ktrace_test" ] || skip "module in a VM" "ktrace.ko or the selftests are not built (make kmod selftests)"
+
+start=$(date +%s)
+scripts/vm-run.sh "$build" "$krel" >"$build/vm-run.log" 2>&1
+ok $? "the VM booted $krel, ran the tests and brought the results back ($(( $(date +%s) - start )) s)"
+[ -f "$R/status" ] || { sed 's/^/# /' "$build/vm-run.log" | tail -20; echo "1..$n"; exit 1; }
+
+[ "$(status insmod)" = 0 ]
+ok $? "insmod ktrace.ko on $(cat "$R/uname")"
+sed 's/^/# /' "$R/insmod.err"
+
+# The kselftests, one line each.
+while read -r line; do
+	case $line in
+	"ok "*) ok 0 "selftest: ${line#ok [0-9]* }" ;;
+	"not ok "*) ok 1 "selftest: ${line#not ok [0-9]* }" ;;
+	esac
+done < <(grep -E '^(not )?ok [0-9]+ ' "$R/selftest.out")
+[ "$(status selftest)" = 0 ]
+ok $? "ktrace_test exits 0"
+[ "$(status selftest)" = 0 ] || grep -E '^#' "$R/selftest.out" | head -20
+
+for b in kmod bpf; do
+	[ "$(status ${b}_workload)" = 0 ]
+	ok $? "ktrace record --backend $b -- workload, in the VM"
+	sed 's/^/# /' "$R/${b}_workload.err" | grep -v 'wrote' | head -5
+	"$build/tests/check_trace" "$R/$b.fxt" "$R/$b.expect" >"$R/$b.check" 2>&1
+	ok $? "$b: the workload's records check out"
+	grep -E '^(not ok|# timeline)' "$R/$b.check" | sed 's/^/#   /'
+done
+
+# Equivalence: the same kinds of records with the same fields and states.
+shapes() {
+	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped' |
+		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
+			s/[0-9]+/N/g; s/"[^"]*"/S/g' | sort -u
+}
+shapes "$R/kmod.fxt" >"$R/kmod.shapes"
+shapes "$R/bpf.fxt" >"$R/bpf.shapes"
+diff "$R/kmod.shapes" "$R/bpf.shapes" >"$R/shapes.diff"
+ok $? "module and BPF write the same kinds of records with the same fields ($(wc -l <"$R/kmod.shapes") shapes)"
+states() { "$ktrace" dump "$1" | grep -oE 'switch: tid=[0-9]+ [a-z]+ \(.\)' | grep -oE '\(.\)' | sort -u | tr -d '\n'; }
+ks=$(states "$R/kmod.fxt"); bs=$(states "$R/bpf.fxt")
+case "$ks" in *"(R)"*"(S)"*) true ;; *) false ;; esac && case "$bs" in *"(R)"*"(S)"*) true ;; *) false ;; esac
+ok $? "both backends record preempted (R) and sleeping (S) switch-outs (module: $ks, BPF: $bs)"
+sed 's/^/#   /' "$R/shapes.diff" | head -10
+
+# Stream mode with an 8 KiB buffer: losses counted exactly.
+reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$R/kmod_small.err")
+in_trace=$("$ktrace" dump --stats --quiet "$R/small.fxt" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')
+[ "$(status kmod_small)" = 0 ] && [ "${reported:-0}" -gt 0 ] && [ "$reported" = "$in_trace" ]
+ok $? "stream mode, 8 KiB buffers: ${reported:-0} losses reported, $in_trace in the trace's loss records"
+"$ktrace" dump --strict --quiet "$R/small.fxt"
+ok $? "the trace with losses is valid FXT"
+
+# Ring mode keeps the newest data: the end of the run is there, its start is not.
+ping=$(sed -n 's/^ping=//p' "$R/ring.expect")
+"$ktrace" dump "$R/ring.fxt" >"$R/ring.dump"
+[ "$(status kmod_ring)" = 0 ] && grep -q 'overwritten' "$R/kmod_ring.err" &&
+	grep -qE "switch: tid=$ping (dead|dying)" "$R/ring.dump" &&
+	! grep -q "kernel_object: thread koid=$ping name=\"ping\"" "$R/ring.dump"
+ok $? "ring mode, 64 KiB buffers: ping's exit (the newest data) is kept, its naming (the oldest) overwritten"
+
+[ "$(status kmod_json)" = 0 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$R/kmod.json"
+ok $? "recording to JSON with the default backend (the module) gives valid JSON"
+
+[ "$(status rmmod_busy)" != 0 ]
+ok $? "rmmod is refused while /dev/ktrace is open"
+[ "$(status cycles)" = 0 ] && [ "$(status cycle_trace)" = 0 ]
+ok $? "50 rmmod/insmod/record cycles ($(status cycles) failures)"
+grep -v 'wrote' "$R/cycles.err" | sed 's/^/# /' | head -5
+[ "$(status rmmod_final)" = 0 ]
+ok $? "the module unloads at the end"
+
+bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN' "$R/dmesg.txt")
+[ -z "$bad" ]
+ok $? "dmesg has no warning, BUG, oops or lockdep report"
+[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed -eq 0 ]

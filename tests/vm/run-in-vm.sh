@@ -1,0 +1,49 @@
+#!/bin/sh
+# Runs inside the test VM (busybox, Debian's kernel): loads ktrace.ko, runs
+# the kselftests and the recordings the host checks, and leaves everything
+# in /results.  Each step's exit status goes to /results/status.
+R=/results
+mkdir -p $R
+cd /ktrace || exit 1
+export PATH=/ktrace:$PATH
+
+step() {	# step NAME COMMAND... : run, keep output and status
+	name=$1
+	shift
+	"$@" >"$R/$name.out" 2>"$R/$name.err"
+	echo "$name $?" >>"$R/status"
+}
+
+uname -r >"$R/uname"
+nproc >"$R/nproc"
+step insmod insmod ./ktrace.ko
+step selftest ./ktrace_test
+step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/kmod.expect 2000
+step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.expect 2000
+# The reader at nice 19 shares CPU 0 with the ping-pong: the 8 KiB buffers overflow.
+step kmod_small taskset -c 0 nice -n 19 ktrace record --backend kmod -b 8K -o $R/small.fxt -- \
+	nice -n -19 workload $R/small.expect 3000
+step kmod_ring ktrace record --backend kmod --ring -b 64K -o $R/ring.fxt -- workload $R/ring.expect 3000
+step kmod_json ktrace record -o $R/kmod.json -- workload $R/json.expect 200
+
+# rmmod while a session is open is refused; after close it succeeds.
+exec 3<>/dev/ktrace
+rmmod ktrace 2>/dev/null
+echo "rmmod_busy $?" >>"$R/status"
+exec 3>&-
+
+# 50 load/record/unload cycles.
+fails=0
+i=0
+while [ $i -lt 50 ]; do
+	rmmod ktrace 2>>"$R/cycles.err" || fails=$((fails + 1))
+	insmod ./ktrace.ko 2>>"$R/cycles.err" || fails=$((fails + 1))
+	ktrace record --backend kmod -o /tmp/cycle.fxt -- true 2>>"$R/cycles.err" || fails=$((fails + 1))
+	i=$((i + 1))
+done
+echo "cycles $fails" >>"$R/status"
+ktrace dump --strict --quiet /tmp/cycle.fxt >/dev/null 2>&1
+echo "cycle_trace $?" >>"$R/status"
+rmmod ktrace
+echo "rmmod_final $?" >>"$R/status"
+dmesg >"$R/dmesg.txt"

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The module recorder: a /dev/ktrace session, its buffers mapped read-only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/ktrace.h>
+
+#include "record.h"
+#include "utils.h"
+
+#define FLUSH_INTERVAL_NS	500000000ULL
+
+struct kmod_cpu {
+	const struct ktrace_meta *meta;
+	const uint8_t *data;
+	void *map;
+	uint64_t next;			/* next sub-buffer to read, in bytes */
+};
+
+struct source_kmod {
+	int fd;
+	struct ktrace_geometry geo;
+	struct kmod_cpu *cpus;
+	struct spool *spools;
+	bool ring, started;
+	uint64_t last_flush;
+	uint64_t overwritten;
+	int err;
+};
+
+int source_kmod_probe(char *why, size_t len)
+{
+	if (access(KTRACE_DEVICE, F_OK) == 0)
+		return 0;
+	snprintf(why, len, "%s does not exist: load the module (insmod ktrace.ko)", KTRACE_DEVICE);
+	return -ENOENT;
+}
+
+static int kmod_open(void **out, const struct record_opts *o, struct spool *spools,
+		     unsigned int nspools)
+{
+	struct source_kmod *s = calloc(1, sizeof(*s));
+	struct ktrace_config cfg = { .size = sizeof(cfg) };
+	int ver;
+
+	if (!s)
+		return -ENOMEM;
+	*out = s;
+	s->spools = spools;
+	s->ring = o->ring;
+	s->fd = open(KTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+	if (s->fd < 0) {
+		int err = -errno;
+
+		if (err == -EBUSY)
+			pr_err("%s: another ktrace session is running (one at a time)", KTRACE_DEVICE);
+		else if (err == -EACCES || err == -EPERM)
+			pr_err("%s: permission denied: recording needs root", KTRACE_DEVICE);
+		else
+			pr_err("cannot open %s: %s", KTRACE_DEVICE, strerror(-err));
+		return err;
+	}
+	ver = ioctl(s->fd, KTRACE_IOC_ABI_VERSION);
+	if (ver != KTRACE_ABI_VERSION) {
+		pr_err("%s speaks ABI version %d, this ktrace version %d: use the ktrace built with the module",
+		       KTRACE_DEVICE, ver, KTRACE_ABI_VERSION);
+		return -EPROTO;
+	}
+	cfg.buffer_size = o->buffer_size;
+	cfg.flags = o->ring ? KTRACE_CFG_RING : 0;
+	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
+	cfg.subbuf_size = o->buffer_size / 16;
+	if (cfg.subbuf_size > KTRACE_DEFAULT_SUBBUF_SIZE)
+		cfg.subbuf_size = KTRACE_DEFAULT_SUBBUF_SIZE;
+	if (cfg.subbuf_size < KTRACE_MIN_SUBBUF_SIZE)
+		cfg.subbuf_size = KTRACE_MIN_SUBBUF_SIZE;
+	if (o->buffer_size / cfg.subbuf_size > KTRACE_MAX_SUBBUFS)
+		cfg.subbuf_size = o->buffer_size / KTRACE_MAX_SUBBUFS;
+	if (ioctl(s->fd, KTRACE_IOC_CONFIGURE, &cfg)) {
+		int err = -errno;
+
+		pr_err("cannot set up %llu-byte buffers per CPU: %s%s",
+		       (unsigned long long)o->buffer_size, strerror(-err),
+		       err == -EINVAL ? " (the module takes a power of two from 8K to 1G)" :
+		       err == -ENOMEM ? " (try a smaller --buffer-size)" : "");
+		return err;
+	}
+	s->geo.size = sizeof(s->geo);
+	if (ioctl(s->fd, KTRACE_IOC_GEOMETRY, &s->geo))
+		return -errno;
+	if (s->geo.nr_cpus > nspools) {
+		pr_err("the module reports %u CPUs, more than the %u expected", s->geo.nr_cpus,
+		       nspools);
+		return -EINVAL;
+	}
+	s->cpus = calloc(s->geo.nr_cpus, sizeof(*s->cpus));
+	if (!s->cpus)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus; cpu++) {
+		void *p = mmap(NULL, s->geo.cpu_stride, PROT_READ, MAP_SHARED, s->fd,
+			       cpu * s->geo.cpu_stride);
+
+		if (p == MAP_FAILED) {
+			/* Not a possible CPU: nothing to read there. */
+			if (errno == EINVAL)
+				continue;
+			pr_err("cannot map CPU %u's buffer: %s", cpu, strerror(errno));
+			return -errno;
+		}
+		s->cpus[cpu].map = p;
+		s->cpus[cpu].meta = p;
+		s->cpus[cpu].data = (const uint8_t *)p + s->geo.meta_size;
+	}
+	return 0;
+}
+
+static int kmod_start(void *priv)
+{
+	struct source_kmod *s = priv;
+
+	if (ioctl(s->fd, KTRACE_IOC_START)) {
+		pr_err("cannot start recording: %s", strerror(errno));
+		return -errno;
+	}
+	s->started = true;
+	s->last_flush = now_mono_ns();
+	return 0;
+}
+
+static bool complete(const struct source_kmod *s, const struct kmod_cpu *c, uint64_t pos)
+{
+	const struct ktrace_subbuf_meta *sm =
+		&c->meta->subbuf[(pos / s->geo.subbuf_size) % s->geo.nr_subbufs];
+
+	return __atomic_load_n(&sm->commit, __ATOMIC_ACQUIRE) >=
+	       (pos / s->geo.buffer_size + 1) * s->geo.subbuf_size;
+}
+
+/* Spools the records of the complete sub-buffer at @pos; checks every header. */
+static int read_subbuf(struct source_kmod *s, unsigned int cpu, uint64_t pos)
+{
+	struct kmod_cpu *c = &s->cpus[cpu];
+	uint32_t slot = (pos / s->geo.subbuf_size) % s->geo.nr_subbufs;
+	uint32_t len = __atomic_load_n(&c->meta->subbuf[slot].data_len, __ATOMIC_RELAXED);
+	const uint8_t *p = c->data + (pos & (s->geo.buffer_size - 1));
+	uint32_t off = 0;
+
+	if (len > s->geo.subbuf_size)
+		len = s->geo.subbuf_size;
+	while (off + 8 <= len) {
+		uint64_t h;
+		uint32_t bytes;
+
+		memcpy(&h, p + off, 8);
+		bytes = ktrace_fxt_get(h, 4, 15) * 8;
+		if (!bytes || off + bytes > len) {
+			pr_warn("CPU %u: malformed record at buffer offset %llu; skipping the rest of its sub-buffer",
+				cpu, (unsigned long long)(pos + off));
+			s->spools[cpu].rejected++;
+			break;
+		}
+		if (spool_add(&s->spools[cpu], p + off, bytes) == -EIO)
+			return -EIO;
+		off += bytes;
+	}
+	return 0;
+}
+
+static int drain_cpu(struct source_kmod *s, unsigned int cpu)
+{
+	struct kmod_cpu *c = &s->cpus[cpu];
+	struct ktrace_consume con = { .size = sizeof(con), .cpu = cpu };
+	uint64_t head = __atomic_load_n(&c->meta->head, __ATOMIC_ACQUIRE);
+	int ret;
+
+	if (!c->map)
+		return 0;
+	/* Ring mode: only the newest buffer's worth survives. */
+	if (head > s->geo.buffer_size && c->next < head - s->geo.buffer_size) {
+		uint64_t first = (head - s->geo.buffer_size + s->geo.subbuf_size - 1) &
+				 ~((uint64_t)s->geo.subbuf_size - 1);
+
+		s->overwritten += (first - c->next) / s->geo.subbuf_size;
+		c->next = first;
+	}
+	while (c->next < head && complete(s, c, c->next)) {
+		ret = read_subbuf(s, cpu, c->next);
+		if (ret)
+			return ret;
+		c->next += s->geo.subbuf_size;
+	}
+	con.consumed = c->next;
+	if (!s->ring && ioctl(s->fd, KTRACE_IOC_CONSUME, &con))
+		return -errno;
+	return 0;
+}
+
+static int kmod_poll(void *priv, int timeout_ms)
+{
+	struct source_kmod *s = priv;
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+	int ret;
+
+	if (s->ring) {		/* a flight recorder is read when it stops */
+		usleep(timeout_ms * 1000);
+		return 0;
+	}
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0 && errno != EINTR)
+		return -errno;
+	/* Quiet CPUs fill sub-buffers slowly: close them now and then. */
+	if (now_mono_ns() - s->last_flush > FLUSH_INTERVAL_NS) {
+		ioctl(s->fd, KTRACE_IOC_FLUSH);
+		s->last_flush = now_mono_ns();
+	}
+	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus; cpu++) {
+		ret = drain_cpu(s, cpu);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int kmod_stop(void *priv, struct record_stats *st)
+{
+	struct source_kmod *s = priv;
+	int ret = 0;
+
+	if (ioctl(s->fd, KTRACE_IOC_STOP)) {
+		pr_err("cannot stop recording: %s", strerror(errno));
+		return -errno;
+	}
+	s->started = false;
+	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus && !ret; cpu++) {
+		const struct ktrace_meta *m = s->cpus[cpu].meta;
+		__u64 rec[KTRACE_FXT_DROP_WORDS];
+		uint64_t unreported;
+
+		ret = drain_cpu(s, cpu);
+		if (!m)
+			continue;
+		st->dropped += m->lost;
+		/* Losses after the last record that fitted are written here. */
+		unreported = m->lost - m->lost_reported;
+		if (unreported)
+			spool_add(&s->spools[cpu], rec,
+				  8 * ktrace_fxt_put_drop(rec, m->lost_last_ts, cpu, unreported,
+							  m->lost_first_ts, m->lost_last_ts));
+	}
+	if (s->overwritten)
+		pr_info("ring mode kept the newest data; %llu older sub-buffers were overwritten",
+			(unsigned long long)s->overwritten);
+	return ret;
+}
+
+static void kmod_close(void *priv)
+{
+	struct source_kmod *s = priv;
+
+	if (!s)
+		return;
+	for (unsigned int cpu = 0; s->cpus && cpu < s->geo.nr_cpus; cpu++)
+		if (s->cpus[cpu].map)
+			munmap(s->cpus[cpu].map, s->geo.cpu_stride);
+	if (s->fd >= 0)
+		close(s->fd);	/* also stops a session still running */
+	free(s->cpus);
+	free(s);
+}
+
+const struct source_ops source_kmod_ops = {
+	.name = "kmod",
+	.statedump_in_kernel = true,
+	.open = kmod_open,
+	.start = kmod_start,
+	.poll = kmod_poll,
+	.stop = kmod_stop,
+	.close = kmod_close,
+};
