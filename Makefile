@@ -127,9 +127,10 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
-bench: $(KTRACE) $(GEN_TRACE) $(O)/bench/pingpong
+bench: $(KTRACE) $(GEN_TRACE) $(O)/bench/pingpong $(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST) $(TEST_PROGS))
 	@bench/bench-convert.sh $(O)
 	@bench/bench-sched.sh $(O)
+	$(if $(wildcard $(KDIR)/Makefile),@bench/bench-vm.sh $(O))
 
 install: $(KTRACE)
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace

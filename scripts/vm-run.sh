@@ -30,6 +30,7 @@ done
 ln -sf ../bin/busybox "$root/sbin/init.busybox"
 
 progs="$build/ktrace $build/tests/workload $build/selftests/ktrace_test"
+[ -x "$build/bench/pingpong" ] && progs="$progs $build/bench/pingpong"
 cp kmod/ktrace.ko $progs "$root/ktrace/"
 cp "$script" "$root/ktrace/run-in-vm.sh"
 # The libraries the programs need, at the paths the loader looks for them.

@@ -1,0 +1,34 @@
+#!/bin/bash
+# ktrace.ko's added cost per context switch against ftrace and no tracing,
+# measured in the test VM (Debian's kernel under TCG) in one run, rounds
+# interleaved; median and spread.  TCG is slow and noisy (a round trip is
+# ~200 us, +-20% run to run), so read the ratio with that in mind.
+# usage: bench/bench-vm.sh BUILD_DIR
+set -eu
+build=${1:-build}
+krel=${KREL:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+KTRACE_VM_SCRIPT=bench/vm-bench-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm-bench.log" 2>&1 || {
+	echo "bench-vm: the VM run failed; see $build/vm-bench.log"; exit 1; }
+R=$build/vm/results
+awk '
+	{ v[$1] = v[$1] " " $2; n[$1]++ }
+	END {
+		split("none ftrace ktrace-kmod", order, " ")
+		for (k = 1; k <= 3; k++) {
+			c = order[k]; m = split(substr(v[c], 2), a, " ")
+			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med[c] = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+			lo[c] = a[1]; hi[c] = a[m]
+		}
+		printf "VM (TCG) ping-pong on CPU 0, %d rounds interleaved\n", n["none"]
+		printf "%-12s %14s %10s %10s %18s\n", "condition", "ns/round-trip", "min", "max", "added ns/switch"
+		for (k = 1; k <= 3; k++) { c = order[k]
+			printf "%-12s %14.0f %10.0f %10.0f %18.0f\n", c, med[c], lo[c], hi[c], (med[c] - med["none"]) / 2 }
+		printf "ktrace.ko added cost / ftrace added cost = %.2f (target: at most 0.5)\n",
+			(med["ktrace-kmod"] - med["none"]) / (med["ftrace"] - med["none"])
+	}' "$R/bench.txt"
+fb=$(awk '{print $2}' "$R/ftrace_bytes"); fe=$(awk '{print $2}' "$R/ftrace_entries")
+kb=$(awk '/context switch \(args\)/ {s=$NF} /thread wakeup/ {w=$NF} END {print s*56 + w*48}' "$R/kstats")
+ks=$(awk '/context switch \(args\)/ {print $NF}' "$R/kstats")
+awk -v fb="$fb" -v fe="$fe" -v kb="$kb" -v ks="$ks" 'BEGIN {
+	printf "bytes per switch with its wakeup: ktrace.ko %.1f, ftrace %.1f\n", kb/ks, fb/(fe/2) }'

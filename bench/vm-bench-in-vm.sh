@@ -1,0 +1,34 @@
+#!/bin/sh
+# Runs inside the test VM: the pinned ping-pong with no tracing, with
+# ftrace's sched_switch + sched_waking, and with ktrace.ko recording,
+# interleaved round by round; ns per round trip to /results/bench.txt.
+R=/results
+mkdir -p $R
+cd /ktrace || exit 1
+export PATH=/ktrace:$PATH
+insmod ./ktrace.ko || exit 1
+T=/sys/kernel/tracing
+I=$T/instances/bench
+mkdir $I
+echo 1 >$I/events/sched/sched_switch/enable
+echo 1 >$I/events/sched/sched_waking/enable
+echo mono >$I/trace_clock
+echo 0 >$I/tracing_on
+rounds=${ROUNDS:-9}
+trips=${TRIPS:-20000}
+r=0
+while [ $r -lt $rounds ]; do
+	echo "none $(pingpong $trips 0)" >>$R/bench.txt
+	echo >$I/trace
+	echo 1 >$I/tracing_on
+	echo "ftrace $(pingpong $trips 0)" >>$R/bench.txt
+	echo 0 >$I/tracing_on
+	grep '^bytes:' $I/per_cpu/cpu0/stats >$R/ftrace_bytes
+	grep '^entries:' $I/per_cpu/cpu0/stats >$R/ftrace_entries
+	# Flight-recorder mode: like ftrace here, no reader runs during the measurement.
+	echo "ktrace-kmod $(ktrace record --backend kmod --ring -b 16M -o /tmp/k.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
+	r=$((r + 1))
+done
+ktrace dump --stats --quiet /tmp/k.fxt >$R/kstats
+rmdir $I
+dmesg >$R/dmesg.txt
