@@ -19,7 +19,8 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
-		   user/merge.c user/statedump.c user/source_bpf.c user/source_kmod.c
+		   user/cmd_merge.c user/merge.c user/statedump.c user/source_bpf.c \
+		   user/source_kmod.c user/ftrace_import.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz
 

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	fxt_reader_open_mem(&r, copy, size);
 	if (obuf_init(&out, -1, 4096) == 0) {
-		json_convert(&r, &out);
+		json_convert(&r, &out, NULL);
 		obuf_free(&out);
 	}
 	fxt_reader_close(&r);

@@ -89,7 +89,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	r.on_violation = on_violation;
 	r.ctx = &ctx;
-	ret = json_convert(&r, &out);
+	ret = json_convert(&r, &out, NULL);
 	if (!ret && !r.records) {
 		pr_err("%s: the input is empty, not an FXT trace", ctx.path);
 		ret = -EINVAL;

@@ -146,6 +146,68 @@ static int write_archive(int fd, const struct source_ops *ops, uint64_t start,
 	return ret;
 }
 
+/*
+ * Clock-sync points: a clock_sync event in the trace and, when tracefs is
+ * there, `trace_event_clock_sync: name=ID` in trace_marker, so ftrace text
+ * captured meanwhile (trace-cmd, the `trace` file) can be aligned later by
+ * `ktrace merge`, or by catapult's viewer from JSON.
+ */
+struct clock_sync {
+	struct fxt_writer *w;
+	int marker_fd;
+	unsigned int n;
+};
+
+static int clock_sync_init(struct clock_sync *cs)
+{
+	static const char *const markers[] = {
+		"/sys/kernel/tracing/trace_marker", "/sys/kernel/debug/tracing/trace_marker",
+	};
+
+	cs->w = malloc(sizeof(*cs->w));
+	if (!cs->w || fxt_writer_init(cs->w, -1)) {
+		free(cs->w);
+		cs->w = NULL;
+		return -ENOMEM;
+	}
+	cs->w->inline_strings = true;
+	for (size_t i = 0; i < ARRAY_SIZE(markers) && cs->marker_fd < 0; i++)
+		cs->marker_fd = open(markers[i], O_WRONLY | O_CLOEXEC);
+	return 0;
+}
+
+static void clock_sync_free(struct clock_sync *cs)
+{
+	if (cs->w) {
+		fxt_writer_finish(cs->w);
+		obuf_free(&cs->w->out);
+		free(cs->w);
+	}
+	if (cs->marker_fd >= 0)
+		close(cs->marker_fd);
+}
+
+static void clock_sync(struct clock_sync *cs, struct spool *sp)
+{
+	char id[48], line[96];
+	struct fxt_arg args[2];
+	uint64_t t1, t2;
+	int len;
+
+	snprintf(id, sizeof(id), "ktrace-%d-%u", getpid(), cs->n++);
+	len = snprintf(line, sizeof(line), "trace_event_clock_sync: name=%s\n", id);
+	t1 = now_mono_ns();
+	/* EBADF: tracing is off, so no ftrace capture runs that could use it. */
+	if (cs->marker_fd >= 0 && write(cs->marker_fd, line, len) != len && errno != EBADF)
+		pr_warn("cannot write a clock sync marker to trace_marker: %s", strerror(errno));
+	t2 = now_mono_ns();
+	args[0] = fxt_arg_str("sync_id", id);
+	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", t1);
+	fxt_write_event(cs->w, KTRACE_FXT_EV_INSTANT, t1 + (t2 - t1) / 2, getpid(), gettid(),
+			"ktrace:clock", "clock_sync", args, 2, 0);
+	spool_add_encoded(sp, &cs->w->out);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,7 +227,8 @@ int cmd_record(int argc, char **argv)
 	char why[256] = "";
 	struct record_stats st = { 0 };
 	struct spool *spools = NULL;
-	unsigned int nspools = 0;
+	unsigned int nspools = 0, cli = 0;
+	struct clock_sync sync = { .marker_fd = -1 };
 	double duration = 0;
 	uint64_t start, threads = 0, bytes = 0, last_progress = 0;
 	bool json, tty = isatty(STDERR_FILENO);
@@ -250,7 +313,9 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	nspools = ncpu;
-	spools = calloc(nspools, sizeof(*spools));
+	/* One spool per CPU, and one for the records ktrace itself writes. */
+	cli = ncpu;
+	spools = calloc(nspools + 1, sizeof(*spools));
 	if (!spools)
 		return 1;
 
@@ -260,14 +325,17 @@ int cmd_record(int argc, char **argv)
 		free(spools);
 		return 1;
 	}
-	for (unsigned int i = 0; i < nspools; i++) {
+	for (unsigned int i = 0; i <= nspools; i++) {
 		ret = spool_open(&spools[i]);
 		if (ret) {
 			pr_err("cannot create a temporary file: %s", strerror(-ret));
-			nspools = i;
+			nspools = i ? i - 1 : 0;
 			goto out;
 		}
 	}
+	ret = clock_sync_init(&sync);
+	if (ret)
+		goto out;
 	ret = ops->open(&src, &ro, spools, nspools);
 	if (ret) {
 		if (ret == -EPERM && why[0])
@@ -288,6 +356,7 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out;
 	start = now_mono_ns();
+	clock_sync(&sync, &spools[cli]);
 	if (child > 0) {
 		if (write(go, "g", 1) != 1)
 			pr_warn("cannot start %s", argv[optind]);
@@ -314,6 +383,7 @@ int cmd_record(int argc, char **argv)
 			progress(start, spools, nspools, false);
 		}
 	}
+	clock_sync(&sync, &spools[cli]);
 	ret = ops->stop(src, &st);
 	if (ret)
 		pr_err("draining the recorder's buffers: %s", strerror(-ret));
@@ -344,23 +414,9 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops, start, spools, nspools, &threads, &bytes);
+	ret = write_archive(fxt_fd, ops, start, spools, nspools + 1, &threads, &bytes);
 	if (!ret && json) {
-		struct fxt_reader r;
-		struct obuf o;
-
-		lseek(fxt_fd, 0, SEEK_SET);
-		ret = fxt_reader_open_fd(&r, fxt_fd, "recording");
-		if (!ret)
-			ret = obuf_init(&o, out_fd, 4 << 20);
-		if (!ret) {
-			ret = json_convert(&r, &o);
-			if (!ret)
-				ret = obuf_flush(&o);
-			bytes = o.total;
-			obuf_free(&o);
-		}
-		fxt_reader_close(&r);
+		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
 		close(fxt_fd);
 	}
 	if (ret) {
@@ -384,9 +440,10 @@ out:
 	}
 	if (src)
 		ops->close(src);
-	for (unsigned int i = 0; i < nspools; i++)
+	for (unsigned int i = 0; spools && i <= nspools; i++)
 		spool_close(&spools[i]);
 	free(spools);
+	clock_sync_free(&sync);
 	if (out_fd >= 0 && close(out_fd) && !ret) {
 		pr_err("writing %s: %s", out_path, strerror(errno));
 		ret = -errno;

@@ -7,6 +7,7 @@
  * in the woken thread's slot until that thread next runs.
  */
 #include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -654,7 +655,7 @@ void json_writer_finish(struct json_writer *j, const char *embedded_ftrace)
 	obuf_lit(o, "}\n");
 }
 
-int json_convert(struct fxt_reader *r, struct obuf *out)
+int json_convert(struct fxt_reader *r, struct obuf *out, const char *embedded_ftrace)
 {
 	struct json_writer *j = json_writer_new(out);
 	struct fxt_record rec;
@@ -664,9 +665,34 @@ int json_convert(struct fxt_reader *r, struct obuf *out)
 		return -ENOMEM;
 	while ((ret = fxt_reader_next(r, &rec)) > 0)
 		json_writer_record(j, r, &rec);
-	json_writer_finish(j, NULL);
+	json_writer_finish(j, embedded_ftrace);
 	json_writer_free(j);
 	if (ret < 0)
 		return ret;
 	return r->skipped ? -EINVAL : 0;
+}
+
+int json_convert_fd(int fxt_fd, int out_fd, const char *embedded_ftrace, uint64_t *bytes)
+{
+	struct fxt_reader r;
+	struct obuf o;
+	int ret;
+
+	if (lseek(fxt_fd, 0, SEEK_SET) < 0)
+		return -errno;
+	ret = fxt_reader_open_fd(&r, fxt_fd, "trace");
+	if (!ret)
+		ret = obuf_init(&o, out_fd, 4 << 20);
+	if (!ret) {
+		ret = json_convert(&r, &o, embedded_ftrace);
+		if (ret == -EINVAL && r.fatal.msg[0])
+			pr_err("offset %llu: %s: %s", (unsigned long long)r.fatal.offset,
+			       r.fatal.field, r.fatal.msg);
+		if (!ret)
+			ret = obuf_flush(&o);
+		*bytes = o.total;
+		obuf_free(&o);
+	}
+	fxt_reader_close(&r);
+	return ret;
 }

@@ -21,7 +21,13 @@ void json_writer_record(struct json_writer *j, const struct fxt_reader *r,
 void json_writer_finish(struct json_writer *j, const char *embedded_ftrace);
 void json_writer_free(struct json_writer *j);
 
-/* Convert a whole FXT stream; returns 0, or -EINVAL when the input was bad. */
-int json_convert(struct fxt_reader *r, struct obuf *out);
+/*
+ * Convert a whole FXT stream, with @embedded_ftrace (or NULL) as
+ * systemTraceEvents; returns 0, or -EINVAL when the input was bad.
+ */
+int json_convert(struct fxt_reader *r, struct obuf *out, const char *embedded_ftrace);
+
+/* The FXT archive in @fxt_fd (read from its start) as JSON into @out_fd. */
+int json_convert_fd(int fxt_fd, int out_fd, const char *embedded_ftrace, uint64_t *bytes);
 
 #endif

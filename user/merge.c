@@ -69,8 +69,29 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 	return 0;
 }
 
+int spool_add_encoded(struct spool *s, struct obuf *o)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	while (off + 8 <= o->len && !ret) {
+		uint64_t h;
+		uint32_t bytes;
+
+		memcpy(&h, o->buf + off, 8);
+		bytes = ktrace_fxt_get(h, 4, 15) * 8;
+		if (!bytes || off + bytes > o->len)
+			return -EINVAL;
+		ret = spool_add(s, o->buf + off, bytes);
+		off += bytes;
+	}
+	o->len = 0;
+	return ret;
+}
+
 struct cursor {
 	FILE *f;
+	int64_t offset;
 	uint64_t key;
 	uint64_t rec[KTRACE_FXT_MAX_RECORD_WORDS];
 	uint32_t words;
@@ -84,6 +105,18 @@ static int cursor_next(struct cursor *c)
 	c->words = ktrace_fxt_get(c->rec[0], 4, 15);
 	if (c->words > 1 && fread(c->rec + 1, 8, c->words - 1, c->f) != c->words - 1)
 		return -EIO;
+	/* Another clock domain (ftrace): move its events onto the recorder's. */
+	if (c->offset) {
+		/* Names before the first event keep sorting first. */
+		if (c->key)
+			c->key = c->offset < 0 && c->key < (uint64_t)-c->offset ? 0 :
+				 c->key + c->offset;
+		if ((c->rec[0] & 15) == KTRACE_FXT_REC_EVENT && c->words >= 2) {
+			c->rec[1] += c->offset;
+			if (ktrace_fxt_get(c->rec[0], 16, 19) == KTRACE_FXT_EV_DURATION_COMPLETE)
+				c->rec[c->words - 1] += c->offset;
+		}
+	}
 	return 1;
 }
 
@@ -129,6 +162,7 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 			goto out;
 		}
 		cur[i].f = spools[i].f;
+		cur[i].offset = spools[i].offset;
 		cur[i].index = i;
 		ret = cursor_next(&cur[i]);
 		if (ret < 0)

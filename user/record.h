@@ -16,6 +16,7 @@
  */
 struct spool {
 	FILE *f;
+	int64_t offset;		/* added to this spool's event times when merged */
 	uint64_t last_ts;	/* records without a timestamp sort after this */
 	uint64_t records, bytes;
 	uint64_t rejected;	/* malformed records from the recorder */
@@ -25,6 +26,8 @@ int spool_open(struct spool *s);
 void spool_close(struct spool *s);
 /* Append one recorder record of @bytes; checks its framing first. */
 int spool_add(struct spool *s, const void *rec, size_t bytes);
+/* Moves the records encoded in memory buffer @o into @s, emptying @o. */
+int spool_add_encoded(struct spool *s, struct obuf *o);
 int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w);
 
 /* Names of every process and thread alive now, as kernel object records. */

@@ -83,6 +83,32 @@ rc=$?
 [ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/int.fxt"
 ok $? "SIGINT stops the recording and the trace is written"
 
+# A real ftrace capture (irq and timer events, the top-level instance, its
+# state restored) while ktrace records: merged, clocks aligned by markers.
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+if [ -w $T/trace_marker ]; then
+	was_on=$(cat $T/tracing_on)
+	irq_was=$(cat $T/events/irq/enable)
+	timer_was=$(cat $T/events/timer/hrtimer_expire_entry/enable)
+	echo 0 >$T/tracing_on; echo >$T/trace
+	echo 1 >$T/events/irq/enable; echo 1 >$T/events/timer/hrtimer_expire_entry/enable
+	echo 1 >$T/tracing_on
+	"$ktrace" record -o "$tmp/live.fxt" -d 1 2>/dev/null
+	echo 0 >$T/tracing_on
+	cp $T/trace "$tmp/live.txt"
+	echo >$T/trace
+	echo "$irq_was" | grep -q 1 || echo 0 >$T/events/irq/enable
+	echo "$timer_was" >$T/events/timer/hrtimer_expire_entry/enable
+	echo "$was_on" >$T/tracing_on
+	run "$ktrace" merge "$tmp/live.fxt" "$tmp/live.txt" -o "$tmp/live-merged.fxt"
+	residual=$(sed -n 's/.*residual \([0-9]*\) ns.*/\1/p' "$tmp/err")
+	[ $rc -eq 0 ] && grep -q 'aligned by 2 sync markers' "$tmp/err" && [ "${residual:-999999}" -le 2000 ] &&
+		"$ktrace" dump --strict --quiet "$tmp/live-merged.fxt"
+	ok $? "real ftrace output captured meanwhile merges, aligned by 2 markers (residual ${residual:-?} ns, text has us precision)"
+	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+fi
+
 run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q 'load the module (insmod ktrace.ko), or use --backend bpf' "$tmp/err"
 ok $? "--backend kmod without the module says how to load it and names the alternative"

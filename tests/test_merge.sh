@@ -1,0 +1,110 @@
+#!/bin/bash
+# ktrace merge on synthetic ftrace text dumps with a known clock offset:
+# offset recovery (at most 1 us), ordering, the three line formats, bad
+# lines, and JSON with the text embedded.  TAP output; no root needed.
+# usage: tests/test_merge.sh BUILD_DIR
+set -u
+build=${1:-build}
+ktrace=$build/ktrace
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+
+echo "TAP version 13"
+"$build/tests/gen_trace" scenario "$tmp/s.fxt"
+# The scenario's clock_sync "ktrace-sync-1" is at 1000.000006700 s on the
+# recorder's clock; this ftrace clock runs 4321.987654321 s ahead of it.
+off_ns=4321987654321
+fts() {	# fts MONO_NS DECIMALS -> the ftrace timestamp text
+	python3 -c "import sys; t=int(sys.argv[1])+$off_ns; d=int(sys.argv[2]); print('%d.%0*d' % (t//10**9, d, (t%10**9)//10**(9-d)))" "$1" "$2"
+}
+mkdump() {	# mkdump DECIMALS FORMAT(plain|tgid|noirq) > file
+	local d=$1 fmt=$2 pre
+	echo "# tracer: nop"
+	echo "#"
+	while IFS='|' read -r t task cpu rest; do
+		case $fmt in
+		plain) pre=$(printf '%16s [%03d] d.h1. ' "$task" "$cpu") ;;
+		tgid)  pre=$(printf '%16s (%7s) [%03d] d.h1. ' "$task" "${task##*-}" "$cpu") ;;
+		noirq) pre=$(printf '%16s [%03d] ' "$task" "$cpu") ;;
+		esac
+		echo "${pre}$(fts "$t" "$d"): $rest"
+	done <<'EVENTS'
+1000000005000|<idle>-0|0|irq_handler_entry: irq=24 name=virtio0
+1000000005300|<idle>-0|0|irq_handler_exit: irq=24 ret=handled
+1000000006700|demo-100|1|tracing_mark_write: trace_event_clock_sync: name=ktrace-sync-1
+1000000007200|worker-b-102|1|sched_wakeup: comm=worker-a pid=101 prio=120 target_cpu=000
+1000000008100|my prog-103|0|softirq_entry: vec=1 [action=TIMER]
+1000000008600|my prog-103|0|softirq_exit: vec=1 [action=TIMER]
+EVENTS
+}
+# The irq entry at mono 1000.000005000 must land there, within 1 us.
+irq_ts() { "$ktrace" dump "$1" | awk '/duration begin: .*"irq virtio0"/ {print $2; exit}'; }
+within_1us() { python3 -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) - 1000.000005) <= 1e-6 + 1e-12 else 1)" "$1"; }
+
+for fmt in plain tgid noirq; do
+	for d in 6 9; do
+		mkdump $d $fmt >"$tmp/f.txt"
+		run "$ktrace" merge "$tmp/s.fxt" "$tmp/f.txt" -o "$tmp/m.fxt"
+		got=$(irq_ts "$tmp/m.fxt")
+		[ $rc -eq 0 ] && grep -q 'aligned by 1 sync markers' "$tmp/err" && within_1us "${got:-0}"
+		ok $? "$fmt lines, $d decimals: offset recovered, irq entry at ${got:-none} (expected 1000.000005000 within 1 us)"
+	done
+done
+grep -q 'ftrace + -4321987654321 ns' "$tmp/err"
+ok $? "with nanosecond timestamps the offset is exact (-4321987654321 ns)"
+
+"$ktrace" dump --strict "$tmp/m.fxt" >"$tmp/dump"
+ok $? "the merged trace is valid FXT"
+awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/dump"
+ok $? "the merged records are in time order"
+grep -q 'duration begin: 1073741824/1073741825 "ftrace":"irq virtio0"' "$tmp/dump" &&
+	grep -q 'kernel_object: thread koid=1073741825 name="CPU 0 irq"' "$tmp/dump"
+ok $? "irq entry/exit became a duration on CPU 0's interrupt track"
+grep -q '"ftrace":"softirq TIMER"' "$tmp/dump" && grep -q 'instant: 102/102 "ftrace":"sched_wakeup" comm="worker-a" pid=101 prio=120' "$tmp/dump"
+ok $? "softirq pairs become durations; other events keep typed key=value arguments"
+
+mkdump 6 plain >"$tmp/f.txt"
+sed -i '4a this line is garbage' "$tmp/f.txt"
+run "$ktrace" merge "$tmp/s.fxt" "$tmp/f.txt" -o "$tmp/m2.fxt"
+[ $rc -eq 1 ] && grep -q "f.txt:5: not an ftrace event line" "$tmp/err" &&
+	[ "$("$ktrace" dump "$tmp/m2.fxt" | grep -c '"ftrace"')" -eq "$("$ktrace" dump "$tmp/m.fxt" | grep -c '"ftrace"')" ]
+ok $? "a malformed line is named by its number, the rest is merged, exit status 1"
+
+mkdump 6 plain | grep -v clock_sync >"$tmp/nosync.txt"
+run "$ktrace" merge "$tmp/s.fxt" "$tmp/nosync.txt" -o "$tmp/m3.fxt"
+[ $rc -eq 0 ] && grep -q 'no sync marker in common' "$tmp/err"
+ok $? "without a common marker the merge says it assumes one clock"
+
+printf '# tracer: nop\n#\n' >"$tmp/empty.txt"
+run "$ktrace" merge "$tmp/s.fxt" "$tmp/empty.txt" -o "$tmp/m4.fxt"
+[ $rc -eq 1 ] && grep -q 'no ftrace event lines found' "$tmp/err"
+ok $? "a dump with no events is refused with the reason"
+run "$ktrace" merge "$tmp/missing.fxt" "$tmp/f.txt" -o "$tmp/m5.fxt"
+[ $rc -eq 1 ] && grep -q "cannot open $tmp/missing.fxt" "$tmp/err"
+ok $? "a missing trace is named"
+
+mkdump 6 plain >"$tmp/f.txt"
+run "$ktrace" merge --embed-ftrace "$tmp/s.fxt" "$tmp/f.txt" -o "$tmp/e.json"
+node -e '
+const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const c = j.traceEvents.filter(e => e.ph === "c" && e.args.sync_id === "ktrace-sync-1");
+process.exit(c.length === 1 && j.systemTraceEvents.startsWith("# tracer:") &&
+	j.systemTraceEvents.includes("trace_event_clock_sync: name=ktrace-sync-1") &&
+	!j.traceEvents.some(e => e.cat === "ftrace") ? 0 : 1)' "$tmp/e.json"
+ok $? "--embed-ftrace: the text goes to systemTraceEvents with its marker, paired with a clock_sync event"
+run "$ktrace" merge "$tmp/s.fxt" "$tmp/f.txt" -o "$tmp/m.json"
+node -e '
+const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const b = j.traceEvents.find(e => e.ph === "B" && e.name === "irq virtio0");
+process.exit(b && Math.abs(b.ts - 1000000005) <= 1 ? 0 : 1)' "$tmp/m.json"
+ok $? "merged JSON: the irq duration sits at its recorder-clock time"
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed -eq 0 ]

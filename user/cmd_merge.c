@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ktrace merge: a recorded FXT trace plus a saved ftrace text dump, clocks aligned. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "ftrace_import.h"
+#include "json_writer.h"
+#include "record.h"
+#include "utils.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: ktrace merge TRACE.fxt FTRACE.txt -o OUT.fxt|OUT.json [--embed-ftrace]\n"
+	      "\n"
+	      "Merge a saved ftrace text dump (the format of tracefs's `trace` file, with\n"
+	      "or without the tgid and irq-info columns) into a recorded trace, by time.\n"
+	      "The clocks are aligned through the `trace_event_clock_sync: name=ID`\n"
+	      "markers that `ktrace record` writes into trace_marker and into the trace;\n"
+	      "irq, softirq and syscall entry/exit pairs become durations.\n"
+	      "\n"
+	      "  -o, --output FILE    merged trace, FXT or JSON by extension\n"
+	      "  -F, --format FMT     fxt or json\n"
+	      "      --embed-ftrace   JSON only: put the ftrace text into systemTraceEvents, for\n"
+	      "                       catapult's trace viewer to align, instead of merging it\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "  ktrace record -o sched.fxt -d 5 & trace-cmd record -e irq sleep 5; wait\n"
+	      "  trace-cmd report -R > /dev/null; cat /sys/kernel/tracing/trace > ftrace.txt\n"
+	      "  ktrace merge sched.fxt ftrace.txt -o merged.json\n", f);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (*len + 65536 + 1 > cap) {
+			char *b = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = b;
+		}
+		n = fread(buf + *len, 1, 65536, f);
+		*len += n;
+	} while (n);
+	fclose(f);
+	buf[*len] = 0;
+	return buf;
+}
+
+/* Copies every readable record of @path into @sp, in order. */
+static int spool_fxt(const char *path, struct spool *sp, uint64_t *records)
+{
+	struct fxt_reader r;
+	struct fxt_record rec;
+	int fd = open(path, O_RDONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	if (fxt_reader_open_fd(&r, fd, path)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
+		ret = spool_add(sp, rec.w, rec.nwords * 8ULL);
+		if (ret == -EIO)
+			break;
+	}
+	*records = r.records;
+	if (ret < 0 && r.fatal.msg[0])
+		pr_err("%s: offset %llu (0x%llx): %s: %s; merging the %llu records before it",
+		       path, (unsigned long long)r.fatal.offset, (unsigned long long)r.fatal.offset,
+		       r.fatal.field, r.fatal.msg, (unsigned long long)r.records);
+	fxt_reader_close(&r);
+	close(fd);
+	return ret < 0 ? ret : 0;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "embed-ftrace", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out_path = NULL, *format = NULL, *fxt_path, *ftrace_path;
+	struct sync_point *rec_sync = NULL;
+	unsigned int nrec_sync = 0, matched = 0;
+	struct spool spools[2] = { 0 };
+	struct ftrace_conv conv = { 0 };
+	struct fxt_writer *w = NULL;
+	int64_t offset = 0, residual = 0;
+	uint64_t fxt_records = 0, bytes = 0;
+	bool json, embed = false, mono = false;
+	char *text = NULL;
+	size_t text_len;
+	int c, ret, bad = 0, out_fd = -1, fxt_fd = -1, status = 1;
+
+	while ((c = getopt_long(argc, argv, "o:F:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'F':
+			format = optarg;
+			break;
+		case 'E':
+			embed = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 2 || !out_path) {
+		usage(stderr);
+		return 2;
+	}
+	fxt_path = argv[optind];
+	ftrace_path = argv[optind + 1];
+	if (format && strcmp(format, "fxt") && strcmp(format, "json")) {
+		pr_err("--format %s: use fxt or json", format);
+		return 2;
+	}
+	json = format ? !strcmp(format, "json") : str_ends_with(out_path, ".json");
+	if (embed && !json) {
+		pr_err("--embed-ftrace is for JSON output (systemTraceEvents)");
+		return 2;
+	}
+
+	ret = fxt_sync_points(fxt_path, &rec_sync, &nrec_sync);
+	if (ret == -ENOENT || ret == -EACCES) {
+		pr_err("cannot open %s: %s", fxt_path, strerror(-ret));
+		return 1;
+	}
+	if (spool_open(&spools[0]) || spool_open(&spools[1]) ||
+	    ftrace_conv_init(&conv, &spools[1])) {
+		pr_err("cannot create temporary files: %s", strerror(errno));
+		goto out;
+	}
+	bad = ftrace_text_import(&conv, ftrace_path, &mono);
+	if (bad < 0) {
+		pr_err("cannot read %s: %s", ftrace_path, strerror(-bad));
+		goto out;
+	}
+	if (!conv.events) {
+		pr_err("%s: no ftrace event lines found (a tracefs `trace` file is expected)",
+		       ftrace_path);
+		goto out;
+	}
+	ret = clock_offset(rec_sync, nrec_sync, conv.markers, conv.nmarkers, &offset, &residual,
+			   &matched);
+	if (ret == 0) {
+		pr_info("clocks aligned by %u sync markers: ftrace + %lld ns, residual %lld ns",
+			matched, (long long)offset, (long long)residual);
+	} else if (mono) {
+		pr_info("no sync marker in common; the dump says it used the monotonic clock, as the recorder does");
+	} else {
+		pr_warn("no sync marker in common (%u in %s, %u in %s): assuming ftrace used the recorder's clock (trace_clock mono)",
+			nrec_sync, fxt_path, conv.nmarkers, ftrace_path);
+		if (embed) {
+			pr_err("--embed-ftrace needs sync markers (or a mono clock) for the viewer to align the two");
+			goto out;
+		}
+	}
+	spools[1].offset = offset;
+	ret = spool_fxt(fxt_path, &spools[0], &fxt_records);
+	if (ret == -EIO || (ret && !fxt_records))
+		goto out;
+
+	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		pr_err("cannot create %s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	if (json) {
+		FILE *tmp = tmpfile();
+
+		fxt_fd = tmp ? dup(fileno(tmp)) : -1;
+		if (tmp)
+			fclose(tmp);
+	} else {
+		fxt_fd = out_fd;
+	}
+	w = malloc(sizeof(*w));
+	if (fxt_fd < 0 || !w || fxt_writer_init(w, fxt_fd)) {
+		pr_err("cannot create a temporary file: %s", strerror(errno));
+		goto out;
+	}
+	/* The input's own preamble and string table come through the merge. */
+	ret = merge_spools(spools, embed ? 1 : 2, w);
+	bytes = w->out.total + w->out.len;
+	if (!ret)
+		ret = fxt_writer_finish(w);
+	else
+		fxt_writer_finish(w);
+	if (!ret && json) {
+		if (embed) {
+			text = slurp(ftrace_path, &text_len);
+			if (!text) {
+				pr_err("cannot read %s: %s", ftrace_path, strerror(errno));
+				goto out;
+			}
+		}
+		ret = json_convert_fd(fxt_fd, out_fd, text, &bytes);
+	}
+	if (ret) {
+		pr_err("writing %s: %s", out_path, strerror(-ret));
+		goto out;
+	}
+	pr_info("wrote %s: %llu records of %s, %llu ftrace events (%llu in durations)%s, %.1f MB",
+		out_path, (unsigned long long)fxt_records, fxt_path,
+		(unsigned long long)conv.events, (unsigned long long)conv.durations,
+		embed ? " embedded as text" : "", bytes / 1e6);
+	status = bad ? 1 : 0;
+	if (bad)
+		pr_err("%s: %d malformed lines were left out (see above)", ftrace_path, bad);
+out:
+	free(w);
+	free(text);
+	free(rec_sync);
+	ftrace_conv_free(&conv);
+	spool_close(&spools[0]);
+	spool_close(&spools[1]);
+	if (fxt_fd >= 0 && fxt_fd != out_fd)
+		close(fxt_fd);
+	if (out_fd >= 0 && close(out_fd) && !status) {
+		pr_err("writing %s: %s", out_path, strerror(errno));
+		status = 1;
+	}
+	return status;
+}

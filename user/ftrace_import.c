@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace events as FXT records: instants with typed arguments, well-known
+ * begin/end pairs as durations, and the clock-sync markers that align the
+ * ftrace clock with the recorder's.  Also the parser of tracefs `trace`
+ * text dumps (with or without the tgid and irq-info columns).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ftrace_import.h"
+#include "utils.h"
+
+/* Interrupt tracks: one pseudo thread per CPU in a pseudo process. */
+#define IRQ_PID		(1ULL << 30)
+#define IRQ_TID(cpu)	(IRQ_PID + 1 + (cpu))
+
+int ftrace_conv_init(struct ftrace_conv *c, struct spool *spool)
+{
+	memset(c, 0, sizeof(*c));
+	c->spool = spool;
+	c->w = malloc(sizeof(*c->w));
+	if (!c->w || fxt_writer_init(c->w, -1))
+		return -ENOMEM;
+	/* Records land in a spool among others': no string table of their own. */
+	c->w->inline_strings = true;
+	return 0;
+}
+
+void ftrace_conv_free(struct ftrace_conv *c)
+{
+	if (c->w) {
+		fxt_writer_finish(c->w);
+		obuf_free(&c->w->out);
+		free(c->w);
+	}
+	free(c->markers);
+	c->w = NULL;
+	c->markers = NULL;
+}
+
+static void add_marker(struct ftrace_conv *c, const char *text, uint64_t ts)
+{
+	const char *id = strstr(text, SYNC_PREFIX);
+	struct sync_point *sp;
+	size_t n;
+
+	if (!id)
+		return;
+	id += strlen(SYNC_PREFIX);
+	n = strcspn(id, " \t\r\n");
+	if (!n || n >= sizeof(sp->id))
+		return;
+	if (c->nmarkers == c->markers_cap) {
+		unsigned int cap = c->markers_cap ? c->markers_cap * 2 : 16;
+		struct sync_point *m = realloc(c->markers, cap * sizeof(*m));
+
+		if (!m)
+			return;
+		c->markers = m;
+		c->markers_cap = cap;
+	}
+	sp = &c->markers[c->nmarkers++];
+	memcpy(sp->id, id, n);
+	sp->id[n] = 0;
+	sp->ts = ts;
+}
+
+static const struct fxt_arg *arg(const struct ftrace_event *e, const char *name)
+{
+	for (unsigned int i = 0; i < e->nargs; i++)
+		if (fxt_str_eq(e->args[i].name, name))
+			return &e->args[i];
+	return NULL;
+}
+
+static void irq_track(struct ftrace_conv *c, int cpu)
+{
+	char name[32];
+	struct fxt_arg proc;
+
+	if (cpu < 0 || cpu >= 65536 || c->cpu_named[cpu / 64] & (1ULL << (cpu % 64)))
+		return;
+	c->cpu_named[cpu / 64] |= 1ULL << (cpu % 64);
+	if (!c->durations)
+		fxt_write_kobj(c->w, KTRACE_FXT_OBJ_PROCESS, IRQ_PID, "interrupts", NULL, 0);
+	snprintf(name, sizeof(name), "CPU %d irq", cpu);
+	proc = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", IRQ_PID);
+	fxt_write_kobj(c->w, KTRACE_FXT_OBJ_THREAD, IRQ_TID(cpu), name, &proc, 1);
+}
+
+/* Begin/end pairs that become durations; the rest become instants. */
+static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
+{
+	bool begin;
+	const struct fxt_arg *a;
+	char name[64];
+
+	if (!strcmp(e->name, "irq_handler_entry") || !strcmp(e->name, "irq_handler_exit")) {
+		begin = !strcmp(e->name, "irq_handler_entry");
+		a = arg(e, "name");
+		if (a && a->type == KTRACE_FXT_ARG_STRING)
+			snprintf(name, sizeof(name), "irq %.*s", (int)a->s.len, a->s.p);
+		else
+			snprintf(name, sizeof(name), "irq %lld",
+				 arg(e, "irq") ? (long long)arg(e, "irq")->i : -1LL);
+	} else if (!strcmp(e->name, "softirq_entry") || !strcmp(e->name, "softirq_exit")) {
+		begin = !strcmp(e->name, "softirq_entry");
+		a = arg(e, "action");
+		if (a && a->type == KTRACE_FXT_ARG_STRING)
+			snprintf(name, sizeof(name), "softirq %.*s", (int)a->s.len, a->s.p);
+		else
+			snprintf(name, sizeof(name), "softirq %lld",
+				 arg(e, "vec") ? (long long)arg(e, "vec")->i : -1LL);
+	} else if (!strcmp(e->name, "sys_enter") || !strcmp(e->name, "sys_exit")) {
+		begin = !strcmp(e->name, "sys_enter");
+		a = arg(e, "id");
+		snprintf(name, sizeof(name), "syscall %lld", a ? (long long)a->i : -1LL);
+		/* A syscall is a duration on its own thread. */
+		fxt_write_event(c->w, begin ? KTRACE_FXT_EV_DURATION_BEGIN : KTRACE_FXT_EV_DURATION_END,
+				e->ts, e->pid, e->pid, "syscall", name, e->args, e->nargs, 0);
+		c->durations++;
+		return true;
+	} else {
+		return false;
+	}
+	irq_track(c, e->cpu);
+	fxt_write_event(c->w, begin ? KTRACE_FXT_EV_DURATION_BEGIN : KTRACE_FXT_EV_DURATION_END,
+			e->ts, IRQ_PID, IRQ_TID(e->cpu), e->system, name, e->args, e->nargs, 0);
+	c->durations++;
+	return true;
+}
+
+int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e)
+{
+	c->events++;
+	if (e->text && (!strcmp(e->name, "tracing_mark_write") || !strcmp(e->name, "print")))
+		add_marker(c, e->text, e->ts);
+	if (!duration(c, e))
+		fxt_write_event(c->w, KTRACE_FXT_EV_INSTANT, e->ts, e->pid, e->pid, e->system,
+				e->name, e->args, e->nargs, 0);
+	return spool_add_encoded(c->spool, &c->w->out);
+}
+
+/* ---- text dumps -------------------------------------------------------- */
+
+/* "12345.678901" -> ns, exactly; returns the end or NULL. */
+static const char *parse_ts(const char *p, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p))
+		sec = sec * 10 + (*p++ - '0');
+	if (*p != '.')
+		return NULL;
+	p++;
+	while (isdigit((unsigned char)*p)) {
+		if (digits < 9) {
+			frac = frac * 10 + (*p - '0');
+			digits++;
+		}
+		p++;
+	}
+	if (!digits)
+		return NULL;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return p;
+}
+
+/* key=value arguments; numbers become integers, the rest strings. */
+static void parse_args(struct ftrace_event *e, char *text)
+{
+	char *p = text;
+
+	e->nargs = 0;
+	while (*p && e->nargs < KTRACE_FXT_MAX_ARGS) {
+		char *key, *val, *end, *num_end;
+		struct fxt_arg *a;
+
+		while (*p == ' ' || *p == '[')
+			p++;
+		key = p;
+		val = strchr(p, '=');
+		if (!val)
+			break;
+		if (memchr(key, ' ', val - key))
+			break;	/* not key=value text */
+		*val++ = 0;
+		/* The value runs to the next " key=" or the end. */
+		end = val;
+		for (;;) {
+			char *sp = strchr(end, ' ');
+			char *eq = sp ? strchr(sp + 1, '=') : NULL;
+			char *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
+
+			if (!sp) {
+				end += strlen(end);
+				break;
+			}
+			if (eq && (!sp2 || eq < sp2)) {
+				end = sp;
+				break;
+			}
+			end = sp + 1;
+		}
+		p = *end ? end + 1 : end;
+		*end = 0;
+		if (end > val && end[-1] == ']')
+			end[-1] = 0;
+		a = &e->args[e->nargs++];
+		memset(a, 0, sizeof(*a));
+		a->name.p = key;
+		a->name.len = strlen(key);
+		errno = 0;
+		a->i = strtoll(val, &num_end, 0);
+		if (*val && !*num_end && !errno) {
+			a->type = KTRACE_FXT_ARG_INT64;
+		} else {
+			a->type = KTRACE_FXT_ARG_STRING;
+			a->s.p = val;
+			a->s.len = strlen(val);
+		}
+	}
+}
+
+/*
+ * One line: "COMM-PID [(TGID)] [CPU] [FLAGS] TS: EVENT: ARGS".  COMM may
+ * hold spaces and dashes, so the line is anchored on "[NNN]".
+ */
+static int parse_line(char *line, struct ftrace_event *e, char *argbuf, size_t argsize)
+{
+	char *cpu = line, *close, *dash, *p, *colon;
+
+	for (;;) {
+		cpu = strchr(cpu, '[');
+		if (!cpu)
+			return -1;
+		close = cpu + 1;
+		while (isdigit((unsigned char)*close))
+			close++;
+		if (*close == ']' && close > cpu + 1)
+			break;
+		cpu++;
+	}
+	e->cpu = atoi(cpu + 1);
+	/* Back over an optional "(  TGID)" to "COMM-PID". */
+	p = cpu;
+	while (p > line && p[-1] == ' ')
+		p--;
+	if (p > line && p[-1] == ')') {
+		while (p > line && p[-1] != '(')
+			p--;
+		if (p > line)
+			p--;
+		while (p > line && p[-1] == ' ')
+			p--;
+	}
+	*p = 0;
+	dash = strrchr(line, '-');
+	if (!dash || !isdigit((unsigned char)dash[1]))
+		return -1;
+	*dash = 0;
+	e->pid = atoi(dash + 1);
+	e->comm = line;
+	while (*e->comm == ' ')
+		e->comm++;
+	/* Optional irq-info flags, then the timestamp. */
+	p = close + 1;
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p) || !strchr(p, '.') || strchr(p, ' ') < strchr(p, '.')) {
+		while (*p && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+	}
+	p = (char *)parse_ts(p, &e->ts);
+	if (!p || *p != ':')
+		return -1;
+	p++;
+	while (*p == ' ')
+		p++;
+	colon = strchr(p, ':');
+	if (!colon)
+		return -1;
+	*colon = 0;
+	e->name = p;
+	e->system = "ftrace";
+	p = colon + 1;
+	while (*p == ' ')
+		p++;
+	snprintf(argbuf, argsize, "%s", p);
+	e->text = argbuf;
+	/* Marker text stays whole; other events get key=value arguments. */
+	if (strcmp(e->name, "tracing_mark_write") && strcmp(e->name, "print"))
+		parse_args(e, p);
+	else
+		e->nargs = 0;
+	if (!e->nargs && *argbuf) {
+		e->args[0] = fxt_arg_str("text", argbuf);
+		e->nargs = 1;
+	}
+	return 0;
+}
+
+int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL, argbuf[4096];
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	int bad = 0, ret = 0;
+
+	*mono = false;
+	if (!f)
+		return -errno;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		struct ftrace_event e;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (line[0] == '#') {
+			if (strstr(line, "clock_type=LINUX_CLOCK_MONOTONIC") ||
+			    strstr(line, "trace_clock: mono"))
+				*mono = true;
+			continue;
+		}
+		if (!len)
+			continue;
+		memset(&e, 0, sizeof(e));
+		if (parse_line(line, &e, argbuf, sizeof(argbuf))) {
+			if (bad++ < 10)
+				pr_warn("%s:%lu: not an ftrace event line, skipped: %.80s", path, lineno,
+					line);
+			continue;
+		}
+		ret = ftrace_conv_event(c, &e);
+		if (ret)
+			break;
+	}
+	if (bad > 10)
+		pr_warn("%s: %d malformed lines in all", path, bad);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret ? ret : bad;
+}
+
+/* ---- clock sync -------------------------------------------------------- */
+
+int fxt_sync_points(const char *path, struct sync_point **out, unsigned int *n)
+{
+	struct fxt_reader r;
+	struct fxt_record rec;
+	unsigned int cap = 0;
+	int fd = open(path, O_RDONLY), ret;
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0)
+		return -errno;
+	if (fxt_reader_open_fd(&r, fd, path)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
+		const struct fxt_arg *id;
+
+		if (rec.type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec.cat, "ktrace:clock") ||
+		    !fxt_str_eq(rec.name, "clock_sync"))
+			continue;
+		id = fxt_find_arg(&rec, "sync_id");
+		if (!id || id->type != KTRACE_FXT_ARG_STRING || id->s.len >= sizeof((*out)->id))
+			continue;
+		if (*n == cap) {
+			struct sync_point *m = realloc(*out, (cap = cap ? cap * 2 : 8) * sizeof(*m));
+
+			if (!m)
+				break;
+			*out = m;
+		}
+		memcpy((*out)[*n].id, id->s.p, id->s.len);
+		(*out)[*n].id[id->s.len] = 0;
+		(*out)[*n].ts = fxt_ticks_to_ns(&r, rec.ts);
+		(*n)++;
+	}
+	fxt_reader_close(&r);
+	close(fd);
+	return ret < 0 ? ret : 0;
+}
+
+int clock_offset(const struct sync_point *rec, unsigned int nrec,
+		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
+		 int64_t *residual, unsigned int *matched)
+{
+	__int128 sum = 0;
+	int64_t d[64];
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < nrec; i++)
+		for (unsigned int j = 0; j < nft && m < 64; j++)
+			if (!strcmp(rec[i].id, ft[j].id))
+				d[m++] = (int64_t)(rec[i].ts - ft[j].ts);
+	*matched = m;
+	if (!m)
+		return -ENOENT;
+	for (unsigned int i = 0; i < m; i++)
+		sum += d[i];
+	*offset = (int64_t)(sum / m);
+	*residual = 0;
+	for (unsigned int i = 0; i < m; i++) {
+		int64_t dev = d[i] > *offset ? d[i] - *offset : *offset - d[i];
+
+		if (dev > *residual)
+			*residual = dev;
+	}
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ftrace events (live or from a text dump) as FXT records, with clock sync. */
+#ifndef KTRACE_FTRACE_IMPORT_H
+#define KTRACE_FTRACE_IMPORT_H
+
+#include <stdint.h>
+
+#include "fxt_reader.h"
+#include "fxt_writer.h"
+#include "record.h"
+
+#define SYNC_PREFIX	"trace_event_clock_sync: name="
+
+/* One ftrace event, whatever it came from. */
+struct ftrace_event {
+	uint64_t ts;			/* ns, in the ftrace clock */
+	int cpu;
+	int pid;
+	const char *comm;
+	const char *system;		/* "ftrace" when unknown (text dumps) */
+	const char *name;
+	struct fxt_arg args[KTRACE_FXT_MAX_ARGS];
+	unsigned int nargs;
+	const char *text;		/* the raw argument text, for markers */
+};
+
+struct sync_point {
+	char id[64];
+	uint64_t ts;
+};
+
+/* Turns ftrace events into FXT records in a spool; keeps their sync markers. */
+struct ftrace_conv {
+	struct fxt_writer *w;		/* in memory, inline strings */
+	struct spool *spool;
+	struct sync_point *markers;
+	unsigned int nmarkers, markers_cap;
+	uint64_t events, durations;
+	uint64_t cpu_named[1024];	/* bitmap: CPUs whose interrupt track is named */
+};
+
+int ftrace_conv_init(struct ftrace_conv *c, struct spool *spool);
+void ftrace_conv_free(struct ftrace_conv *c);
+int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e);
+
+/*
+ * Parses a tracefs `trace` text dump into @c.  Malformed lines are
+ * reported with their number and skipped; returns the number of them, or
+ * -errno when the file cannot be read.  *@mono is set when the header says
+ * the dump used the monotonic clock.
+ */
+int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono);
+
+/* Recorder-side sync points (clock_sync events) of an FXT file. */
+int fxt_sync_points(const char *path, struct sync_point **out, unsigned int *n);
+
+/*
+ * Offset to add to ftrace timestamps: the mean over the sync ids found on
+ * both sides; *@residual is the largest deviation from it.  -ENOENT when
+ * no id is common.
+ */
+int clock_offset(const struct sync_point *rec, unsigned int nrec,
+		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
+		 int64_t *residual, unsigned int *matched);
+
+#endif
