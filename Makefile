@@ -20,9 +20,10 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/merge.c user/statedump.c user/source_bpf.c \
-		   user/source_kmod.c user/ftrace_import.c
+		   user/source_kmod.c user/source_tracefs.c user/ftrace_import.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
-USER_LIBS	:= -lbpf -lelf -lz
+USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
+TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 # The module is built against Debian's linux-headers-amd64 (the newest installed).
 KREL		?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
@@ -87,6 +88,10 @@ $(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)
 $(BPF_SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
 
+$(O)/user/source_tracefs.o: user/source_tracefs.c $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) $(TRACEFS_CFLAGS) -c -o $@ $<
+
 $(O)/user/source_bpf.o: user/source_bpf.c $(BPF_SKEL) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
@@ -131,6 +136,7 @@ $(O)/bench/%: bench/%.c
 bench: $(KTRACE) $(GEN_TRACE) $(O)/bench/pingpong $(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST) $(TEST_PROGS))
 	@bench/bench-convert.sh $(O)
 	@bench/bench-sched.sh $(O)
+	@bench/bench-ftrace.sh $(O)
 	$(if $(wildcard $(KDIR)/Makefile),@bench/bench-vm.sh $(O))
 
 install: $(KTRACE)

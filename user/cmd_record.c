@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
+#include "ftrace_capture.h"
 #include "json_writer.h"
 #include "record.h"
 #include "utils.h"
@@ -43,12 +44,15 @@ static void usage(FILE *f)
 	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
 	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
 	      "      --ring             flight recorder: keep the newest data (module backend)\n"
+	      "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
+	      "                         by commas (irq:*,block:block_rq_issue), merged by time\n"
 	      "  -d, --duration SECONDS stop after this long\n"
 	      "  -v, --verbose          say more, including the BPF loader's messages\n"
 	      "\n"
 	      "EXAMPLES\n"
 	      "  ktrace record -o sched.fxt -d 5\n"
 	      "  ktrace record -o make.json -- make -j2\n"
+	      "  ktrace record --ftrace 'irq:*,timer:hrtimer_expire_entry' -o irq.fxt -d 2\n"
 	      "  ktrace latency sched.fxt\n", f);
 }
 
@@ -155,6 +159,8 @@ static int write_archive(int fd, const struct source_ops *ops, uint64_t start,
 struct clock_sync {
 	struct fxt_writer *w;
 	int marker_fd;
+	struct ftrace_capture *ftrace;	/* --ftrace's instance, if any */
+	struct sync_point points[2];	/* start and stop, on the recorder's clock */
 	unsigned int n;
 };
 
@@ -194,18 +200,47 @@ static void clock_sync(struct clock_sync *cs, struct spool *sp)
 	uint64_t t1, t2;
 	int len;
 
-	snprintf(id, sizeof(id), "ktrace-%d-%u", getpid(), cs->n++);
+	snprintf(id, sizeof(id), "ktrace-%d-%u", getpid(), cs->n);
 	len = snprintf(line, sizeof(line), "trace_event_clock_sync: name=%s\n", id);
 	t1 = now_mono_ns();
 	/* EBADF: tracing is off, so no ftrace capture runs that could use it. */
 	if (cs->marker_fd >= 0 && write(cs->marker_fd, line, len) != len && errno != EBADF)
 		pr_warn("cannot write a clock sync marker to trace_marker: %s", strerror(errno));
+	if (cs->ftrace && ftrace_capture_marker(cs->ftrace, id))
+		pr_warn("--ftrace: cannot write a clock sync marker into the instance");
 	t2 = now_mono_ns();
+	if (cs->n < ARRAY_SIZE(cs->points)) {
+		snprintf(cs->points[cs->n].id, sizeof(cs->points[cs->n].id), "%s", id);
+		cs->points[cs->n].ts = t1 + (t2 - t1) / 2;
+	}
+	cs->n++;
 	args[0] = fxt_arg_str("sync_id", id);
 	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", t1);
 	fxt_write_event(cs->w, KTRACE_FXT_EV_INSTANT, t1 + (t2 - t1) / 2, getpid(), gettid(),
 			"ktrace:clock", "clock_sync", args, 2, 0);
 	spool_add_encoded(sp, &cs->w->out);
+}
+
+/* Moves the captured ftrace events onto the recorder's clock. */
+static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *points,
+			 unsigned int n, struct spool *sp)
+{
+	int64_t offset, residual;
+	unsigned int matched;
+
+	if (clock_offset(points, n < 2 ? n : 2, fc->conv.markers, fc->conv.nmarkers, &offset,
+			 &residual, &matched)) {
+		pr_warn("--ftrace: no clock sync marker came back; %s", fc->mono ?
+			"ftrace used the monotonic clock, as the recorder does" :
+			"ftrace times are left on ftrace's own clock");
+		return;
+	}
+	/* With trace_clock mono the clocks are one: the markers only check it. */
+	if (!fc->mono)
+		sp->offset = offset;
+	pr_info("ftrace: %llu events, clock %s, offset %lld ns from %u sync markers, residual %lld ns",
+		(unsigned long long)fc->conv.events, fc->mono ? "mono" : "local",
+		(long long)offset, matched, (long long)residual);
 }
 
 int cmd_record(int argc, char **argv)
@@ -217,12 +252,15 @@ int cmd_record(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring", no_argument, NULL, 'r' },
+		{ "ftrace", required_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct record_opts ro = { .buffer_size = DEFAULT_BUFFER_SIZE };
-	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL;
+	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL, *ftrace_spec = NULL;
+	struct ftrace_capture fcap = { 0 };
+	bool capturing = false;
 	const struct source_ops *ops = &source_bpf_ops;
 	char why[256] = "";
 	struct record_stats st = { 0 };
@@ -230,7 +268,7 @@ int cmd_record(int argc, char **argv)
 	unsigned int nspools = 0, cli = 0;
 	struct clock_sync sync = { .marker_fd = -1 };
 	double duration = 0;
-	uint64_t start, threads = 0, bytes = 0, last_progress = 0;
+	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0;
 	bool json, tty = isatty(STDERR_FILENO);
 	pid_t child = -1;
 	int c, ret, go = -1, status = 0, out_fd = -1, fxt_fd;
@@ -265,6 +303,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'r':
 			ro.ring = true;
+			break;
+		case 'f':
+			ftrace_spec = optarg;
 			break;
 		case 'v':
 			ro.verbose = true;
@@ -315,7 +356,7 @@ int cmd_record(int argc, char **argv)
 	nspools = ncpu;
 	/* One spool per CPU, and one for the records ktrace itself writes. */
 	cli = ncpu;
-	spools = calloc(nspools + 1, sizeof(*spools));
+	spools = calloc(nspools + 2, sizeof(*spools));
 	if (!spools)
 		return 1;
 
@@ -325,7 +366,7 @@ int cmd_record(int argc, char **argv)
 		free(spools);
 		return 1;
 	}
-	for (unsigned int i = 0; i <= nspools; i++) {
+	for (unsigned int i = 0; i <= nspools + 1; i++) {
 		ret = spool_open(&spools[i]);
 		if (ret) {
 			pr_err("cannot create a temporary file: %s", strerror(-ret));
@@ -336,6 +377,14 @@ int cmd_record(int argc, char **argv)
 	ret = clock_sync_init(&sync);
 	if (ret)
 		goto out;
+	if (ftrace_spec) {
+		/* Unknown events are refused before anything is recorded. */
+		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1]);
+		if (ret)
+			goto out;
+		sync.ftrace = &fcap;
+		capturing = true;
+	}
 	ret = ops->open(&src, &ro, spools, nspools);
 	if (ret) {
 		if (ret == -EPERM && why[0])
@@ -352,6 +401,13 @@ int cmd_record(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* Before anything records: the trace_info event opens the archive's time. */
+	t0 = now_mono_ns();
+	if (capturing && ftrace_capture_start(&fcap)) {
+		pr_err("--ftrace: cannot turn tracing on in the instance");
+		ret = -EIO;
+		goto out;
+	}
 	ret = ops->start(src);
 	if (ret)
 		goto out;
@@ -367,6 +423,8 @@ int cmd_record(int argc, char **argv)
 		pr_info("recording with the %s backend into %s", ops->name, out_path);
 	while (!stop_requested) {
 		ret = ops->poll(src, 100);
+		if (!ret && capturing)
+			ret = ftrace_capture_poll(&fcap);
 		if (ret) {
 			pr_err("reading the recorder's buffers: %s; stopping, what was read is kept",
 			       strerror(-ret));
@@ -385,6 +443,13 @@ int cmd_record(int argc, char **argv)
 	}
 	clock_sync(&sync, &spools[cli]);
 	ret = ops->stop(src, &st);
+	if (capturing) {
+		int err = ftrace_capture_stop(&fcap);
+
+		if (err)
+			pr_err("--ftrace: reading the events: %s", strerror(-err));
+		align_ftrace(&fcap, sync.points, sync.n, &spools[cli + 1]);
+	}
 	if (ret)
 		pr_err("draining the recorder's buffers: %s", strerror(-ret));
 	if (tty)
@@ -414,7 +479,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops, start, spools, nspools + 1, &threads, &bytes);
+	ret = write_archive(fxt_fd, ops, t0, spools, nspools + 2, &threads, &bytes);
 	if (!ret && json) {
 		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
 		close(fxt_fd);
@@ -440,7 +505,9 @@ out:
 	}
 	if (src)
 		ops->close(src);
-	for (unsigned int i = 0; spools && i <= nspools; i++)
+	if (ftrace_spec)
+		ftrace_capture_close(&fcap);	/* also after a failed open */
+	for (unsigned int i = 0; spools && i <= nspools + 1; i++)
 		spool_close(&spools[i]);
 	free(spools);
 	clock_sync_free(&sync);

@@ -337,7 +337,8 @@ int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
 				*mono = true;
 			continue;
 		}
-		if (!len)
+		/* trace-cmd report's header and loss notices are not events. */
+		if (!len || !strncmp(line, "cpus=", 5) || strstr(line, " EVENTS DROPPED]"))
 			continue;
 		memset(&e, 0, sizeof(e));
 		if (parse_line(line, &e, argbuf, sizeof(argbuf))) {

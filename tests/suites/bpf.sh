@@ -109,6 +109,33 @@ if [ -w $T/trace_marker ]; then
 	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
 fi
 
+# Live capture from a private instance: typed events, durations, time order,
+# and tracefs left as it was (the instance removed), also on errors.
+run "$ktrace" record --ftrace 'irq:*,timer:hrtimer_expire_entry,sched:sched_process_exec' \
+	-o "$tmp/ft.fxt" -- sh -c 'sleep 0.3; /bin/true'
+"$ktrace" dump --strict "$tmp/ft.fxt" >"$tmp/ft.dump"
+[ $rc -eq 0 ] && grep -q 'ftrace: [0-9]* events, clock mono, offset -\?[0-9]* ns from 2 sync markers' "$tmp/err" &&
+	grep -q '"sched":"sched_process_exec" filename="/bin/true"' "$tmp/ft.dump" &&
+	grep -q '"timer":"hrtimer_expire_entry" hrtimer=0x' "$tmp/ft.dump"
+ok $? "record --ftrace: events with typed arguments from their formats (exec filename, hrtimer pointer)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/ft.dump"
+ok $? "record --ftrace: ftrace events and scheduler records are merged in time order"
+! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
+ok $? "record --ftrace removes its tracefs instance"
+run "$ktrace" record --ftrace 'irq:*,nosuch:event' -o "$tmp/x.fxt" -d 1
+[ $rc -ne 0 ] && grep -q "'nosuch:event': no such event in this kernel" "$tmp/err" &&
+	! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
+ok $? "an unknown ftrace event is named before recording, and no instance is left"
+"$ktrace" record --ftrace 'irq:*' -o "$tmp/ftint.fxt" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+[ $? -eq 0 ] && ! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1 &&
+	"$ktrace" dump --strict --quiet "$tmp/ftint.fxt"
+ok $? "Ctrl-C during --ftrace: the trace is written and the instance removed"
+
 run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q 'load the module (insmod ktrace.ko), or use --backend bpf' "$tmp/err"
 ok $? "--backend kmod without the module says how to load it and names the alternative"

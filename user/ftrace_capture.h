@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Live ftrace capture from a private tracefs instance (user/source_tracefs.c). */
+#ifndef KTRACE_FTRACE_CAPTURE_H
+#define KTRACE_FTRACE_CAPTURE_H
+
+#include <stdbool.h>
+
+#include "ftrace_import.h"
+
+struct tracefs_instance;
+struct tep_handle;
+
+struct ftrace_capture {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct ftrace_conv conv;	/* events and sync markers into a spool */
+	bool mono;			/* trace_clock is mono */
+	int err;
+};
+
+/* @spec: comma-separated SYSTEM:EVENT globs.  Errors name the spec. */
+int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp);
+int ftrace_capture_start(struct ftrace_capture *fc);
+int ftrace_capture_marker(struct ftrace_capture *fc, const char *id);
+int ftrace_capture_poll(struct ftrace_capture *fc);
+int ftrace_capture_stop(struct ftrace_capture *fc);
+void ftrace_capture_close(struct ftrace_capture *fc);
+
+#endif

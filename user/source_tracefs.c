@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live ftrace capture for `ktrace record --ftrace`: a private tracefs
+ * instance (removed again on every exit path) with the requested events,
+ * trace_clock mono where the kernel has it, read through trace_pipe_raw
+ * with libtraceevent; each event becomes FXT records with arguments typed
+ * from the event's format.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ftrace_capture.h"
+#include "utils.h"
+
+#define MAX_SYSTEMS	64
+
+/* "irq:*" or "block:block_rq_issue" as anchored regular expressions. */
+static void glob_to_regex(const char *glob, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+
+	out[o++] = '^';
+	for (size_t i = 0; i < n && o + 3 < size; i++) {
+		if (glob[i] == '*') {
+			out[o++] = '.';
+			out[o++] = '*';
+		} else if (glob[i] == '?') {
+			out[o++] = '.';
+		} else {
+			if (strchr(".+()[]{}|^$\\", glob[i]))
+				out[o++] = '\\';
+			out[o++] = glob[i];
+		}
+	}
+	out[o++] = '$';
+	out[o] = 0;
+}
+
+static void add_system(const char **systems, char (*store)[64], unsigned int *n, const char *sys,
+		       size_t len)
+{
+	if (*n >= MAX_SYSTEMS - 1 || len >= 64)
+		return;
+	for (unsigned int i = 0; i < *n; i++)
+		if (strlen(systems[i]) == len && !strncmp(systems[i], sys, len))
+			return;
+	memcpy(store[*n], sys, len);
+	store[*n][len] = 0;
+	systems[*n] = store[*n];
+	(*n)++;
+}
+
+int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp)
+{
+	static char store[MAX_SYSTEMS][64];
+	const char *systems[MAX_SYSTEMS] = { 0 };
+	unsigned int nsys = 0;
+	const char *p = spec;
+	char name[64];
+	int ret;
+
+	memset(fc, 0, sizeof(*fc));
+	if (!tracefs_tracing_dir()) {
+		pr_err("--ftrace: tracefs is not mounted and could not be (mount -t tracefs nodev /sys/kernel/tracing)");
+		return -ENOENT;
+	}
+	ret = ftrace_conv_init(&fc->conv, sp);
+	if (ret)
+		return ret;
+	snprintf(name, sizeof(name), "ktrace-%d", getpid());
+	fc->inst = tracefs_instance_create(name);
+	if (!fc->inst) {
+		pr_err("--ftrace: cannot create the tracefs instance %s: %s", name, strerror(errno));
+		return -errno;
+	}
+	tracefs_trace_off(fc->inst);
+	/* The recorder's clock; without it the sync markers align the two. */
+	fc->mono = tracefs_instance_file_write(fc->inst, "trace_clock", "mono") > 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const char *colon = memchr(p, ':', len);
+		char sys_re[80], ev_re[160];
+
+		if (!len) {
+			p++;
+			continue;
+		}
+		if (!colon || colon == p || colon + 1 == p + len) {
+			pr_err("--ftrace '%.*s': give SYSTEM:EVENT, e.g. irq:* or sched:sched_migrate_task",
+			       (int)len, p);
+			return -EINVAL;
+		}
+		glob_to_regex(p, colon - p, sys_re, sizeof(sys_re));
+		glob_to_regex(colon + 1, p + len - colon - 1, ev_re, sizeof(ev_re));
+		if (tracefs_event_enable(fc->inst, sys_re, ev_re)) {
+			pr_err("--ftrace '%.*s': no such event in this kernel (see %s/available_events)",
+			       (int)len, p, tracefs_tracing_dir());
+			return -ENOENT;
+		}
+		add_system(systems, store, &nsys, p, colon - p);
+		p += len + (p[len] == ',');
+	}
+	/* The markers written to trace_marker come back as ftrace:print. */
+	add_system(systems, store, &nsys, "ftrace", 6);
+	fc->tep = tracefs_local_events_system(NULL, systems);
+	if (!fc->tep) {
+		pr_err("--ftrace: cannot read the events' formats from tracefs");
+		return -EIO;
+	}
+	return 0;
+}
+
+int ftrace_capture_start(struct ftrace_capture *fc)
+{
+	return tracefs_trace_on(fc->inst) ? -EIO : 0;
+}
+
+int ftrace_capture_marker(struct ftrace_capture *fc, const char *id)
+{
+	return tracefs_printf(fc->inst, SYNC_PREFIX "%s\n", id) < 0 ? -EIO : 0;
+}
+
+static int on_event(struct tep_event *event, struct tep_record *record, int cpu, void *ctx)
+{
+	struct ftrace_capture *fc = ctx;
+	struct tep_format_field *f;
+	struct ftrace_event e = {
+		.ts = record->ts, .cpu = cpu, .system = event->system, .name = event->name,
+	};
+	char text[256] = "";
+
+	e.pid = tep_data_pid(fc->tep, record);
+	for (f = event->format.fields; f && e.nargs < KTRACE_FXT_MAX_ARGS; f = f->next) {
+		struct fxt_arg *a = &e.args[e.nargs];
+		unsigned long long val;
+
+		memset(a, 0, sizeof(*a));
+		a->name.p = f->name;
+		a->name.len = strlen(f->name);
+		if (f->flags & TEP_FIELD_IS_STRING || (f->flags & TEP_FIELD_IS_ARRAY &&
+						      strstr(f->type, "char"))) {
+			int len = 0;
+			const char *s = tep_get_field_raw(NULL, event, f->name, record, &len, 0);
+
+			if (!s)
+				continue;
+			/* A flexible array (print's buf[]) runs to the record's end. */
+			if (len <= 0)
+				len = record->size - f->offset;
+			a->type = KTRACE_FXT_ARG_STRING;
+			a->s.p = s;
+			a->s.len = strnlen(s, len > 0 ? len : 0);
+			while (a->s.len && s[a->s.len - 1] == '\n')
+				a->s.len--;
+			/* print's buffer carries the clock-sync markers. */
+			if (!strcmp(f->name, "buf")) {
+				snprintf(text, sizeof(text), "%.*s", (int)a->s.len, s);
+				e.text = text;
+			}
+		} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+			continue;	/* other arrays have no FXT argument type */
+		} else if (!tep_read_number_field(f, record->data, &val)) {
+			if (f->flags & TEP_FIELD_IS_POINTER) {
+				a->type = KTRACE_FXT_ARG_POINTER;
+				a->u = val;
+			} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+				a->type = KTRACE_FXT_ARG_INT64;
+				a->i = f->size == 4 ? (int32_t)val : f->size == 2 ? (int16_t)val :
+				       f->size == 1 ? (int8_t)val : (int64_t)val;
+			} else {
+				a->type = KTRACE_FXT_ARG_UINT64;
+				a->u = val;
+			}
+		} else {
+			continue;
+		}
+		e.nargs++;
+	}
+	fc->err = ftrace_conv_event(&fc->conv, &e);
+	return fc->err ? -1 : 0;
+}
+
+int ftrace_capture_poll(struct ftrace_capture *fc)
+{
+	if (tracefs_iterate_raw_events(fc->tep, fc->inst, NULL, 0, on_event, fc) && fc->err)
+		return fc->err;
+	return 0;
+}
+
+int ftrace_capture_stop(struct ftrace_capture *fc)
+{
+	tracefs_trace_off(fc->inst);
+	return ftrace_capture_poll(fc);
+}
+
+/* Leaves tracefs as it was: events off, the instance removed. */
+void ftrace_capture_close(struct ftrace_capture *fc)
+{
+	if (fc->inst) {
+		tracefs_trace_off(fc->inst);
+		tracefs_event_disable(fc->inst, NULL, NULL);
+		tracefs_print_close(fc->inst);	/* its trace_marker fd keeps the instance busy */
+		if (tracefs_instance_destroy(fc->inst))
+			pr_warn("cannot remove the tracefs instance %s: %s",
+				tracefs_instance_get_name(fc->inst), strerror(errno));
+		tracefs_instance_free(fc->inst);
+		fc->inst = NULL;
+	}
+	if (fc->tep)
+		tep_free(fc->tep);
+	fc->tep = NULL;
+	ftrace_conv_free(&fc->conv);
+}
