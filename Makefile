@@ -29,6 +29,7 @@ TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/nu
 KREL		?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
 KDIR		?= /usr/src/linux-headers-$(KREL)
 KMOD		:= kmod/ktrace.ko
+KMOD_TEST	:= tests/kmod-api/ktrace_api_test.ko
 KMOD_SRCS	:= $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h kmod/Kbuild) include/uapi/linux/ktrace.h \
 		   include/uapi/linux/ktrace_fxt.h
 KSELFTEST_DIR	:= $(O)/linux-source/tools/testing/selftests
@@ -52,7 +53,12 @@ TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 
 all: user $(if $(wildcard $(KDIR)/Makefile),kmod)
 
-kmod: $(KMOD)
+kmod: $(KMOD) $(KMOD_TEST)
+
+$(KMOD_TEST): tests/kmod-api/ktrace_api_test.c tests/kmod-api/Kbuild kmod/ktrace_api.h $(KMOD)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod-api W=1 \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/kmod/Module.symvers \
+		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 $(KMOD): $(KMOD_SRCS)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CONFIG_KTRACE=m W=1 \
@@ -118,11 +124,11 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
-	$(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST))
+	$(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(KMOD_TEST) $(SELFTEST))
 	@scripts/run-tests.sh $(O)
 
 # The module's tests in a VM booting Debian's kernel (also part of check).
-vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(SELFTEST)
+vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST)
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 check-fuzz: $(FUZZ_READER)
@@ -145,3 +151,4 @@ install: $(KTRACE)
 clean:
 	rm -rf $(O)
 	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean)
+	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod-api clean)

@@ -75,6 +75,7 @@ static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg
 		struct ktrace_geometry geo;
 		struct ktrace_consume con;
 		struct ktrace_stats st;
+		struct ktrace_probe probe;
 	} u;
 	int ret;
 
@@ -117,6 +118,14 @@ static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg
 			return -EINVAL;
 		mutex_lock(&s->lock);
 		ret = ktrace_buf_consume_locked(s, u.con.cpu, u.con.consumed);
+		mutex_unlock(&s->lock);
+		return ret;
+	case KTRACE_IOC_ADD_PROBE:
+		ret = copy_arg_in(&u.probe, sizeof(u.probe), arg);
+		if (ret)
+			return ret;
+		mutex_lock(&s->lock);
+		ret = ktrace_dynprobe_add_locked(s, &u.probe);
 		mutex_unlock(&s->lock);
 		return ret;
 	case KTRACE_IOC_STATS:

@@ -4,6 +4,7 @@
 #define _KTRACE_INTERNAL_H
 
 #include <linux/irq_work.h>
+#include <linux/list.h>
 #include <asm/local64.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -60,6 +61,8 @@ struct ktrace_session {
 	u64 meta_size;
 	u64 cpu_stride;
 	struct ktrace_cpu_buf **bufs;	/* indexed by CPU, possible CPUs only */
+	struct list_head probes;	/* kprobes and kretprobes (-p) */
+	unsigned int nr_probes;
 	wait_queue_head_t wq;
 };
 
@@ -89,6 +92,13 @@ void ktrace_write_names(struct ktrace_cpu_buf *b, struct task_struct *p);
 int ktrace_probes_init(void);
 int ktrace_probes_register(void);
 void ktrace_probes_unregister(void);
+
+/* api.c */
+extern unsigned long ktrace_session_gen;
+
+/* probes_dynamic.c */
+int ktrace_dynprobe_add_locked(struct ktrace_session *s, const struct ktrace_probe *p);
+void ktrace_dynprobes_remove_locked(struct ktrace_session *s);
 
 /* statedump.c */
 void ktrace_statedump(struct ktrace_session *s);

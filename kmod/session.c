@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 
 #include "internal.h"
+#include "ktrace_api.h"
 
 struct ktrace_session __rcu *ktrace_active;
 /* Serialises starting and stopping across sessions. */
@@ -19,6 +20,7 @@ struct ktrace_session *ktrace_session_new(void)
 	if (!s)
 		return NULL;
 	mutex_init(&s->lock);
+	INIT_LIST_HEAD(&s->probes);
 	init_waitqueue_head(&s->wq);
 	return s;
 }
@@ -26,6 +28,9 @@ struct ktrace_session *ktrace_session_new(void)
 void ktrace_session_free(struct ktrace_session *s)
 {
 	ktrace_session_stop(s);
+	mutex_lock(&s->lock);
+	ktrace_dynprobes_remove_locked(s);
+	mutex_unlock(&s->lock);
 	ktrace_bufs_free(s);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -78,6 +83,7 @@ int ktrace_session_start(struct ktrace_session *s)
 		ret = -EBUSY;
 		goto out_unlock_active;
 	}
+	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
 	rcu_assign_pointer(ktrace_active, s);
 	ret = ktrace_probes_register();
 	if (ret) {
@@ -86,6 +92,7 @@ int ktrace_session_start(struct ktrace_session *s)
 		goto out_unlock_active;
 	}
 	s->running = true;
+	static_branch_enable(&ktrace_recording);
 	ktrace_statedump(s);
 out_unlock_active:
 	mutex_unlock(&ktrace_active_lock);
@@ -103,6 +110,8 @@ int ktrace_session_stop(struct ktrace_session *s)
 	}
 	mutex_lock(&ktrace_active_lock);
 	/* After this no probe runs, and none will see the session again. */
+	static_branch_disable(&ktrace_recording);
+	ktrace_dynprobes_remove_locked(s);
 	ktrace_probes_unregister();
 	RCU_INIT_POINTER(ktrace_active, NULL);
 	synchronize_rcu();

@@ -44,6 +44,8 @@ static void usage(FILE *f)
 	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
 	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
 	      "      --ring             flight recorder: keep the newest data (module backend)\n"
+	      "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
+	      "                         (entry to return, nested under recursion); repeatable\n"
 	      "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
 	      "                         by commas (irq:*,block:block_rq_issue), merged by time\n"
 	      "  -d, --duration SECONDS stop after this long\n"
@@ -221,6 +223,30 @@ static void clock_sync(struct clock_sync *cs, struct spool *sp)
 	spool_add_encoded(sp, &cs->w->out);
 }
 
+static int parse_probe(const char *spec, struct record_opts *ro)
+{
+	const char *colon = strchr(spec, ':');
+	struct probe_spec *p;
+	size_t len;
+
+	if (ro->nprobes >= ARRAY_SIZE(ro->probes)) {
+		pr_err("-p %s: at most %zu probes", spec, ARRAY_SIZE(ro->probes));
+		return -E2BIG;
+	}
+	p = &ro->probes[ro->nprobes];
+	len = colon ? strlen(colon + 1) : 0;
+	if (!colon || !len || len >= sizeof(p->symbol) ||
+	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != len ||
+	    (strncmp(spec, "kprobe:", 7) && strncmp(spec, "duration:", 9))) {
+		pr_err("-p %s: use kprobe:SYMBOL or duration:SYMBOL with a kernel function's name", spec);
+		return -EINVAL;
+	}
+	p->duration = spec[0] == 'd';
+	memcpy(p->symbol, colon + 1, len + 1);
+	ro->nprobes++;
+	return 0;
+}
+
 /* Moves the captured ftrace events onto the recorder's clock. */
 static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *points,
 			 unsigned int n, struct spool *sp)
@@ -253,6 +279,7 @@ int cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring", no_argument, NULL, 'r' },
 		{ "ftrace", required_argument, NULL, 'f' },
+		{ "probe", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -275,7 +302,7 @@ int cmd_record(int argc, char **argv)
 	void *src = NULL;
 	long ncpu;
 
-	while ((c = getopt_long(argc, argv, "+o:F:b:d:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:F:b:d:p:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out_path = optarg;
@@ -307,6 +334,10 @@ int cmd_record(int argc, char **argv)
 		case 'f':
 			ftrace_spec = optarg;
 			break;
+		case 'p':
+			if (parse_probe(optarg, &ro))
+				return 2;
+			break;
 		case 'v':
 			ro.verbose = true;
 			break;
@@ -334,6 +365,14 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	} else if (!strcmp(backend, "bpf")) {
+		if (ro.nprobes) {
+			if (access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+			    access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
+				pr_err("-p needs kprobes, and this kernel has none (no kprobe_events in tracefs): record on a kernel with CONFIG_KPROBES, with the module (insmod ktrace.ko)");
+			else
+				pr_err("-p is not available with the BPF backend; load the module (insmod ktrace.ko) and use --backend kmod");
+			return 1;
+		}
 		if (ro.ring) {
 			pr_err("--ring needs the module backend (/dev/ktrace); the BPF backend streams only");
 			return 2;

@@ -33,8 +33,15 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w);
 /* Names of every process and thread alive now, as kernel object records. */
 int statedump_write(struct fxt_writer *w, uint64_t *threads);
 
+struct probe_spec {
+	bool duration;		/* duration:SYMBOL, else kprobe:SYMBOL */
+	char symbol[128];
+};
+
 struct record_opts {
 	uint64_t buffer_size;	/* per CPU, bytes */
+	struct probe_spec probes[64];
+	unsigned int nprobes;
 	bool ring;		/* flight recorder: keep the newest data */
 	bool verbose;
 };

@@ -92,6 +92,31 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 		       err == -ENOMEM ? " (try a smaller --buffer-size)" : "");
 		return err;
 	}
+	for (unsigned int i = 0; i < o->nprobes; i++) {
+		struct ktrace_probe p = {
+			.size = sizeof(p),
+			.type = o->probes[i].duration ? KTRACE_PROBE_DURATION : KTRACE_PROBE_INSTANT,
+		};
+		const char *spec = o->probes[i].duration ? "duration" : "kprobe";
+
+		snprintf(p.symbol, sizeof(p.symbol), "%s", o->probes[i].symbol);
+		if (ioctl(s->fd, KTRACE_IOC_ADD_PROBE, &p)) {
+			int err = -errno;
+
+			if (err == -ENOENT)
+				pr_err("-p %s:%s: no such symbol in this kernel (see /proc/kallsyms)",
+				       spec, p.symbol);
+			else if (err == -EINVAL || err == -EILSEQ)
+				pr_err("-p %s:%s: cannot be probed (inlined, notrace or on the kprobe blacklist)",
+				       spec, p.symbol);
+			else if (err == -ENOSYS || err == -EOPNOTSUPP)
+				pr_err("-p %s:%s: this kernel has no kprobes (CONFIG_KPROBES)", spec,
+				       p.symbol);
+			else
+				pr_err("-p %s:%s: %s", spec, p.symbol, strerror(-err));
+			return err;
+		}
+	}
 	s->geo.size = sizeof(s->geo);
 	if (ioctl(s->fd, KTRACE_IOC_GEOMETRY, &s->geo))
 		return -errno;

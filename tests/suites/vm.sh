@@ -87,6 +87,53 @@ ok $? "ring mode, 64 KiB buffers: ping's exit (the newest data) is kept, $ins of
 [ "$(status kmod_json)" = 0 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$R/kmod.json"
 ok $? "recording to JSON with the default backend (the module) gives valid JSON"
 
+# The in-kernel API and -p probes through the test module.
+[ "$(status api_insmod)" = 0 ] && [ "$(status api)" = 0 ] && "$ktrace" dump --strict "$R/api.fxt" >"$R/api.dump"
+ok $? "API events and probes recorded; every interned string resolves (dump --strict)"
+sed 's/^/# /' "$R/api.err" | grep -v wrote | head -5
+python3 - "$R/api.dump" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+def count(kind, cat, name):
+    return sum(1 for l in lines if f'{kind}:' in l and f'"{cat}":"{name}"' in l)
+checks = {
+    "instant tick": (count("instant", "test", "tick"), 10),
+    "begin outer": (count("duration begin", "test", "outer"), 10),
+    "begin inner": (count("duration begin", "test", "inner"), 10),
+    "ends": (count("duration end", "test", "outer") + count("duration end", "test", "inner"), 20),
+    "counter": (count("counter", "test", "queue"), 10),
+    "async": (count("async begin", "test", "request") + count("async end", "test", "request"), 20),
+    "flow": (count("flow begin", "test", "handoff") + count("flow end", "test", "handoff"), 20),
+    "complete work": (count("duration complete", "test", "work"), 10),
+    "kprobe instants": (count("instant", "kprobe", "ktrace_api_test_target"), 40),
+    "kretprobe completes": (count("duration complete", "kprobe", "ktrace_api_test_target"), 40),
+}
+bad = {k: v for k, v in checks.items() if v[0] != v[1]}
+if not any('label="hello"' in l and 'i=' in l for l in lines if '"tick"' in l):
+    bad["tick arguments"] = "missing"
+# Recursion nests: sorted by start, each group of four lies inside the one before.
+ivs = []
+for l in lines:
+    if 'duration complete:' in l and '"ktrace_api_test_target"' in l:
+        ts = float(l.split()[1]); dur = int(re.search(r'dur=(\d+)', l).group(1))
+        ivs.append((int(round(ts * 1e9)), dur))
+ivs.sort()
+for g in range(0, len(ivs) - 3, 4):
+    grp = ivs[g:g + 4]
+    for (s0, d0), (s1, d1) in zip(grp, grp[1:]):
+        if not (s0 <= s1 and s1 + d1 <= s0 + d0):
+            bad["nesting"] = grp
+print("# " + (str(bad) if bad else "all counts as expected"))
+sys.exit(1 if bad else 0)
+PY
+ok $? "10 runs: every API event type, 40 kprobe instants and 40 kretprobe durations nested four deep"
+[ "$(status api_idle)" = 0 ]
+ok $? "the API is a no-op with no session recording"
+[ "$(status badprobe)" != 0 ] && grep -q 'kprobe:no_such_function_xyz: no such symbol in this kernel' "$R/badprobe.err"
+ok $? "an unknown probe symbol is refused before recording, naming it"
+[ "$(status api_rmmod)" = 0 ]
+ok $? "the test module unloads"
+
 [ "$(status rmmod_busy)" != 0 ]
 ok $? "rmmod is refused while /dev/ktrace is open"
 [ "$(status cycles)" = 0 ] && [ "$(status cycle_trace)" = 0 ]

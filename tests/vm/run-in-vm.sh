@@ -32,6 +32,15 @@ echo "kmod_small $?" >>"$R/status"
 step kmod_ring ktrace record --backend kmod --ring -b 64K -o $R/ring.fxt -- workload $R/ring.expect 3000
 step kmod_json ktrace record -o $R/kmod.json -- workload $R/json.expect 200
 
+# The in-kernel API and dynamic probes, from a test module.
+step api_insmod insmod ./ktrace_api_test.ko
+step api ktrace record --backend kmod -p kprobe:ktrace_api_test_target \
+	-p duration:ktrace_api_test_target -o $R/api.fxt -- \
+	sh -c 'echo 10 >/sys/module/ktrace_api_test/parameters/run'
+step api_idle sh -c 'echo 5 >/sys/module/ktrace_api_test/parameters/run'
+step badprobe ktrace record --backend kmod -p kprobe:no_such_function_xyz -o $R/bad.fxt -d 1
+step api_rmmod rmmod ktrace_api_test
+
 # rmmod while a session is open is refused; after close it succeeds.
 exec 3<>/dev/ktrace
 rmmod ktrace 2>/dev/null

@@ -91,6 +91,19 @@ struct ktrace_stats {
 	__u64 reserved[4];
 };
 
+/* Dynamic probes, added before START and removed by STOP or close. */
+#define KTRACE_PROBE_INSTANT	0	/* kprobe: an instant on entry */
+#define KTRACE_PROBE_DURATION	1	/* kretprobe: a complete event, entry to return */
+#define KTRACE_PROBE_SYMBOL_LEN	128
+#define KTRACE_MAX_PROBES	64
+
+struct ktrace_probe {
+	__u32 size;
+	__u32 type;
+	char symbol[KTRACE_PROBE_SYMBOL_LEN];	/* NUL-terminated */
+	__u64 reserved[2];
+};
+
 #define KTRACE_IOC_MAGIC	0xb7
 
 #define KTRACE_IOC_ABI_VERSION	_IO(KTRACE_IOC_MAGIC, 0)
@@ -102,5 +115,6 @@ struct ktrace_stats {
 #define KTRACE_IOC_FLUSH	_IO(KTRACE_IOC_MAGIC, 5)
 #define KTRACE_IOC_CONSUME	_IOW(KTRACE_IOC_MAGIC, 6, struct ktrace_consume)
 #define KTRACE_IOC_STATS	_IOWR(KTRACE_IOC_MAGIC, 7, struct ktrace_stats)
+#define KTRACE_IOC_ADD_PROBE	_IOW(KTRACE_IOC_MAGIC, 8, struct ktrace_probe)
 
 #endif /* _UAPI_LINUX_KTRACE_H */

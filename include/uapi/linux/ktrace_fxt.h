@@ -207,7 +207,8 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_TRACE_INFO	= 17,
 	KTRACE_FXT_STR_PARENT		= 18,
 	KTRACE_FXT_STR_SUCCESS		= 19,
-	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,
+	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3fff */
+	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
 };
 
 #if !defined(__KERNEL__) && !defined(__bpf__)

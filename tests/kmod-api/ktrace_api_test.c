@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test module for ktrace.ko's in-kernel API and dynamic probes.  Writing N
+ * to /sys/module/ktrace_api_test/parameters/run emits, N times: an instant
+ * "tick" with arguments, a duration "outer" around a duration "inner", a
+ * counter, an async begin/end, a flow begin/end, a complete event, and a
+ * call of ktrace_api_test_target(3), which recurses to depth 0 (four nested
+ * calls for -p kprobe: and -p duration:).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "ktrace_api.h"
+
+KTRACE_STRING(cat_test, "test");
+KTRACE_STRING(name_tick, "tick");
+KTRACE_STRING(name_outer, "outer");
+KTRACE_STRING(name_inner, "inner");
+KTRACE_STRING(name_queue, "queue");
+KTRACE_STRING(name_request, "request");
+KTRACE_STRING(name_handoff, "handoff");
+KTRACE_STRING(name_work, "work");
+KTRACE_STRING(arg_i, "i");
+KTRACE_STRING(arg_label, "label");
+KTRACE_STRING(label_value, "hello");
+KTRACE_STRING(arg_depth, "depth");
+
+/* Exported so that it keeps its name: a kprobe target the tests call. */
+int ktrace_api_test_target(int depth);
+
+/* Through a volatile pointer: the compiler cannot turn the recursion into a loop. */
+static int (*volatile recurse)(int depth) = ktrace_api_test_target;
+
+noinline int ktrace_api_test_target(int depth)
+{
+	udelay(5);
+	return depth ? recurse(depth - 1) + 1 : 0;
+}
+EXPORT_SYMBOL_GPL(ktrace_api_test_target);
+
+static int run_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		struct ktrace_arg args[2] = {
+			KTRACE_ARG_U64(&arg_i, i),
+			KTRACE_ARG_STR(&arg_label, &label_value),
+		};
+		struct ktrace_arg depth = KTRACE_ARG_S64(&arg_depth, -(s64)i);
+		u64 start = ktrace_clock();
+
+		ktrace_instant(&cat_test, &name_tick, args, 2);
+		ktrace_duration_begin(&cat_test, &name_outer, NULL, 0);
+		ktrace_duration_begin(&cat_test, &name_inner, &depth, 1);
+		ktrace_duration_end(&cat_test, &name_inner, NULL, 0);
+		ktrace_duration_end(&cat_test, &name_outer, NULL, 0);
+		ktrace_counter(&cat_test, &name_queue, 1, args, 1);
+		ktrace_async_begin(&cat_test, &name_request, i, NULL, 0);
+		ktrace_async_end(&cat_test, &name_request, i, NULL, 0);
+		ktrace_flow_begin(&cat_test, &name_handoff, i, NULL, 0);
+		ktrace_flow_end(&cat_test, &name_handoff, i, NULL, 0);
+		ktrace_api_test_target(3);
+		ktrace_complete(&cat_test, &name_work, start, NULL, 0);
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops run_ops = {
+	.set = run_set,
+};
+module_param_cb(run, &run_ops, NULL, 0200);
+MODULE_PARM_DESC(run, "emit the test events this many times");
+
+MODULE_DESCRIPTION("Test module for ktrace.ko's in-kernel API");
+MODULE_LICENSE("GPL");
