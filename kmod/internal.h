@@ -103,6 +103,10 @@ void ktrace_dynprobes_remove_locked(struct ktrace_session *s);
 /* statedump.c */
 void ktrace_statedump(struct ktrace_session *s);
 
+/* marks.c */
+int ktrace_marks_init(void);
+void ktrace_marks_exit(void);
+
 /* dev.c */
 int ktrace_dev_init(void);
 void ktrace_dev_exit(void);

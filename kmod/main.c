@@ -26,12 +26,22 @@ static int __init ktrace_init(void)
 		pr_err("cannot register /dev/ktrace: %d\n", ret);
 		return ret;
 	}
+	ret = ktrace_marks_init();
+	if (ret) {
+		pr_err("cannot register /dev/ktrace-mark: %d\n", ret);
+		goto err_dev_exit;
+	}
 	return 0;
+
+err_dev_exit:
+	ktrace_dev_exit();
+	return ret;
 }
 
 static void __exit ktrace_exit(void)
 {
 	/* An open session holds a module reference: none is left here. */
+	ktrace_marks_exit();
 	ktrace_dev_exit();
 }
 

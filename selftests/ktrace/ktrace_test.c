@@ -304,6 +304,51 @@ TEST_F(dev, record_read_back_and_poll)
 	EXPECT_EQ(0, st.lost);
 }
 
+static ssize_t write_mark(int fd, uint32_t size, uint32_t type, uint32_t cat_len,
+			  uint32_t name_len, size_t count)
+{
+	struct {
+		struct ktrace_mark m;
+		char text[600];
+	} w = { .m = { .size = size, .type = type, .cat_len = cat_len, .name_len = name_len } };
+
+	memset(w.text, 'x', sizeof(w.text));
+	return write(fd, &w, count);
+}
+
+/* An address the compiler cannot see through. */
+static void *bad_address(void)
+{
+	volatile uintptr_t bad = 8;
+
+	return (void *)bad;
+}
+
+TEST(mark_validation)
+{
+	int fd = open(KTRACE_MARK_DEVICE, O_WRONLY);
+	size_t m = sizeof(struct ktrace_mark);
+
+	ASSERT_GE(fd, 0);
+	/* No session: accepted and dropped. */
+	EXPECT_EQ((ssize_t)(m + 3 + 4), write_mark(fd, m, KTRACE_MARK_INSTANT, 3, 4, m + 7));
+	EXPECT_EQ(-1, write_mark(fd, m, KTRACE_MARK_INSTANT, 3, 4, m - 1));	/* short */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write_mark(fd, m, 9, 3, 4, m + 7));			/* unknown type */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write_mark(fd, m, KTRACE_MARK_INSTANT, 3, 4, m + 8));	/* length mismatch */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write_mark(fd, m, KTRACE_MARK_INSTANT, 0, 300, m + 300));	/* name too long */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write_mark(fd, m, KTRACE_MARK_INSTANT, 3, 0, m + 3));	/* no name */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write_mark(fd, m + 8, KTRACE_MARK_INSTANT, 3, 4, m + 7));	/* wrong size */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(fd, bad_address(), m + 7));
+	EXPECT_EQ(EFAULT, errno);
+	close(fd);
+}
+
 TEST(rmmod_refused_while_open)
 {
 	int fd = open_dev(_metadata);

@@ -133,6 +133,12 @@ ok $? "the API is a no-op with no session recording"
 ok $? "an unknown probe symbol is refused before recording, naming it"
 [ "$(status api_rmmod)" = 0 ]
 ok $? "the test module unloads"
+"$ktrace" dump --strict "$R/marks.fxt" >"$R/marks.dump"
+[ "$(status marks)" = 0 ] && grep -q 'instant: [0-9]*/[0-9]* "mark":"hello"' "$R/marks.dump" &&
+	grep -q 'duration begin: [0-9/]* "build":"compile"' "$R/marks.dump" &&
+	grep -q 'duration end: [0-9/]* "build":"compile"' "$R/marks.dump" &&
+	grep -q 'counter: [0-9/]* "mark":"depth" id=0 value=42' "$R/marks.dump"
+ok $? "ktrace mark: instant, duration begin/end and counter land in the trace on the marking thread"
 
 [ "$(status rmmod_busy)" != 0 ]
 ok $? "rmmod is refused while /dev/ktrace is open"

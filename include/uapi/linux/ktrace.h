@@ -104,6 +104,30 @@ struct ktrace_probe {
 	__u64 reserved[2];
 };
 
+/*
+ * Marks from user space: write() one struct ktrace_mark followed by the
+ * category and the name (cat_len + name_len bytes, no NUL) to
+ * /dev/ktrace-mark.  The event lands in the calling CPU's buffer on the
+ * calling thread, with the recorder's clock; without a session it is
+ * accepted and dropped.  Root, or the group given by the module parameter
+ * mark_gid, may write.
+ */
+#define KTRACE_MARK_DEVICE	"/dev/ktrace-mark"
+#define KTRACE_MARK_INSTANT	0
+#define KTRACE_MARK_BEGIN	1
+#define KTRACE_MARK_END		2
+#define KTRACE_MARK_COUNTER	3	/* @value under the name, counter id 0 */
+#define KTRACE_MARK_MAX_LEN	255
+
+struct ktrace_mark {
+	__u32 size;		/* sizeof(struct ktrace_mark) */
+	__u32 type;
+	__s64 value;
+	__u32 cat_len;
+	__u32 name_len;
+	__u64 reserved[2];
+};
+
 #define KTRACE_IOC_MAGIC	0xb7
 
 #define KTRACE_IOC_ABI_VERSION	_IO(KTRACE_IOC_MAGIC, 0)
