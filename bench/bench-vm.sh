@@ -32,3 +32,19 @@ kb=$(awk '/context switch \(args\)/ {s=$NF} /thread wakeup/ {w=$NF} END {print s
 ks=$(awk '/context switch \(args\)/ {print $NF}' "$R/kstats")
 awk -v fb="$fb" -v fe="$fe" -v kb="$kb" -v ks="$ks" 'BEGIN {
 	printf "bytes per switch with its wakeup: ktrace.ko %.1f, ftrace %.1f\n", kb/ks, fb/(fe/2) }'
+
+# Probes: a kprobe event and an API event, against ftrace's kprobe events.
+KTRACE_VM_SCRIPT=bench/vm-bench-probes-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm-bench.log" 2>&1 || {
+	echo "bench-vm: the probe VM run failed; see $build/vm-bench.log"; exit 1; }
+awk '
+	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1 "," kv[1]] = v[$1 "," kv[1]] " " kv[2] } }
+	function med(s,   a, m, i, j, t) { m = split(substr(s, 2), a, " ")
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+	END {
+		b = med(v["none,target_ns"]); k = med(v["ktrace,target_ns"]); f = med(v["ftrace,target_ns"])
+		an = med(v["none,api_ns"]); ak = med(v["ktrace,api_ns"])
+		printf "\nVM (TCG), median ns per call:\n"
+		printf "  kprobed function: plain %d, ktrace.ko kprobe %d (+%d), ftrace kprobe event %d (+%d); ratio %.2f\n", b, k, k - b, f, f - b, (f > b) ? (k - b) / (f - b) : 0
+		printf "  API instant event: no session %d ns (static key off), recording %d ns\n", an, ak
+	}' "$build/vm/results/probes.txt"

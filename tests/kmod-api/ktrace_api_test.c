@@ -36,7 +36,8 @@ static int (*volatile recurse)(int depth) = ktrace_api_test_target;
 
 noinline int ktrace_api_test_target(int depth)
 {
-	udelay(5);
+	if (depth)
+		udelay(5);
 	return depth ? recurse(depth - 1) + 1 : 0;
 }
 EXPORT_SYMBOL_GPL(ktrace_api_test_target);
@@ -71,6 +72,36 @@ static int run_set(const char *val, const struct kernel_param *kp)
 	}
 	return 0;
 }
+
+/*
+ * bench=N: the cost of N calls of the probe target and of N API instants,
+ * with whatever records now (nothing, ktrace, ftrace kprobe events).
+ */
+static int bench_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	u64 t0, t1, t2;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret || !n)
+		return ret ?: -EINVAL;
+	t0 = ktrace_clock();
+	for (i = 0; i < n; i++)
+		recurse(0);
+	t1 = ktrace_clock();
+	for (i = 0; i < n; i++)
+		ktrace_instant(&cat_test, &name_tick, NULL, 0);
+	t2 = ktrace_clock();
+	pr_info("bench calls=%u target_ns=%llu api_ns=%llu\n", n, div_u64(t1 - t0, n),
+		div_u64(t2 - t1, n));
+	return 0;
+}
+
+static const struct kernel_param_ops bench_ops = {
+	.set = bench_set,
+};
+module_param_cb(bench, &bench_ops, NULL, 0200);
+MODULE_PARM_DESC(bench, "time this many probe-target calls and API events");
 
 static const struct kernel_param_ops run_ops = {
 	.set = run_set,
