@@ -109,9 +109,9 @@ $(O)/%.o: %.c $(USER_HDRS)
 $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $^ $(USER_LIBS)
 
-$(O)/tests/%: tests/%.c $(USER_LIB_OBJS) $(USER_HDRS)
+$(O)/tests/%: tests/%.c tests/lib/tap.h $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(KTRACE_CFLAGS) -o $@ $< $(USER_LIB_OBJS) -lpthread
+	$(CC) $(KTRACE_CFLAGS) -Itests -o $@ $< $(USER_LIB_OBJS) -lpthread
 
 # libFuzzer with ASan and UBSan needs clang; the reader is built into it.
 $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)

@@ -13,23 +13,10 @@
 #include <unistd.h>
 
 #include "fxt_reader.h"
+#include "lib/tap.h"
 
 #define MAX_CPUS	4096
 
-static int test_no, failures;
-
-static void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failures++;
-}
 
 struct expect {
 	long pid, ping, pong, sleeper, renamer, child, iterations, cpus;
@@ -224,6 +211,5 @@ int main(int argc, char **argv)
 	}
 	fxt_reader_close(&r);
 	close(fd);
-	printf("1..%d\n# %d passed, %d failed\n", test_no, test_no - failures, failures);
-	return failures ? 1 : 0;
+	return tap_finish();
 }

@@ -8,14 +8,7 @@ ktrace=$build/ktrace
 gen=$build/tests/gen_trace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-
-ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-# Runs a command; its exit status, stdout and stderr land in $rc, $tmp/out, $tmp/err.
-run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+source "$(dirname "$0")/lib/tap.sh"
 json_valid() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1"; }
 
 echo "TAP version 13"
@@ -95,6 +88,4 @@ run "$ktrace" frobnicate
 [ $rc -eq 2 ] && grep -q "unknown command 'frobnicate'" "$tmp/err"
 ok $? "an unknown command is named"
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed -eq 0 ]
+finish

@@ -12,22 +12,9 @@
 #include <string.h>
 
 #include "fxt_reader.h"
+#include "lib/tap.h"
 #include "fxt_writer.h"
 
-static int test_no, failures;
-
-static void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failures++;
-}
 
 #define CHECK(cond) do { if (!(cond)) { printf("#   failed: %s (line %d)\n", #cond, __LINE__); \
 		return 0; } } while (0)
@@ -561,7 +548,5 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	run_violations();
-	printf("1..%d\n", test_no);
-	printf("# %d passed, %d failed\n", test_no - failures, failures);
-	return failures ? 1 : 0;
+	return tap_finish();
 }

@@ -8,12 +8,7 @@ build=${1:-build}
 ktrace=$build/ktrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+source "$(dirname "$0")/lib/tap.sh"
 
 echo "TAP version 13"
 "$build/tests/gen_trace" scenario "$tmp/s.fxt"
@@ -105,6 +100,4 @@ const b = j.traceEvents.find(e => e.ph === "B" && e.name === "irq virtio0");
 process.exit(b && Math.abs(b.ts - 1000000005) <= 1 ? 0 : 1)' "$tmp/m.json"
 ok $? "merged JSON: the irq duration sits at its recorder-clock time"
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed -eq 0 ]
+finish

@@ -139,11 +139,8 @@ int cmd_merge(int argc, char **argv)
 	}
 	fxt_path = argv[optind];
 	ftrace_path = argv[optind + 1];
-	if (format && strcmp(format, "fxt") && strcmp(format, "json")) {
-		pr_err("--format %s: use fxt or json", format);
+	if (output_format(format, out_path, &json))
 		return 2;
-	}
-	json = format ? !strcmp(format, "json") : str_ends_with(out_path, ".json");
 	if (embed && !json) {
 		pr_err("--embed-ftrace is for JSON output (systemTraceEvents)");
 		return 2;
@@ -194,15 +191,7 @@ int cmd_merge(int argc, char **argv)
 		pr_err("cannot create %s: %s", out_path, strerror(errno));
 		goto out;
 	}
-	if (json) {
-		FILE *tmp = tmpfile();
-
-		fxt_fd = tmp ? dup(fileno(tmp)) : -1;
-		if (tmp)
-			fclose(tmp);
-	} else {
-		fxt_fd = out_fd;
-	}
+	fxt_fd = fxt_scratch_fd(json, out_fd);
 	w = malloc(sizeof(*w));
 	if (fxt_fd < 0 || !w || fxt_writer_init(w, fxt_fd)) {
 		pr_err("cannot create a temporary file: %s", strerror(errno));

@@ -349,11 +349,8 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (format && strcmp(format, "fxt") && strcmp(format, "json")) {
-		pr_err("--format %s: use fxt or json", format);
+	if (output_format(format, out_path, &json))
 		return 2;
-	}
-	json = format ? !strcmp(format, "json") : str_ends_with(out_path, ".json");
 
 	if (!backend)
 		backend = source_kmod_probe(why, sizeof(why)) == 0 ? "kmod" : "bpf";
@@ -504,15 +501,7 @@ int cmd_record(int argc, char **argv)
 		st.rejected += spools[i].rejected;
 	}
 
-	if (json) {
-		FILE *tmp = tmpfile();
-
-		fxt_fd = tmp ? dup(fileno(tmp)) : -1;
-		if (tmp)
-			fclose(tmp);
-	} else {
-		fxt_fd = out_fd;
-	}
+	fxt_fd = fxt_scratch_fd(json, out_fd);
 	if (fxt_fd < 0) {
 		ret = -errno;
 		pr_err("cannot create a temporary file: %s", strerror(errno));

@@ -324,3 +324,29 @@ long peak_rss_kib(void)
 		return -1;
 	return ru.ru_maxrss;
 }
+
+int output_format(const char *format, const char *path, bool *json)
+{
+	if (format && strcmp(format, "fxt") && strcmp(format, "json")) {
+		pr_err("--format %s: use fxt or json", format);
+		return -EINVAL;
+	}
+	*json = format ? !strcmp(format, "json") : str_ends_with(path, ".json");
+	return 0;
+}
+
+int fxt_scratch_fd(bool json, int out_fd)
+{
+	FILE *tmp;
+	int fd;
+
+	if (!json)
+		return out_fd;
+	/* JSON is converted from an FXT archive written here first. */
+	tmp = tmpfile();
+	if (!tmp)
+		return -1;
+	fd = dup(fileno(tmp));
+	fclose(tmp);
+	return fd;
+}

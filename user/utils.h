@@ -63,6 +63,10 @@ void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 uint64_t now_mono_ns(void);
 bool str_ends_with(const char *s, const char *suffix);
+/* -F fxt|json, else by @path's extension; -EINVAL (reported) if unknown. */
+int output_format(const char *format, const char *path, bool *json);
+/* Where to write the FXT archive: @out_fd, or a temporary file for JSON. */
+int fxt_scratch_fd(bool json, int out_fd);
 /* Peak resident set size of this process in KiB (getrusage). */
 long peak_rss_kib(void);
 

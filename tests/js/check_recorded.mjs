@@ -4,15 +4,9 @@
 // tracks, and wakeup flows connect them.  TAP output.
 import fs from 'node:fs';
 import * as Trace from '@paulirish/trace_engine/models/trace/trace.js';
+import { ok, finish } from './tap.mjs';
 
 const CPU_PID = 1000000000;
-let n = 0, failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (!cond) failed++;
-  console.log(`${cond ? '' : 'not '}ok ${n} - ${what}`);
-  if (!cond && detail !== undefined) console.log(`#   got: ${JSON.stringify(detail)}`);
-}
 
 const json = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const expect = Object.fromEntries(fs.readFileSync(process.argv[3], 'utf8').trim().split('\n')
@@ -36,6 +30,4 @@ const flows = data.Flows.flows.filter(f => f.length === 2 && f[0].name === 'wake
 ok(flows.length >= expect.iterations, 'wakeup flows go between ping and pong', flows.length);
 ok(json.otherData.backend === 'bpf' && json.otherData.clock === 'CLOCK_MONOTONIC',
    'otherData names the backend and the clock', json.otherData);
-console.log(`1..${n}`);
-console.log(`# ${n - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

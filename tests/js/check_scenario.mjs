@@ -4,15 +4,9 @@
 // threads, names, slices and flows it finds.  TAP output.
 import fs from 'node:fs';
 import * as Trace from '@paulirish/trace_engine/models/trace/trace.js';
+import { ok, finish } from './tap.mjs';
 
 const CPU_PID = 1000000000;
-let n = 0, failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (!cond) failed++;
-  console.log(`${cond ? '' : 'not '}ok ${n} - ${what}`);
-  if (!cond && detail !== undefined) console.log(`#   got: ${JSON.stringify(detail)}`);
-}
 
 const text = fs.readFileSync(process.argv[2], 'utf8');
 let json;
@@ -21,8 +15,7 @@ try {
   ok(true, 'output is valid JSON');
 } catch (e) {
   ok(false, 'output is valid JSON', String(e));
-  console.log(`1..${n}`);
-  process.exit(1);
+  finish();
 }
 
 const model = Trace.TraceModel.Model.createWithAllHandlers();
@@ -104,6 +97,4 @@ ok(od.host === 'testhost' && od.kernel === '6.1.0-test' && od.backend === 'synth
 ok(od.dropped === 17 && od.dropped_by_cpu['1'] === 17, 'otherData counts drops per CPU', od);
 ok(json.displayTimeUnit === 'ns', 'displayTimeUnit is ns');
 
-console.log(`1..${n}`);
-console.log(`# ${n - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

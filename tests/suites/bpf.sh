@@ -8,13 +8,8 @@ build=${1:-build}
 ktrace=$build/ktrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+source "$(dirname "$0")/../lib/tap.sh"
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 
 echo "TAP version 13"
 if [ "$(id -u)" -ne 0 ]; then
@@ -152,6 +147,4 @@ if command -v setpriv >/dev/null; then
 	rm -f /tmp/ktrace-nobody.fxt
 fi
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed -eq 0 ]
+finish

@@ -9,11 +9,7 @@ build=${1:-build}
 krel=${KREL:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
 ktrace=$build/ktrace
 R=$build/vm/results
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+source "$(dirname "$0")/../lib/tap.sh"
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 
@@ -153,6 +149,4 @@ bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible circular l
 ok $? "dmesg has no warning, BUG, oops or lockdep report"
 [ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed -eq 0 ]
+finish
