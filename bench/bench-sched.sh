@@ -53,7 +53,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 		local rd=$!
 		"$pp" "$trips" $cpu
 		echo 0 >"$inst/tracing_on"
-		kill $rd; wait $rd 2>/dev/null ;;
+		kill $rd 2>/dev/null; wait $rd 2>/dev/null ;;
 	ktrace-bpf)
 		taskset -c $other "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- "$pp" "$trips" $cpu \
 			2>"$tmp/kerr" ;;
