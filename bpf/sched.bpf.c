@@ -203,3 +203,81 @@ int BPF_PROG(ktrace_task_rename, struct task_struct *task, const char *comm)
 	emit_names(task, name, bpf_ktime_get_ns());
 	return 0;
 }
+
+/*
+ * Dynamic probes (-p): attached by user space to the named functions, with
+ * the index of the function's name string as the attach cookie.  A
+ * duration pairs each return with its entry on a per-thread stack, so
+ * recursion nests.
+ */
+#define PROBE_DEPTH	32
+
+struct probe_stack {
+	__u64 ts[PROBE_DEPTH];
+	__u32 depth;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct probe_stack);
+} probe_stacks SEC(".maps");
+
+static __always_inline void emit_probe(__u32 type, __u64 cookie, __u64 start, __u64 end)
+{
+	__u64 rec[5], pid_tgid = bpf_get_current_pid_tgid();
+	__u32 words = type == KTRACE_FXT_EV_DURATION_COMPLETE ? 5 : 4;
+
+	rec[0] = ktrace_fxt_event_hdr(words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, cookie);
+	rec[1] = start;
+	rec[2] = pid_tgid >> 32;
+	rec[3] = (__u32)pid_tgid;
+	rec[4] = end;
+	emit(rec, words, start);
+}
+
+SEC("kprobe")
+int ktrace_kprobe(struct pt_regs *ctx)
+{
+	emit_probe(KTRACE_FXT_EV_INSTANT, bpf_get_attach_cookie(ctx), bpf_ktime_get_ns(), 0);
+	return 0;
+}
+
+SEC("kprobe")
+int ktrace_probe_entry(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct probe_stack *st = bpf_map_lookup_elem(&probe_stacks, &tid), fresh = {};
+
+	if (!st) {
+		bpf_map_update_elem(&probe_stacks, &tid, &fresh, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&probe_stacks, &tid);
+		if (!st)
+			return 0;
+	}
+	if (st->depth < PROBE_DEPTH)
+		st->ts[st->depth & (PROBE_DEPTH - 1)] = bpf_ktime_get_ns();
+	st->depth++;
+	return 0;
+}
+
+SEC("kretprobe")
+int ktrace_probe_return(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct probe_stack *st = bpf_map_lookup_elem(&probe_stacks, &tid);
+	__u64 start;
+
+	if (!st || !st->depth)
+		return 0;
+	st->depth--;
+	if (st->depth >= PROBE_DEPTH)
+		return 0;	/* deeper than the stack keeps: not timed */
+	start = st->ts[st->depth & (PROBE_DEPTH - 1)];
+	emit_probe(KTRACE_FXT_EV_DURATION_COMPLETE, bpf_get_attach_cookie(ctx), start,
+		   bpf_ktime_get_ns());
+	if (!st->depth)
+		bpf_map_delete_elem(&probe_stacks, &tid);
+	return 0;
+}

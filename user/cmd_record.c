@@ -126,8 +126,17 @@ static void progress(uint64_t start, const struct spool *sp, unsigned int n, boo
 }
 
 /* Writes the archive: preamble, trace info, names now alive, merged records. */
-static int write_archive(int fd, const struct source_ops *ops, uint64_t start,
-			 struct spool *spools, unsigned int n, uint64_t *threads, uint64_t *bytes)
+static const char *kernel_release(void)
+{
+	static struct utsname u;
+
+	uname(&u);
+	return u.release;
+}
+
+static int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
+			 uint64_t start, struct spool *spools, unsigned int n, uint64_t *threads,
+			 uint64_t *bytes)
 {
 	struct fxt_writer *w = malloc(sizeof(*w));
 	int ret;
@@ -138,6 +147,10 @@ static int write_archive(int fd, const struct source_ops *ops, uint64_t start,
 	}
 	fxt_write_preamble(w, 1, "ktrace");
 	trace_info(w, ops->name, start);
+	/* The BPF probes name their events by these indices. */
+	if (!ops->statedump_in_kernel)
+		for (unsigned int i = 0; i < ro->nprobes; i++)
+			fxt_write_string(w, KTRACE_FXT_STR_FIRST_PROBE + i, ro->probes[i].symbol);
 	ret = ops->statedump_in_kernel ? 0 : statedump_write(w, threads);
 	if (ret)
 		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
@@ -362,12 +375,11 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	} else if (!strcmp(backend, "bpf")) {
-		if (ro.nprobes) {
-			if (access("/sys/kernel/tracing/kprobe_events", F_OK) &&
-			    access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
-				pr_err("-p needs kprobes, and this kernel has none (no kprobe_events in tracefs): record on a kernel with CONFIG_KPROBES, with the module (insmod ktrace.ko)");
-			else
-				pr_err("-p is not available with the BPF backend; load the module (insmod ktrace.ko) and use --backend kmod");
+		if (ro.nprobes && access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+		    access("/sys/kernel/debug/tracing/kprobe_events", F_OK) &&
+		    access("/sys/bus/event_source/devices/kprobe", F_OK)) {
+			pr_err("-p needs kprobes, and this kernel (%s) has none: record on a kernel with CONFIG_KPROBES",
+			       kernel_release());
 			return 1;
 		}
 		if (ro.ring) {
@@ -507,7 +519,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops, t0, spools, nspools + 2, &threads, &bytes);
+	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nspools + 2, &threads, &bytes);
 	if (!ret && json) {
 		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
 		close(fxt_fd);

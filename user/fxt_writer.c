@@ -120,13 +120,19 @@ uint16_t fxt_string_ref(struct fxt_writer *w, const char *s, uint32_t len)
 	e = tab_slot(w->tab, w->tab_size, hash_bytes(s, len), s, len);
 	if (e->hash)
 		return e->index;
-	if (w->next_index > 0x7fff)
+	/* Indices from KTRACE_FXT_STR_FIRST_PROBE on belong to recorders. */
+	if (w->next_index >= KTRACE_FXT_STR_FIRST_PROBE)
 		return ktrace_fxt_sref_inline(len);
 	idx = intern_at(w, w->next_index, s, len);
 	if (idx < 0)
 		return ktrace_fxt_sref_inline(len);
 	w->next_index++;
 	return idx;
+}
+
+void fxt_write_string(struct fxt_writer *w, uint16_t index, const char *s)
+{
+	put_string_record(w, index, s, strlen(s));
 }
 
 void fxt_write_preamble(struct fxt_writer *w, uint32_t provider, const char *provider_name)

@@ -42,6 +42,8 @@ void fxt_write_words(struct fxt_writer *w, const void *words, uint32_t n);
  */
 uint16_t fxt_string_ref(struct fxt_writer *w, const char *s, uint32_t len);
 
+/* A string record at a fixed index (recorder-assigned strings). */
+void fxt_write_string(struct fxt_writer *w, uint16_t index, const char *s);
 void fxt_write_provider_section(struct fxt_writer *w, uint32_t provider);
 void fxt_write_provider_event(struct fxt_writer *w, uint32_t provider, unsigned int event);
 void fxt_write_thread(struct fxt_writer *w, unsigned int index, uint64_t pid, uint64_t tid);

@@ -27,6 +27,9 @@ struct source_bpf {
 	struct spool *spools;
 	unsigned int ncpus;
 	uint64_t uncommitted;		/* bytes reserved but never published */
+	const struct record_opts *opts;
+	struct bpf_link *probe_links[2 * 64];	/* -p: kprobes and kretprobes */
+	unsigned int nlinks;
 	int err;
 };
 
@@ -79,6 +82,53 @@ static size_t page_round(size_t n)
 	return (n + page - 1) / page * page;
 }
 
+static int attach_probe(struct source_bpf *s, struct bpf_program *prog, const char *sym,
+			unsigned int index, bool ret)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = index, .retprobe = ret);
+	struct bpf_link *link = bpf_program__attach_kprobe_opts(prog, sym, &opts);
+
+	if (!link)
+		return -errno;
+	s->probe_links[s->nlinks++] = link;
+	return 0;
+}
+
+/* -p probes, with their name's string index as the cookie; before START. */
+static int attach_probes(struct source_bpf *s)
+{
+	const struct record_opts *o = s->opts;
+
+	for (unsigned int i = 0; i < o->nprobes; i++) {
+		const char *sym = o->probes[i].symbol;
+		unsigned int idx = KTRACE_FXT_STR_FIRST_PROBE + i;
+		int ret;
+
+		if (o->probes[i].duration) {
+			ret = attach_probe(s, s->skel->progs.ktrace_probe_entry, sym, idx, false);
+			if (!ret)
+				ret = attach_probe(s, s->skel->progs.ktrace_probe_return, sym, idx,
+						   true);
+		} else {
+			ret = attach_probe(s, s->skel->progs.ktrace_kprobe, sym, idx, false);
+		}
+		if (ret) {
+			pr_err("-p %s:%s: %s", o->probes[i].duration ? "duration" : "kprobe", sym,
+			       ret == -ENOENT ? "no such symbol in this kernel (see /proc/kallsyms)" :
+			       ret == -EINVAL ? "cannot be probed (inlined, notrace or blacklisted)" :
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void detach_probes(struct source_bpf *s)
+{
+	while (s->nlinks)
+		bpf_link__destroy(s->probe_links[--s->nlinks]);
+}
+
 static int bpf_open(void **out, const struct record_opts *o, struct spool *spools,
 		    unsigned int nspools)
 {
@@ -111,6 +161,13 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		return ret;
 	}
 	s->skel->rodata->buf_words = s->words;
+	s->opts = o;
+	/* Probe programs load only when asked for (a kernel may lack kprobes). */
+	if (!o->nprobes) {
+		bpf_program__set_autoload(s->skel->progs.ktrace_kprobe, false);
+		bpf_program__set_autoload(s->skel->progs.ktrace_probe_entry, false);
+		bpf_program__set_autoload(s->skel->progs.ktrace_probe_return, false);
+	}
 	bpf_map__set_max_entries(s->skel->maps.ctl, ncpus);
 	bpf_map__set_max_entries(s->skel->maps.data, ncpus * s->words);
 	ret = sched_bpf__load(s->skel);
@@ -121,6 +178,9 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		       " (run with -v for the verifier's log)");
 		return ret;
 	}
+	ret = attach_probes(s);
+	if (ret)
+		return ret;
 	s->ctl_len = page_round(ncpus * sizeof(*s->ctl));
 	s->data_len = page_round(ncpus * s->words * 8);
 	s->ctl = map_shared(s->skel->maps.ctl, s->ctl_len);
@@ -220,6 +280,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	struct source_bpf *s = priv;
 	uint64_t misses;
 
+	detach_probes(s);
 	sched_bpf__detach(s->skel);
 	for (unsigned int cpu = 0; cpu < s->ncpus; cpu++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[cpu];
@@ -253,6 +314,7 @@ static void bpf_close(void *priv)
 		munmap(s->ctl, s->ctl_len);
 	if (s->data)
 		munmap(s->data, s->data_len);
+	detach_probes(s);
 	sched_bpf__destroy(s->skel);
 	free(s);
 }

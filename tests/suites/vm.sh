@@ -87,12 +87,13 @@ ok $? "recording to JSON with the default backend (the module) gives valid JSON"
 [ "$(status api_insmod)" = 0 ] && [ "$(status api)" = 0 ] && "$ktrace" dump --strict "$R/api.fxt" >"$R/api.dump"
 ok $? "API events and probes recorded; every interned string resolves (dump --strict)"
 sed 's/^/# /' "$R/api.err" | grep -v wrote | head -5
-python3 - "$R/api.dump" <<'PY'
+cat >"$R/check_probes.py" <<'PY'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
+api = sys.argv[2] == "api"
 def count(kind, cat, name):
     return sum(1 for l in lines if f'{kind}:' in l and f'"{cat}":"{name}"' in l)
-checks = {
+checks = {} if not api else {
     "instant tick": (count("instant", "test", "tick"), 10),
     "begin outer": (count("duration begin", "test", "outer"), 10),
     "begin inner": (count("duration begin", "test", "inner"), 10),
@@ -101,11 +102,11 @@ checks = {
     "async": (count("async begin", "test", "request") + count("async end", "test", "request"), 20),
     "flow": (count("flow begin", "test", "handoff") + count("flow end", "test", "handoff"), 20),
     "complete work": (count("duration complete", "test", "work"), 10),
-    "kprobe instants": (count("instant", "kprobe", "ktrace_api_test_target"), 40),
-    "kretprobe completes": (count("duration complete", "kprobe", "ktrace_api_test_target"), 40),
 }
+checks["kprobe instants"] = (count("instant", "kprobe", "ktrace_api_test_target"), 40)
+checks["kretprobe completes"] = (count("duration complete", "kprobe", "ktrace_api_test_target"), 40)
 bad = {k: v for k, v in checks.items() if v[0] != v[1]}
-if not any('label="hello"' in l and 'i=' in l for l in lines if '"tick"' in l):
+if api and not any('label="hello"' in l and 'i=' in l for l in lines if '"tick"' in l):
     bad["tick arguments"] = "missing"
 # Recursion nests: sorted by start, each group of four lies inside the one before.
 ivs = []
@@ -122,7 +123,15 @@ for g in range(0, len(ivs) - 3, 4):
 print("# " + (str(bad) if bad else "all counts as expected"))
 sys.exit(1 if bad else 0)
 PY
+python3 "$R/check_probes.py" "$R/api.dump" api
 ok $? "10 runs: every API event type, 40 kprobe instants and 40 kretprobe durations nested four deep"
+[ "$(status bpf_probes)" = 0 ] && "$ktrace" dump --strict "$R/bpfprobe.fxt" >"$R/bpfprobe.dump" &&
+	python3 "$R/check_probes.py" "$R/bpfprobe.dump" probes
+ok $? "BPF backend: 40 kprobe instants and 40 nested kretprobe durations, names resolved"
+sed 's/^/# /' "$R/bpf_probes.err" | grep -v wrote | head -5
+[ "$(status bpf_badprobe)" != 0 ] && grep -q 'kprobe:no_such_function_xyz: no such symbol' "$R/bpf_badprobe.err"
+ok $? "BPF backend: an unknown probe symbol is refused before recording, naming it"
+sed 's/^/# /' "$R/bpf_badprobe.err" | head -3
 [ "$(status api_idle)" = 0 ]
 ok $? "the API is a no-op with no session recording"
 [ "$(status badprobe)" != 0 ] && grep -q 'kprobe:no_such_function_xyz: no such symbol in this kernel' "$R/badprobe.err"

@@ -39,6 +39,10 @@ step api ktrace record --backend kmod -p kprobe:ktrace_api_test_target \
 	sh -c 'echo 10 >/sys/module/ktrace_api_test/parameters/run'
 step api_idle sh -c 'echo 5 >/sys/module/ktrace_api_test/parameters/run'
 step badprobe ktrace record --backend kmod -p kprobe:no_such_function_xyz -o $R/bad.fxt -d 1
+step bpf_probes ktrace record --backend bpf -p kprobe:ktrace_api_test_target \
+	-p duration:ktrace_api_test_target -o $R/bpfprobe.fxt -- \
+	sh -c 'echo 10 >/sys/module/ktrace_api_test/parameters/run'
+step bpf_badprobe ktrace record --backend bpf -p kprobe:no_such_function_xyz -o $R/bpfbad.fxt -d 1
 step api_rmmod rmmod ktrace_api_test
 step marks ktrace record --backend kmod -o $R/marks.fxt -- sh -c \
 	'ktrace mark hello; ktrace mark -c build -b compile; ktrace mark -c build -e compile; ktrace mark -C 42 depth'

@@ -207,7 +207,9 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_TRACE_INFO	= 17,
 	KTRACE_FXT_STR_PARENT		= 18,
 	KTRACE_FXT_STR_SUCCESS		= 19,
-	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3fff */
+	KTRACE_FXT_STR_CAT_KPROBE	= 20,
+	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3eff */
+	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
 };
 
@@ -233,6 +235,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_TRACE_INFO]		= "trace_info",
 	[KTRACE_FXT_STR_PARENT]			= "parent",
 	[KTRACE_FXT_STR_SUCCESS]		= "success",
+	[KTRACE_FXT_STR_CAT_KPROBE]		= "kprobe",
 };
 #endif
 
