@@ -15,8 +15,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set before load: words in each CPU's buffer, a power of two. */
-const volatile __u64 buf_words = 1;
+/* Set before load: chunks in each CPU's buffer, a power of two. */
+const volatile __u32 nchunks = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -29,49 +29,87 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* set to CPUs * buf_words */
+	__uint(max_entries, 1);		/* set to CPUs * nchunks */
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct ktrace_bpf_chunk);
 } data SEC(".maps");
 
-static __always_inline __u64 *slot(__u32 cpu, __u64 word)
+#define CHUNK_BYTES	(KTRACE_BPF_CHUNK_WORDS * 8)
+#define CHUNK_MASK	(KTRACE_BPF_CHUNK_WORDS - 1)
+
+static __always_inline struct ktrace_bpf_chunk *chunk_of(__u32 cpu, __u64 word)
 {
-	__u32 idx = cpu * buf_words + (word & (buf_words - 1));
+	__u32 idx = cpu * nchunks + ((word / KTRACE_BPF_CHUNK_WORDS) & (nchunks - 1));
 
 	return bpf_map_lookup_elem(&data, &idx);
 }
 
-/* Reserves @words at the head; returns the word position, or -1 if full. */
-static __always_inline __s64 reserve(struct ktrace_bpf_ctl *c, __u32 words)
+/*
+ * Makes @v the word at @p for the reader, after every store before it.
+ * x86 keeps stores in order, so a compiler barrier is enough there.
+ */
+static __always_inline void publish_word(__u64 *p, __u64 v)
 {
+#ifdef __TARGET_ARCH_x86
+	asm volatile("" ::: "memory");
+	*(volatile __u64 *)p = v;
+#else
+	__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+#endif
+}
+
+/*
+ * Reserves @words at the head; returns the word position, or -1 if full.
+ * @alone: the caller cannot be interrupted by another writer on this CPU
+ * (sched_switch runs with interrupts off, and no writer runs inside it or
+ * around it, since all run with preemption off), so a plain store will
+ * do; everyone else uses a compare-and-swap, which an interrupting writer
+ * makes fail and retry.
+ */
+static __always_inline __s64 reserve(__u32 cpu, struct ktrace_bpf_ctl *c, __u32 words,
+				     bool alone)
+{
+	__u64 bytes = words * 8, total = (__u64)nchunks * CHUNK_BYTES;
+
 	for (int i = 0; i < 4; i++) {
 		__u64 head = *(volatile __u64 *)&c->head;
 		__u64 tail = *(volatile __u64 *)&c->tail;
+		__u64 off = head & (CHUNK_BYTES - 1), start, end;
+		struct ktrace_bpf_chunk *ch;
 
-		if (head + words * 8 - tail > buf_words * 8)
+		start = off + bytes > CHUNK_BYTES ? head - off + CHUNK_BYTES : head;
+		end = start + bytes;
+		if (end - tail > total)
 			return -1;
-		/* Loses only to a writer nested on this CPU: try again. */
-		if (__sync_val_compare_and_swap(&c->head, head, head + words * 8) == head)
-			return head / 8;
+		if (alone)
+			c->head = end;
+		else if (__sync_val_compare_and_swap(&c->head, head, end) != head)
+			continue;
+		if (start != head) {
+			/* Close the chunk: the reader skips to the next one. */
+			ch = chunk_of(cpu, head / 8);
+			if (ch)
+				publish_word(&ch->w[(head / 8) & CHUNK_MASK], KTRACE_BPF_PAD);
+		}
+		return start / 8;
 	}
 	return -1;
 }
 
-/* Writes the body, then publishes the record by exchanging its header in. */
+/* Writes the body, then publishes the record with its header word. */
 static __always_inline void publish(__u32 cpu, __u64 pos, const __u64 *rec, __u32 words)
 {
-	__u64 *p;
+	struct ktrace_bpf_chunk *ch = chunk_of(cpu, pos);
+	__u32 off = pos & CHUNK_MASK;
 
+	if (!ch)
+		return;
 	for (__u32 i = 1; i < KTRACE_BPF_MAX_WORDS; i++) {
 		if (i >= words)
 			break;
-		p = slot(cpu, pos + i);
-		if (p)
-			*p = rec[i];
+		ch->w[(off + i) & CHUNK_MASK] = rec[i];
 	}
-	p = slot(cpu, pos);
-	if (p)
-		__atomic_exchange_n(p, rec[0], __ATOMIC_SEQ_CST);
+	publish_word(&ch->w[off], rec[0]);
 }
 
 static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
@@ -86,7 +124,7 @@ static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
  * counted; the next one that fits is preceded by a loss record with the
  * count and time range, so a viewer shows where data is missing.
  */
-static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
+static __always_inline void emit_on(const __u64 *rec, __u32 words, __u64 ts, bool alone)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &cpu);
@@ -98,7 +136,7 @@ static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
 	if (c->pending) {
 		n = __sync_lock_test_and_set(&c->pending, 0);
 		if (n) {
-			pos = reserve(c, KTRACE_FXT_DROP_WORDS);
+			pos = reserve(cpu, c, KTRACE_FXT_DROP_WORDS, alone);
 			if (pos < 0) {
 				__sync_fetch_and_add(&c->pending, n);
 				count_loss(c, ts);
@@ -109,12 +147,17 @@ static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
 			__sync_fetch_and_add(&c->reported, n);
 		}
 	}
-	pos = reserve(c, words);
+	pos = reserve(cpu, c, words, alone);
 	if (pos < 0) {
 		count_loss(c, ts);
 		return;
 	}
 	publish(cpu, pos, rec, words);
+}
+
+static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
+{
+	emit_on(rec, words, ts, false);
 }
 
 /* Length of a task name (at most TASK_COMM_LEN - 1). */
@@ -146,8 +189,8 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	__u64 rec[KTRACE_FXT_CSWITCH_WORDS], ts = bpf_ktime_get_ns();
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 
-	emit(rec, ktrace_fxt_put_cswitch(rec, bpf_get_smp_processor_id(), ts, prev->pid,
-					 prev->prio, state, next->pid, next->prio), ts);
+	emit_on(rec, ktrace_fxt_put_cswitch(rec, bpf_get_smp_processor_id(), ts, prev->pid,
+					    prev->prio, state, next->pid, next->prio), ts, true);
 	return 0;
 }
 

@@ -7,6 +7,19 @@
 #define KTRACE_BPF_MAX_WORDS	KTRACE_FXT_DROP_WORDS
 
 /*
+ * Buffers are made of 4 KiB chunks, one map element each, so a writer looks
+ * its chunk up once; records never straddle two.  A writer that finds no
+ * room closes the chunk with this word (never a record header: a large
+ * record of type 15 with every bit set) and goes on in the next one.
+ */
+#define KTRACE_BPF_CHUNK_WORDS	512
+#define KTRACE_BPF_PAD		(~0ULL)
+
+struct ktrace_bpf_chunk {
+	__u64 w[KTRACE_BPF_CHUNK_WORDS];
+};
+
+/*
  * One CPU's buffer control block.  The blocks of all CPUs form an mmapable
  * array map shared with user space; the buffers themselves are another
  * mmapable array of words, CPU after CPU, each a power of two long.
@@ -19,15 +32,16 @@
  * buffer: a record that does not fit is lost and counted in @pending.
  */
 struct ktrace_bpf_ctl {
-	__u64 head;		/* bytes reserved; written by the BPF programs */
-	__u64 pad0[7];
-	__u64 tail;		/* bytes consumed; written by the reader */
-	__u64 pad1[7];
+	/* Written by the BPF programs: one cache line. */
+	__u64 head;		/* bytes reserved */
 	__u64 pending;		/* lost, not yet reported by a loss record */
 	__u64 reported;		/* lost and reported by a loss record */
 	__u64 first_ts;		/* time range of the pending loss */
 	__u64 last_ts;
-	__u64 pad2[4];
+	__u64 pad0[3];
+	/* Written by the reader. */
+	__u64 tail;		/* bytes consumed */
+	__u64 pad1[7];
 };
 
 #endif

@@ -160,7 +160,12 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		pr_err("cannot open the BPF recorder: %s", strerror(-ret));
 		return ret;
 	}
-	s->skel->rodata->buf_words = s->words;
+	if (o->buffer_size < KTRACE_BPF_CHUNK_WORDS * 8) {
+		pr_err("--buffer-size: the BPF backend needs at least %d bytes per CPU",
+		       KTRACE_BPF_CHUNK_WORDS * 8);
+		return -EINVAL;
+	}
+	s->skel->rodata->nchunks = s->words / KTRACE_BPF_CHUNK_WORDS;
 	s->opts = o;
 	/* Probe programs load only when asked for (a kernel may lack kprobes). */
 	if (!o->nprobes) {
@@ -169,7 +174,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_return, false);
 	}
 	bpf_map__set_max_entries(s->skel->maps.ctl, ncpus);
-	bpf_map__set_max_entries(s->skel->maps.data, ncpus * s->words);
+	bpf_map__set_max_entries(s->skel->maps.data, ncpus * (s->words / KTRACE_BPF_CHUNK_WORDS));
 	ret = sched_bpf__load(s->skel);
 	if (ret) {
 		pr_err("cannot load the BPF recorder into kernel %s: %s%s", u.release,
@@ -210,6 +215,12 @@ static void drain_cpu(struct source_bpf *s, unsigned int cpu, bool final)
 
 		if (!h && !final)
 			break;		/* a writer is between reserve and publish */
+		if (h == KTRACE_BPF_PAD) {
+			/* The rest of this chunk holds nothing. */
+			d[pos & mask] = 0;
+			tail = (tail | (KTRACE_BPF_CHUNK_WORDS * 8 - 1)) + 1;
+			continue;
+		}
 		if (!h || words == 0 || words > KTRACE_BPF_MAX_WORDS || words * 8 > head - tail) {
 			/* Never published, or not a record: skip what is left. */
 			s->uncommitted += head - tail;
