@@ -43,8 +43,10 @@ awk '
 		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
 	END {
 		b = med(v["none,target_ns"]); k = med(v["ktrace,target_ns"]); f = med(v["ftrace,target_ns"])
+		kr = med(v["ktrace-ret,target_ns"]); fr = med(v["ftrace-ret,target_ns"])
 		an = med(v["none,api_ns"]); ak = med(v["ktrace,api_ns"])
 		printf "\nVM (TCG), median ns per call:\n"
 		printf "  kprobed function: plain %d, ktrace.ko kprobe %d (+%d), ftrace kprobe event %d (+%d); ratio %.2f\n", b, k, k - b, f, f - b, (f > b) ? (k - b) / (f - b) : 0
+		printf "  kretprobed function: ktrace.ko duration %d (+%d), ftrace kretprobe event %d (+%d); ratio %.2f\n", kr, kr - b, fr, fr - b, (fr > b) ? (kr - b) / (fr - b) : 0
 		printf "  API instant event: no session %d ns (static key off), recording %d ns\n", an, ak
 	}' "$build/vm/results/probes.txt"

@@ -14,6 +14,7 @@ cat /sys/devices/system/clocksource/clocksource0/current_clocksource >$R/clockso
 # The recorder's clock for ftrace too, as in the context-switch benchmark.
 echo mono >$T/trace_clock
 echo 'p:ktrace_bench ktrace_api_test_target' >>$T/kprobe_events || echo "no kprobe_events" >>$R/probes.err
+echo 'r:ktrace_bench_ret ktrace_api_test_target' >>$T/kprobe_events
 r=0
 while [ $r -lt ${ROUNDS:-7} ]; do
 	echo $N >$P
@@ -21,13 +22,21 @@ while [ $r -lt ${ROUNDS:-7} ]; do
 	ktrace record --backend kmod -p kprobe:ktrace_api_test_target -o /tmp/p.fxt -- \
 		sh -c "echo $N >$P" 2>/dev/null
 	dmesg | grep 'bench calls' | tail -1 | sed 's/.*bench/ktrace/' >>$R/probes.txt
+	ktrace record --backend kmod -p duration:ktrace_api_test_target -o /tmp/p.fxt -- \
+		sh -c "echo $N >$P" 2>/dev/null
+	dmesg | grep 'bench calls' | tail -1 | sed 's/.*bench/ktrace-ret/' >>$R/probes.txt
 	echo 1 >$T/events/kprobes/ktrace_bench/enable
 	echo 1 >$T/tracing_on
 	echo $N >$P
 	echo 0 >$T/events/kprobes/ktrace_bench/enable
 	dmesg | grep 'bench calls' | tail -1 | sed 's/.*bench/ftrace/' >>$R/probes.txt
+	echo 1 >$T/events/kprobes/ktrace_bench_ret/enable
+	echo $N >$P
+	echo 0 >$T/events/kprobes/ktrace_bench_ret/enable
+	dmesg | grep 'bench calls' | tail -1 | sed 's/.*bench/ftrace-ret/' >>$R/probes.txt
 	r=$((r + 1))
 done
 echo '-:ktrace_bench' >>$T/kprobe_events
+echo '-:ktrace_bench_ret' >>$T/kprobe_events
 rmmod ktrace_api_test
 dmesg >$R/dmesg.txt
