@@ -64,6 +64,15 @@ ok $? "irq entry/exit became a duration on CPU 0's interrupt track"
 grep -q '"ftrace":"softirq TIMER"' "$tmp/dump" && grep -q 'instant: 102/102 "ftrace":"sched_wakeup" comm="worker-a" pid=101 prio=120' "$tmp/dump"
 ok $? "softirq pairs become durations; other events keep typed key=value arguments"
 
+# A syscall pair before the first irq: the interrupt tracks' process is still named.
+{ printf '# tracer: nop\n'
+  printf '%16s [%03d] ....1 %s: sys_enter: NR 0 (0, 0, 0)\n' 'demo-100' 0 "$(fts 1000000004000 6)"
+  printf '%16s [%03d] ....1 %s: sys_exit: NR 0 = 0\n' 'demo-100' 0 "$(fts 1000000004500 6)"
+  mkdump 6 plain | grep -v '^#'; } >"$tmp/sys.txt"
+run "$ktrace" merge "$tmp/s.fxt" "$tmp/sys.txt" -o "$tmp/sys.fxt"
+"$ktrace" dump "$tmp/sys.fxt" | grep -q 'kernel_object: process koid=1073741824 name="interrupts"'
+ok $? "the interrupts process is named even when a syscall pair comes first"
+
 mkdump 6 plain >"$tmp/f.txt"
 sed -i '4a this line is garbage' "$tmp/f.txt"
 run "$ktrace" merge "$tmp/s.fxt" "$tmp/f.txt" -o "$tmp/m2.fxt"

@@ -87,8 +87,10 @@ static void irq_track(struct ftrace_conv *c, int cpu)
 	if (cpu < 0 || cpu >= 65536 || c->cpu_named[cpu / 64] & (1ULL << (cpu % 64)))
 		return;
 	c->cpu_named[cpu / 64] |= 1ULL << (cpu % 64);
-	if (!c->durations)
+	if (!c->irq_process_named) {
 		fxt_write_kobj(c->w, KTRACE_FXT_OBJ_PROCESS, IRQ_PID, "interrupts", NULL, 0);
+		c->irq_process_named = true;
+	}
 	snprintf(name, sizeof(name), "CPU %d irq", cpu);
 	proc = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", IRQ_PID);
 	fxt_write_kobj(c->w, KTRACE_FXT_OBJ_THREAD, IRQ_TID(cpu), name, &proc, 1);

@@ -37,6 +37,7 @@ struct ftrace_conv {
 	unsigned int nmarkers, markers_cap;
 	uint64_t events, durations;
 	uint64_t cpu_named[1024];	/* bitmap: CPUs whose interrupt track is named */
+	bool irq_process_named;
 };
 
 int ftrace_conv_init(struct ftrace_conv *c, struct spool *spool);
