@@ -64,8 +64,12 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Copies every readable record of @path into @sp, in order. */
-static int spool_fxt(const char *path, struct spool *sp, uint64_t *records)
+/*
+ * Copies every readable record of @path into @sp, in order, and keeps its
+ * clock-sync points: one pass over the input.
+ */
+static int spool_fxt(const char *path, struct spool *sp, struct sync_points *sync,
+		     uint64_t *records)
 {
 	struct fxt_reader r;
 	struct fxt_record rec;
@@ -79,7 +83,7 @@ static int spool_fxt(const char *path, struct spool *sp, uint64_t *records)
 	}
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
 		ret = spool_add(sp, rec.w, rec.nwords * 8ULL);
-		if (ret == -EIO)
+		if (ret == -EIO || (ret = sync_point_add(sync, &r, &rec)))
 			break;
 	}
 	*records = r.records;
@@ -102,8 +106,8 @@ int cmd_merge(int argc, char **argv)
 		{ 0 }
 	};
 	const char *out_path = NULL, *format = NULL, *fxt_path, *ftrace_path;
-	struct sync_point *rec_sync = NULL;
-	unsigned int nrec_sync = 0, matched = 0;
+	struct sync_points rec_sync = { 0 };
+	unsigned int matched = 0;
 	struct spool spools[2] = { 0 };
 	struct ftrace_conv conv = { 0 };
 	struct fxt_writer *w = NULL;
@@ -146,16 +150,18 @@ int cmd_merge(int argc, char **argv)
 		return 2;
 	}
 
-	ret = fxt_sync_points(fxt_path, &rec_sync, &nrec_sync);
-	if (ret == -ENOENT || ret == -EACCES) {
-		pr_err("cannot open %s: %s", fxt_path, strerror(-ret));
-		return 1;
-	}
 	if (spool_open(&spools[0]) || spool_open(&spools[1]) ||
 	    ftrace_conv_init(&conv, &spools[1])) {
 		pr_err("cannot create temporary files: %s", strerror(errno));
 		goto out;
 	}
+	ret = spool_fxt(fxt_path, &spools[0], &rec_sync, &fxt_records);
+	if (ret == -ENOENT || ret == -EACCES) {
+		pr_err("cannot open %s: %s", fxt_path, strerror(-ret));
+		goto out;
+	}
+	if (ret == -EIO || ret == -ENOMEM || (ret && !fxt_records))
+		goto out;
 	bad = ftrace_text_import(&conv, ftrace_path, &mono);
 	if (bad < 0) {
 		pr_err("cannot read %s: %s", ftrace_path, strerror(-bad));
@@ -166,7 +172,7 @@ int cmd_merge(int argc, char **argv)
 		       ftrace_path);
 		goto out;
 	}
-	ret = clock_offset(rec_sync, nrec_sync, conv.markers, conv.nmarkers, &offset, &residual,
+	ret = clock_offset(rec_sync.p, rec_sync.n, conv.markers, conv.nmarkers, &offset, &residual,
 			   &matched);
 	if (ret == 0) {
 		pr_info("clocks aligned by %u sync markers: ftrace + %lld ns, residual %lld ns",
@@ -175,16 +181,13 @@ int cmd_merge(int argc, char **argv)
 		pr_info("no sync marker in common; the dump says it used the monotonic clock, as the recorder does");
 	} else {
 		pr_warn("no sync marker in common (%u in %s, %u in %s): assuming ftrace used the recorder's clock (trace_clock mono)",
-			nrec_sync, fxt_path, conv.nmarkers, ftrace_path);
+			rec_sync.n, fxt_path, conv.nmarkers, ftrace_path);
 		if (embed) {
 			pr_err("--embed-ftrace needs sync markers (or a mono clock) for the viewer to align the two");
 			goto out;
 		}
 	}
 	spools[1].offset = offset;
-	ret = spool_fxt(fxt_path, &spools[0], &fxt_records);
-	if (ret == -EIO || (ret && !fxt_records))
-		goto out;
 
 	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
@@ -228,7 +231,7 @@ int cmd_merge(int argc, char **argv)
 out:
 	free(w);
 	free(text);
-	free(rec_sync);
+	free(rec_sync.p);
 	ftrace_conv_free(&conv);
 	spool_close(&spools[0]);
 	spool_close(&spools[1]);

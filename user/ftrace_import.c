@@ -363,45 +363,32 @@ int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
 
 /* ---- clock sync -------------------------------------------------------- */
 
-int fxt_sync_points(const char *path, struct sync_point **out, unsigned int *n)
+int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
+		   const struct fxt_record *rec)
 {
-	struct fxt_reader r;
-	struct fxt_record rec;
-	unsigned int cap = 0;
-	int fd = open(path, O_RDONLY), ret;
+	const struct fxt_arg *id;
+	struct sync_point *m;
 
-	*out = NULL;
-	*n = 0;
-	if (fd < 0)
-		return -errno;
-	if (fxt_reader_open_fd(&r, fd, path)) {
-		close(fd);
-		return -ENOMEM;
+	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:clock") ||
+	    !fxt_str_eq(rec->name, "clock_sync"))
+		return 0;
+	id = fxt_find_arg(rec, "sync_id");
+	if (!id || id->type != KTRACE_FXT_ARG_STRING || id->s.len >= sizeof(m->id))
+		return 0;
+	if (sp->n == sp->cap) {
+		unsigned int cap = sp->cap ? sp->cap * 2 : 8;
+
+		m = realloc(sp->p, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		sp->p = m;
+		sp->cap = cap;
 	}
-	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
-		const struct fxt_arg *id;
-
-		if (rec.type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec.cat, "ktrace:clock") ||
-		    !fxt_str_eq(rec.name, "clock_sync"))
-			continue;
-		id = fxt_find_arg(&rec, "sync_id");
-		if (!id || id->type != KTRACE_FXT_ARG_STRING || id->s.len >= sizeof((*out)->id))
-			continue;
-		if (*n == cap) {
-			struct sync_point *m = realloc(*out, (cap = cap ? cap * 2 : 8) * sizeof(*m));
-
-			if (!m)
-				break;
-			*out = m;
-		}
-		memcpy((*out)[*n].id, id->s.p, id->s.len);
-		(*out)[*n].id[id->s.len] = 0;
-		(*out)[*n].ts = fxt_ticks_to_ns(&r, rec.ts);
-		(*n)++;
-	}
-	fxt_reader_close(&r);
-	close(fd);
-	return ret < 0 ? ret : 0;
+	m = &sp->p[sp->n++];
+	memcpy(m->id, id->s.p, id->s.len);
+	m->id[id->s.len] = 0;
+	m->ts = fxt_ticks_to_ns(r, rec->ts);
+	return 0;
 }
 
 int clock_offset(const struct sync_point *rec, unsigned int nrec,

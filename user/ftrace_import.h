@@ -52,8 +52,14 @@ int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e);
  */
 int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono);
 
-/* Recorder-side sync points (clock_sync events) of an FXT file. */
-int fxt_sync_points(const char *path, struct sync_point **out, unsigned int *n);
+struct sync_points {
+	struct sync_point *p;
+	unsigned int n, cap;
+};
+
+/* Keeps @rec if it is a recorder-side sync point (a clock_sync event). */
+int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
+		   const struct fxt_record *rec);
 
 /*
  * Offset to add to ftrace timestamps: the mean over the sync ids found on
