@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Scheduler recorder as BPF programs: the same FXT records as ktrace.ko,
- * through the shared encoders, into one lock-free buffer per CPU (see
- * struct ktrace_bpf_ctl).  tp_btf task pointers are BTF-typed, so task
- * fields are plain loads with CO-RE relocations.
+ * through the shared encoders, into lock-free per-CPU buffers (see struct
+ * ktrace_bpf_ctl).  tp_btf task pointers are BTF-typed, so task fields are
+ * plain loads with CO-RE relocations.
+ *
+ * Each CPU has a buffer for the scheduler's records and, when -p asks for
+ * probes, another for theirs.  Probes fire anywhere, NMIs included, and
+ * so reserve space with a compare-and-swap; keeping them out of the
+ * scheduler's buffer lets its busiest writers (see reserve()) do without.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,13 +20,14 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set before load: chunks in each CPU's buffer, a power of two. */
+/* Set before load: chunks in each buffer (a power of two), and CPUs. */
 const volatile __u32 nchunks = 1;
+const volatile __u32 nr_cpus = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* set to the number of possible CPUs */
+	__uint(max_entries, 1);		/* set to the number of buffers */
 	__type(key, __u32);
 	__type(value, struct ktrace_bpf_ctl);
 } ctl SEC(".maps");
@@ -29,7 +35,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* set to CPUs * nchunks */
+	__uint(max_entries, 1);		/* set to buffers * nchunks */
 	__type(key, __u32);
 	__type(value, struct ktrace_bpf_chunk);
 } data SEC(".maps");
@@ -37,9 +43,9 @@ struct {
 #define CHUNK_BYTES	(KTRACE_BPF_CHUNK_WORDS * 8)
 #define CHUNK_MASK	(KTRACE_BPF_CHUNK_WORDS - 1)
 
-static __always_inline struct ktrace_bpf_chunk *chunk_of(__u32 cpu, __u64 word)
+static __always_inline struct ktrace_bpf_chunk *chunk_of(__u32 buf, __u64 word)
 {
-	__u32 idx = cpu * nchunks + ((word / KTRACE_BPF_CHUNK_WORDS) & (nchunks - 1));
+	__u32 idx = buf * nchunks + ((word / KTRACE_BPF_CHUNK_WORDS) & (nchunks - 1));
 
 	return bpf_map_lookup_elem(&data, &idx);
 }
@@ -59,14 +65,15 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
 }
 
 /*
- * Reserves @words at the head; returns the word position, or -1 if full.
- * @alone: the caller cannot be interrupted by another writer on this CPU
- * (sched_switch runs with interrupts off, and no writer runs inside it or
- * around it, since all run with preemption off), so a plain store will
- * do; everyone else uses a compare-and-swap, which an interrupting writer
- * makes fail and retry.
+ * Reserves @words at the head of buffer @buf; returns the word position, or
+ * -1 if full.  @alone: no other writer of this buffer can run on this CPU
+ * until the caller is done, so a plain store of the new head will do.
+ * That holds for sched_switch, sched_waking of another task and
+ * sched_wakeup_new, which run with interrupts off, while no other
+ * scheduler event fires in NMI context.  Everyone else uses a
+ * compare-and-swap, which a writer interrupting it makes fail and retry.
  */
-static __always_inline __s64 reserve(__u32 cpu, struct ktrace_bpf_ctl *c, __u32 words,
+static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
 				     bool alone)
 {
 	__u64 bytes = words * 8, total = (__u64)nchunks * CHUNK_BYTES;
@@ -87,7 +94,7 @@ static __always_inline __s64 reserve(__u32 cpu, struct ktrace_bpf_ctl *c, __u32 
 			continue;
 		if (start != head) {
 			/* Close the chunk: the reader skips to the next one. */
-			ch = chunk_of(cpu, head / 8);
+			ch = chunk_of(buf, head / 8);
 			if (ch)
 				publish_word(&ch->w[(head / 8) & CHUNK_MASK], KTRACE_BPF_PAD);
 		}
@@ -97,9 +104,9 @@ static __always_inline __s64 reserve(__u32 cpu, struct ktrace_bpf_ctl *c, __u32 
 }
 
 /* Writes the body, then publishes the record with its header word. */
-static __always_inline void publish(__u32 cpu, __u64 pos, const __u64 *rec, __u32 words)
+static __always_inline void publish(__u32 buf, __u64 pos, const __u64 *rec, __u32 words)
 {
-	struct ktrace_bpf_chunk *ch = chunk_of(cpu, pos);
+	struct ktrace_bpf_chunk *ch = chunk_of(buf, pos);
 	__u32 off = pos & CHUNK_MASK;
 
 	if (!ch)
@@ -120,14 +127,14 @@ static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
 }
 
 /*
- * Writes one record into this CPU's buffer.  A record that does not fit is
- * counted; the next one that fits is preceded by a loss record with the
- * count and time range, so a viewer shows where data is missing.
+ * Writes one record into buffer @buf of this CPU, @cpu.  A record that does
+ * not fit is counted; the next one that fits is preceded by a loss record
+ * with the count and time range, so a viewer shows where data is missing.
  */
-static __always_inline void emit_on(const __u64 *rec, __u32 words, __u64 ts, bool alone)
+static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
+				    __u64 ts, bool alone)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &cpu);
+	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &buf);
 	__u64 loss[KTRACE_FXT_DROP_WORDS], n;
 	__s64 pos;
 
@@ -136,28 +143,31 @@ static __always_inline void emit_on(const __u64 *rec, __u32 words, __u64 ts, boo
 	if (c->pending) {
 		n = __sync_lock_test_and_set(&c->pending, 0);
 		if (n) {
-			pos = reserve(cpu, c, KTRACE_FXT_DROP_WORDS, alone);
+			pos = reserve(buf, c, KTRACE_FXT_DROP_WORDS, alone);
 			if (pos < 0) {
 				__sync_fetch_and_add(&c->pending, n);
 				count_loss(c, ts);
 				return;
 			}
 			ktrace_fxt_put_drop(loss, ts, cpu, n, c->first_ts, c->last_ts);
-			publish(cpu, pos, loss, KTRACE_FXT_DROP_WORDS);
+			publish(buf, pos, loss, KTRACE_FXT_DROP_WORDS);
 			__sync_fetch_and_add(&c->reported, n);
 		}
 	}
-	pos = reserve(cpu, c, words, alone);
+	pos = reserve(buf, c, words, alone);
 	if (pos < 0) {
 		count_loss(c, ts);
 		return;
 	}
-	publish(cpu, pos, rec, words);
+	publish(buf, pos, rec, words);
 }
 
+/* A scheduler record, from a writer that may be interrupted by another. */
 static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
 {
-	emit_on(rec, words, ts, false);
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	emit_to(cpu, cpu, rec, words, ts, false);
 }
 
 /* Length of a task name (at most TASK_COMM_LEN - 1). */
@@ -188,37 +198,41 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 {
 	__u64 rec[KTRACE_FXT_CSWITCH_WORDS], ts = bpf_ktime_get_ns();
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	emit_on(rec, ktrace_fxt_put_cswitch(rec, bpf_get_smp_processor_id(), ts, prev->pid,
-					    prev->prio, state, next->pid, next->prio), ts, true);
+	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
+						      next->pid, next->prio), ts, true);
 	return 0;
 }
 
 /*
  * sched_waking runs in the waker's context, so current is the waker;
  * sched_wakeup may run later on the target CPU from an IPI, where current
- * is whoever was running there.
+ * is whoever was running there.  try_to_wake_up() holds the task's
+ * pi_lock with interrupts off when waking another task, and so does
+ * wake_up_new_task(); a task waking itself may have them on.
  */
-static __always_inline void wakeup(struct task_struct *p)
+static __always_inline void wakeup(struct task_struct *p, bool irqs_off)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
 	__u64 rec[KTRACE_FXT_WAKEUP_WORDS], ts = bpf_ktime_get_ns();
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	emit(rec, ktrace_fxt_put_wakeup(rec, bpf_get_smp_processor_id(), ts, p->pid, p->prio,
-					waker->pid), ts);
+	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid),
+		ts, irqs_off || p != waker);
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
-	wakeup(p);
+	wakeup(p, false);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
-	wakeup(p);
+	wakeup(p, true);
 	return 0;
 }
 
@@ -270,14 +284,14 @@ struct {
 static __always_inline void emit_probe(__u32 type, __u64 cookie, __u64 start, __u64 end)
 {
 	__u64 rec[5], pid_tgid = bpf_get_current_pid_tgid();
-	__u32 words = type == KTRACE_FXT_EV_DURATION_COMPLETE ? 5 : 4;
+	__u32 cpu = bpf_get_smp_processor_id(), words = type == KTRACE_FXT_EV_DURATION_COMPLETE ? 5 : 4;
 
 	rec[0] = ktrace_fxt_event_hdr(words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, cookie);
 	rec[1] = start;
 	rec[2] = pid_tgid >> 32;
 	rec[3] = (__u32)pid_tgid;
 	rec[4] = end;
-	emit(rec, words, start);
+	emit_to(nr_cpus + cpu, cpu, rec, words, start, false);
 }
 
 SEC("kprobe")

@@ -401,9 +401,13 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot count the possible CPUs (/sys/devices/system/cpu/possible): %ld", ncpu);
 		return 1;
 	}
-	nspools = ncpu;
-	/* One spool per CPU, and one for the records ktrace itself writes. */
-	cli = ncpu;
+	/*
+	 * One spool per CPU (two with -p: the BPF backend keeps probe records
+	 * apart), then one for the records ktrace itself writes and one for
+	 * ftrace's.
+	 */
+	nspools = ncpu * (ro.nprobes ? 2 : 1);
+	cli = nspools;
 	spools = calloc(nspools + 2, sizeof(*spools));
 	if (!spools)
 		return 1;

@@ -23,9 +23,10 @@ struct source_bpf {
 	struct ktrace_bpf_ctl *ctl;	/* mmap of the control blocks */
 	uint64_t *data;			/* mmap of the buffers */
 	size_t ctl_len, data_len;
-	uint64_t words;			/* per CPU, a power of two */
-	struct spool *spools;
+	uint64_t words;			/* per buffer, a power of two */
+	struct spool *spools;		/* one per buffer */
 	unsigned int ncpus;
+	unsigned int nbufs;		/* per CPU: scheduler, then probes if -p */
 	uint64_t uncommitted;		/* bytes reserved but never published */
 	const struct record_opts *opts;
 	struct bpf_link *probe_links[2 * 64];	/* -p: kprobes and kretprobes */
@@ -142,14 +143,15 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	libbpf_set_print(o->verbose ? libbpf_print : quiet_print);
 	uname(&u);
 	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0 || (unsigned int)ncpus > nspools) {
+	s->nbufs = ncpus * (o->nprobes ? 2 : 1);
+	if (ncpus <= 0 || s->nbufs > nspools) {
 		pr_err("cannot count the possible CPUs (%d)", ncpus);
 		return -EINVAL;
 	}
 	s->ncpus = ncpus;
 	s->spools = spools;
 	s->words = o->buffer_size / 8;
-	if ((uint64_t)ncpus * s->words > UINT32_MAX) {
+	if ((uint64_t)s->nbufs * s->words > UINT32_MAX) {
 		pr_err("--buffer-size %llu is too large for %d CPUs",
 		       (unsigned long long)o->buffer_size, ncpus);
 		return -E2BIG;
@@ -166,6 +168,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		return -EINVAL;
 	}
 	s->skel->rodata->nchunks = s->words / KTRACE_BPF_CHUNK_WORDS;
+	s->skel->rodata->nr_cpus = ncpus;
 	s->opts = o;
 	/* Probe programs load only when asked for (a kernel may lack kprobes). */
 	if (!o->nprobes) {
@@ -173,8 +176,8 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_entry, false);
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_return, false);
 	}
-	bpf_map__set_max_entries(s->skel->maps.ctl, ncpus);
-	bpf_map__set_max_entries(s->skel->maps.data, ncpus * (s->words / KTRACE_BPF_CHUNK_WORDS));
+	bpf_map__set_max_entries(s->skel->maps.ctl, s->nbufs);
+	bpf_map__set_max_entries(s->skel->maps.data, s->nbufs * (s->words / KTRACE_BPF_CHUNK_WORDS));
 	ret = sched_bpf__load(s->skel);
 	if (ret) {
 		pr_err("cannot load the BPF recorder into kernel %s: %s%s", u.release,
@@ -186,8 +189,8 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	ret = attach_probes(s);
 	if (ret)
 		return ret;
-	s->ctl_len = page_round(ncpus * sizeof(*s->ctl));
-	s->data_len = page_round(ncpus * s->words * 8);
+	s->ctl_len = page_round(s->nbufs * sizeof(*s->ctl));
+	s->data_len = page_round(s->nbufs * s->words * 8);
 	s->ctl = map_shared(s->skel->maps.ctl, s->ctl_len);
 	s->data = map_shared(s->skel->maps.data, s->data_len);
 	if (!s->ctl || !s->data) {
@@ -199,13 +202,13 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 }
 
 /*
- * Moves one CPU's committed records to its spool.  At the end (@final),
+ * Moves one buffer's committed records to its spool.  At the end (@final),
  * space reserved but never published is counted and skipped.
  */
-static void drain_cpu(struct source_bpf *s, unsigned int cpu, bool final)
+static void drain_buf(struct source_bpf *s, unsigned int buf, bool final)
 {
-	struct ktrace_bpf_ctl *c = &s->ctl[cpu];
-	uint64_t *d = s->data + cpu * s->words, mask = s->words - 1;
+	struct ktrace_bpf_ctl *c = &s->ctl[buf];
+	uint64_t *d = s->data + buf * s->words, mask = s->words - 1;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
 	uint64_t tail = c->tail, rec[KTRACE_BPF_MAX_WORDS];
 
@@ -234,7 +237,7 @@ static void drain_cpu(struct source_bpf *s, unsigned int cpu, bool final)
 			d[(pos + i) & mask] = 0;
 		}
 		rec[0] = h;
-		if (spool_add(&s->spools[cpu], rec, words * 8) == -EIO)
+		if (spool_add(&s->spools[buf], rec, words * 8) == -EIO)
 			s->err = -EIO;
 		tail += words * 8;
 	}
@@ -258,10 +261,10 @@ static int bpf_poll(void *priv, int timeout_ms)
 	struct source_bpf *s = priv;
 	bool busy = false;
 
-	for (unsigned int cpu = 0; cpu < s->ncpus; cpu++) {
-		struct ktrace_bpf_ctl *c = &s->ctl[cpu];
+	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
+		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 
-		drain_cpu(s, cpu, false);
+		drain_buf(s, buf, false);
 		if (__atomic_load_n(&c->head, __ATOMIC_RELAXED) - c->tail > s->words * 2)
 			busy = true;	/* a quarter full already: come back at once */
 	}
@@ -293,17 +296,17 @@ static int bpf_stop(void *priv, struct record_stats *st)
 
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
-	for (unsigned int cpu = 0; cpu < s->ncpus; cpu++) {
-		struct ktrace_bpf_ctl *c = &s->ctl[cpu];
+	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
+		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 		__u64 rec[KTRACE_FXT_DROP_WORDS];
 
-		drain_cpu(s, cpu, true);
+		drain_buf(s, buf, true);
 		st->dropped += c->pending + c->reported;
 		/* Losses after the last record that fitted are written here. */
 		if (c->pending)
-			spool_add(&s->spools[cpu], rec,
-				  8 * ktrace_fxt_put_drop(rec, c->last_ts, cpu, c->pending,
-							  c->first_ts, c->last_ts));
+			spool_add(&s->spools[buf], rec,
+				  8 * ktrace_fxt_put_drop(rec, c->last_ts, buf % s->ncpus,
+							  c->pending, c->first_ts, c->last_ts));
 	}
 	if (s->uncommitted)
 		pr_warn("%llu bytes were reserved in the buffers but never published",
