@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -296,6 +298,14 @@ static int bpf_stop(void *priv, struct record_stats *st)
 
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
+	/*
+	 * A detached program may still be running on another CPU, between
+	 * reserving its record and publishing it.  Programs run with
+	 * preemption off, so an RCU grace period (what this membarrier
+	 * command waits for) sees them all finish.
+	 */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 		__u64 rec[KTRACE_FXT_DROP_WORDS];
