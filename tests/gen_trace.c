@@ -118,6 +118,28 @@ static void scenario(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 10400, 103, 139, KTRACE_LINUX_STOPPED, 0, 120);
 }
 
+/*
+ * Two clock sync markers as the recorder writes them: the first written in
+ * 200 ns, the second stalled for 40 us (its event in the middle of that).
+ */
+static void sync_stall(struct fxt_writer *w)
+{
+	static const struct { const char *id; uint64_t issue, ts; } m[] = {
+		{ "ktrace-sync-a", T0 + 1000, T0 + 1100 },
+		{ "ktrace-sync-b", T0 + 500000, T0 + 520000 },
+	};
+	struct fxt_arg args[2];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_process(w, 100, "demo");
+	for (unsigned int i = 0; i < 2; i++) {
+		args[0] = fxt_arg_str("sync_id", m[i].id);
+		args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", m[i].issue);
+		fxt_write_event(w, KTRACE_FXT_EV_INSTANT, m[i].ts, 100, 100, "ktrace:clock",
+				"clock_sync", args, 2, 0);
+	}
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
@@ -158,7 +180,8 @@ int main(int argc, char **argv)
 	int fd, ret;
 
 	if (argc < 3 || (!strcmp(argv[1], "synthetic") && argc < 4)) {
-		fprintf(stderr, "usage: gen_trace scenario FILE | gen_trace synthetic N FILE\n");
+		fprintf(stderr,
+			"usage: gen_trace scenario FILE | gen_trace sync-stall FILE | gen_trace synthetic N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -169,6 +192,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "scenario"))
 		scenario(w);
+	else if (!strcmp(argv[1], "sync-stall"))
+		sync_stall(w);
 	else
 		synthetic(w, strtoull(argv[2], NULL, 0));
 	ret = fxt_writer_finish(w);

@@ -54,6 +54,20 @@ done
 grep -q 'ftrace + -4321987654321 ns' "$tmp/err"
 ok $? "with nanosecond timestamps the offset is exact (-4321987654321 ns)"
 
+# A marker write that stalled: ftrace stamped it 50 ns into a 40 us write
+# (the other took 200 ns, stamped 50 ns in).  Its wide window must neither
+# pull the offset nor count as disagreement.
+"$build/tests/gen_trace" sync-stall "$tmp/stall.fxt"
+{
+	echo "# tracer: nop"
+	echo "            demo-100 [000] ..... $(fts 1000000001050 9): tracing_mark_write: trace_event_clock_sync: name=ktrace-sync-a"
+	echo "            demo-100 [000] ..... $(fts 1000000500050 9): tracing_mark_write: trace_event_clock_sync: name=ktrace-sync-b"
+} >"$tmp/stall.txt"
+run "$ktrace" merge "$tmp/stall.fxt" "$tmp/stall.txt" -o "$tmp/stall-m.fxt"
+got=$(sed -n 's/.*ftrace + \(-\?[0-9]*\) ns, residual \([0-9]*\) ns.*/\1 \2/p' "$tmp/err")
+[ $rc -eq 0 ] && python3 -c "import sys; o, r = map(int, sys.argv[1:3]); sys.exit(0 if abs(o + $off_ns) <= 100 and r == 0 else 1)" ${got:-0 1}
+ok $? "a stalled marker write does not skew the offset: offset + residual ${got:-none} (expected -$off_ns within the fast marker's 100 ns, residual 0)"
+
 "$ktrace" dump --strict "$tmp/m.fxt" >"$tmp/dump"
 ok $? "the merged trace is valid FXT"
 awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/dump"

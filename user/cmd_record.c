@@ -227,6 +227,7 @@ static void clock_sync(struct clock_sync *cs, struct spool *sp)
 	if (cs->n < ARRAY_SIZE(cs->points)) {
 		snprintf(cs->points[cs->n].id, sizeof(cs->points[cs->n].id), "%s", id);
 		cs->points[cs->n].ts = t1 + (t2 - t1) / 2;
+		cs->points[cs->n].half = (t2 - t1) / 2;
 	}
 	cs->n++;
 	args[0] = fxt_arg_str("sync_id", id);

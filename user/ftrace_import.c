@@ -366,7 +366,7 @@ int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
 int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
 		   const struct fxt_record *rec)
 {
-	const struct fxt_arg *id;
+	const struct fxt_arg *id, *issue;
 	struct sync_point *m;
 
 	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:clock") ||
@@ -388,6 +388,10 @@ int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
 	memcpy(m->id, id->s.p, id->s.len);
 	m->id[id->s.len] = 0;
 	m->ts = fxt_ticks_to_ns(r, rec->ts);
+	/* The event is stamped in the middle of the write, issued at issue_ts. */
+	issue = fxt_find_arg(rec, "issue_ts");
+	m->half = issue && issue->type == KTRACE_FXT_ARG_UINT64 && issue->u <= m->ts &&
+		  m->ts - issue->u < 1000000000 ? m->ts - issue->u : 0;
 	return 0;
 }
 
@@ -395,26 +399,26 @@ int clock_offset(const struct sync_point *rec, unsigned int nrec,
 		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
 		 int64_t *residual, unsigned int *matched)
 {
-	__int128 sum = 0;
-	int64_t d[64];
+	int64_t lo = INT64_MIN, hi = INT64_MAX, d, h;
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < nrec; i++)
-		for (unsigned int j = 0; j < nft && m < 64; j++)
-			if (!strcmp(rec[i].id, ft[j].id))
-				d[m++] = (int64_t)(rec[i].ts - ft[j].ts);
+		for (unsigned int j = 0; j < nft; j++) {
+			if (strcmp(rec[i].id, ft[j].id))
+				continue;
+			d = (int64_t)(rec[i].ts - ft[j].ts);
+			h = (int64_t)(rec[i].half < INT32_MAX ? rec[i].half : INT32_MAX);
+			if (d - h > lo)
+				lo = d - h;
+			if (d + h < hi)
+				hi = d + h;
+			m++;
+		}
 	*matched = m;
 	if (!m)
 		return -ENOENT;
-	for (unsigned int i = 0; i < m; i++)
-		sum += d[i];
-	*offset = (int64_t)(sum / m);
-	*residual = 0;
-	for (unsigned int i = 0; i < m; i++) {
-		int64_t dev = d[i] > *offset ? d[i] - *offset : *offset - d[i];
-
-		if (dev > *residual)
-			*residual = dev;
-	}
+	/* lo..hi: where all windows overlap; if lo > hi, the gap between them. */
+	*offset = lo + (int64_t)(((__int128)hi - lo) / 2);
+	*residual = lo > hi ? (int64_t)(((__int128)lo - hi + 1) / 2) : 0;
 	return 0;
 }

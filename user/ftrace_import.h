@@ -27,6 +27,11 @@ struct ftrace_event {
 struct sync_point {
 	char id[64];
 	uint64_t ts;
+	/*
+	 * On the recorder's side, half the time the marker write took: ftrace
+	 * stamped the marker within ts +- half.  0 when not known.
+	 */
+	uint64_t half;
 };
 
 /* Turns ftrace events into FXT records in a spool; keeps their sync markers. */
@@ -62,9 +67,12 @@ int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
 		   const struct fxt_record *rec);
 
 /*
- * Offset to add to ftrace timestamps: the mean over the sync ids found on
- * both sides; *@residual is the largest deviation from it.  -ENOENT when
- * no id is common.
+ * Offset to add to ftrace timestamps, from the sync ids found on both
+ * sides.  Each marker puts the offset within its write window; the offset
+ * is the middle of where all windows agree.  *@residual says by how much
+ * they fail to: the largest distance from the offset to a marker's window
+ * (0 when they all overlap), which a stall while writing a marker does not
+ * move, as it widens that marker's window.  -ENOENT when no id is common.
  */
 int clock_offset(const struct sync_point *rec, unsigned int nrec,
 		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
