@@ -107,3 +107,21 @@ ks=$(awk '/context switch \(args\)/ {print $NF}' "$tmp/kstats")
 awk -v fb="$fb" -v fe="$fe" -v kb="$kb" -v ks="$ks" 'BEGIN {
 	printf "bytes per switch with its wakeup: ktrace %.1f (56 B switch + 48 B wakeup records), ftrace %.1f (buffer bytes / 2 events per switch, CPU 0)\n",
 		kb/ks, fb/(fe/2) }'
+
+# The BPF programs' own run time, from the kernel's BPF statistics (which
+# add two clock reads of their own to each run), over one more ping-pong.
+if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
+	old=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -q kernel.bpf_stats_enabled=1
+	taskset -c $other "$ktrace" record --backend bpf -o "$tmp/s.fxt" -- sh -c \
+		"'$pp' $trips $cpu >/dev/null; bpftool prog show -j >'$tmp/progs.json'" 2>/dev/null
+	sysctl -q kernel.bpf_stats_enabled="$old"
+	python3 - "$tmp/progs.json" <<'PY'
+import json, sys
+names = {"ktrace_sched_switch": "sched_switch", "ktrace_sched_waking": "sched_waking"}
+runs = [p for p in json.load(open(sys.argv[1])) if p.get("name") in names and p.get("run_cnt")]
+print("BPF program run time (kernel.bpf_stats_enabled): " + ", ".join(
+    "%s %.1f ns over %d runs" % (names[p["name"]], p["run_time_ns"] / p["run_cnt"], p["run_cnt"])
+    for p in runs))
+PY
+fi
