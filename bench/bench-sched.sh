@@ -80,7 +80,7 @@ echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) ti
 for r in $(seq "$rounds"); do
 	for c in $conds; do
 		# every line but the last (the whole run) is one block
-		measure "$c" | sed '$d' >>"$tmp/$c"
+		measure "$c" | sed '$d' | tee -a "$tmp/$c" >"$tmp/$c.$r"
 	done
 	conds="$(echo $conds | awk '{for (i = 2; i <= NF; i++) printf "%s ", $i; print $1}')"
 done
@@ -98,6 +98,15 @@ done
 f=$(pct "$tmp/ftrace" 10); fr=$(pct "$tmp/ftrace-read" 10); k=$(pct "$tmp/ktrace-bpf" 10)
 awk -v f="$f" -v fr="$fr" -v k="$k" -v b="$base" 'BEGIN {
 	printf "\nktrace-bpf added cost / ftrace added cost: %.2f against ftrace with no reader, %.2f against ftrace drained by a reader (target: at most 1)\n", (k-b)/(f-b), (k-b)/(fr-b) }'
+# The same ratio round by round, for its spread.
+for r in $(seq "$rounds"); do
+	echo "$(pct "$tmp/none.$r" 10) $(pct "$tmp/ftrace.$r" 10) $(pct "$tmp/ftrace-read.$r" 10) $(pct "$tmp/ktrace-bpf.$r" 10)"
+done | awk '{ a[NR] = ($4 - $1) / ($2 - $1); b[NR] = ($4 - $1) / ($3 - $1) }
+	function q(x, n, p,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+		i = int((n - 1) * p + 1.5); return x[i] }
+	END { printf "round by round (%d rounds): median %.2f, middle half %.2f to %.2f against ftrace; median %.2f, middle half %.2f to %.2f against ftrace with a reader\n",
+		NR, q(a, NR, 0.5), q(a, NR, 0.25), q(a, NR, 0.75), q(b, NR, 0.5), q(b, NR, 0.25), q(b, NR, 0.75) }'
 
 # Bytes per context switch with its wakeup, from the last round of each.
 fb=$(cat "$tmp/ftrace_bytes"); fe=$(cat "$tmp/ftrace_entries")
