@@ -20,13 +20,15 @@ struct ktrace_bpf_chunk {
 };
 
 /*
- * One CPU's buffer control block.  The blocks of all CPUs form an mmapable
- * array map shared with user space; the buffers themselves are another
- * mmapable array of words, CPU after CPU, each a power of two long.
+ * One buffer's control block.  The blocks of all buffers (one per CPU for
+ * the scheduler, then one per CPU for probes) form an mmapable array map
+ * shared with user space; the buffers themselves are another mmapable
+ * array of words, buffer after buffer, each a power of two long.
  *
  * Writers (BPF programs on that CPU, possibly nested by interrupts) reserve
- * space by advancing @head with a compare-and-swap, write the record's
- * words, and publish it by exchanging its header word in last.  The reader
+ * space by advancing @head, with a plain store when nothing can interrupt
+ * them and a compare-and-swap otherwise, write the record's words, and
+ * publish it by storing its header word last.  The reader
  * consumes committed records from @tail (a zero header is not committed
  * yet), zeroes them, and advances @tail.  head - tail never exceeds the
  * buffer: a record that does not fit is lost and counted in @pending.
