@@ -301,7 +301,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts ro = { .buffer_size = DEFAULT_BUFFER_SIZE };
 	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL, *ftrace_spec = NULL;
 	struct ftrace_capture fcap = { 0 };
-	bool capturing = false;
+	bool capturing = false, chosen = false;
 	const struct source_ops *ops = &source_bpf_ops;
 	char why[256] = "";
 	struct record_stats st = { 0 };
@@ -366,8 +366,10 @@ int cmd_record(int argc, char **argv)
 	if (output_format(format, out_path, &json))
 		return 2;
 
-	if (!backend)
+	if (!backend) {
 		backend = source_kmod_probe(why, sizeof(why)) == 0 ? "kmod" : "bpf";
+		chosen = true;
+	}
 	if (!strcmp(backend, "kmod")) {
 		ops = &source_kmod_ops;
 		ret = source_kmod_probe(why, sizeof(why));
@@ -376,6 +378,18 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	} else if (!strcmp(backend, "bpf")) {
+		if (ro.ring) {
+			pr_err("--ring needs the module backend (/dev/ktrace); the BPF backend streams only");
+			return 2;
+		}
+		ret = source_bpf_probe(why, sizeof(why));
+		if (ret == -ENOTSUP && chosen)
+			pr_err("no backend can record here: %s does not exist (load the module: insmod ktrace.ko), and %s",
+			       KTRACE_DEVICE, why);
+		else if (ret == -ENOTSUP || (ret && ro.verbose))
+			pr_err("%s", why);
+		if (ret == -ENOTSUP)
+			return 1;
 		if (ro.nprobes && access("/sys/kernel/tracing/kprobe_events", F_OK) &&
 		    access("/sys/kernel/debug/tracing/kprobe_events", F_OK) &&
 		    access("/sys/bus/event_source/devices/kprobe", F_OK)) {
@@ -383,15 +397,11 @@ int cmd_record(int argc, char **argv)
 			       kernel_release());
 			return 1;
 		}
-		if (ro.ring) {
-			pr_err("--ring needs the module backend (/dev/ktrace); the BPF backend streams only");
-			return 2;
-		}
-		ret = source_bpf_probe(why, sizeof(why));
-		if (ret == -ENOTSUP || (ret && ro.verbose))
-			pr_err("%s", why);
-		if (ret == -ENOTSUP)
+		if (ro.nprobes && kernel_older_than(kernel_release(), 5, 15)) {
+			pr_err("-p with the BPF backend needs Linux 5.15 or later (BPF attach cookies), and this is %s: load the module (insmod ktrace.ko)",
+			       kernel_release());
 			return 1;
+		}
 	} else {
 		pr_err("--backend %s: use kmod or bpf", backend);
 		return 2;

@@ -52,11 +52,28 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
+/* Whether kernel release @rel ("6.1.0-13-amd64") is older than @major.@minor. */
+bool kernel_older_than(const char *rel, int major, int minor)
+{
+	int ma = 0, mi = 0;
+
+	if (sscanf(rel, "%d.%d", &ma, &mi) < 2)
+		return false;	/* unknown: let loading tell */
+	return ma < major || (ma == major && mi < minor);
+}
+
 int source_bpf_probe(char *why, size_t len)
 {
 	struct utsname u;
 
 	uname(&u);
+	/* BPF atomics (5.12) and bpf_get_current_task_btf() (5.11). */
+	if (kernel_older_than(u.release, 5, 12)) {
+		snprintf(why, len,
+			 "the kernel (%s) is older than 5.12: the BPF backend needs Linux 5.12 or later",
+			 u.release);
+		return -ENOTSUP;
+	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		snprintf(why, len,
 			 "the kernel (%s) has no BTF (/sys/kernel/btf/vmlinux): the BPF backend needs CONFIG_DEBUG_INFO_BTF=y",

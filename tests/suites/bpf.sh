@@ -146,5 +146,13 @@ if command -v setpriv >/dev/null; then
 	ok $? "without privileges the error names root or CAP_BPF and CAP_PERFMON"
 	rm -f /tmp/ktrace-nobody.fxt
 fi
+# The UNAME26 personality makes this kernel report itself as 2.6.x.
+if setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && [ ! -e /dev/ktrace ]; then
+	run setarch "$(uname -m)" --uname-2.6 "$ktrace" record -o "$tmp/old.fxt" -d 1
+	[ $rc -eq 1 ] && grep -q 'is older than 5.12: the BPF backend needs Linux 5.12 or later' "$tmp/err" &&
+		grep -q 'no backend can record here: /dev/ktrace does not exist' "$tmp/err" &&
+		[ ! -e "$tmp/old.fxt" ]
+	ok $? "on a kernel older than 5.12 the error names the version needed and the module"
+fi
 
 finish
