@@ -399,7 +399,7 @@ int clock_offset(const struct sync_point *rec, unsigned int nrec,
 		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
 		 int64_t *residual, unsigned int *matched)
 {
-	int64_t lo = INT64_MIN, hi = INT64_MAX, d, h;
+	__int128 lo = 0, hi = 0, d, h, mid;
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < nrec; i++)
@@ -407,10 +407,10 @@ int clock_offset(const struct sync_point *rec, unsigned int nrec,
 			if (strcmp(rec[i].id, ft[j].id))
 				continue;
 			d = (int64_t)(rec[i].ts - ft[j].ts);
-			h = (int64_t)(rec[i].half < INT32_MAX ? rec[i].half : INT32_MAX);
-			if (d - h > lo)
+			h = rec[i].half < INT32_MAX ? rec[i].half : INT32_MAX;
+			if (!m || d - h > lo)
 				lo = d - h;
-			if (d + h < hi)
+			if (!m || d + h < hi)
 				hi = d + h;
 			m++;
 		}
@@ -418,7 +418,9 @@ int clock_offset(const struct sync_point *rec, unsigned int nrec,
 	if (!m)
 		return -ENOENT;
 	/* lo..hi: where all windows overlap; if lo > hi, the gap between them. */
-	*offset = lo + (int64_t)(((__int128)hi - lo) / 2);
-	*residual = lo > hi ? (int64_t)(((__int128)lo - hi + 1) / 2) : 0;
+	mid = lo + (hi - lo) / 2;
+	*offset = mid < INT64_MIN ? INT64_MIN : mid > INT64_MAX ? INT64_MAX : (int64_t)mid;
+	mid = lo > hi ? (lo - hi + 1) / 2 : 0;
+	*residual = mid > INT64_MAX ? INT64_MAX : (int64_t)mid;
 	return 0;
 }
