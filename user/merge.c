@@ -44,25 +44,20 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 
 int spool_add(struct spool *s, const void *rec, size_t bytes)
 {
-	uint64_t w[2], key;
+	uint64_t h;
 	uint32_t words;
 
 	if (bytes < 8 || bytes % 8) {
 		s->rejected++;
 		return -EINVAL;
 	}
-	memcpy(w, rec, bytes >= 16 ? 16 : 8);
-	words = ktrace_fxt_get(w[0], 4, 15);
-	if ((w[0] & 15) == KTRACE_FXT_REC_LARGE || words * 8 != bytes) {
+	memcpy(&h, rec, 8);
+	words = ktrace_fxt_get(h, 4, 15);
+	if ((h & 15) == KTRACE_FXT_REC_LARGE || words * 8 != bytes) {
 		s->rejected++;
 		return -EINVAL;
 	}
-	/* Records without a time (names) keep their place among this CPU's. */
-	if (raw_ts(w, words, &key))
-		s->last_ts = key;
-	else
-		key = s->last_ts;
-	if (fwrite(&key, 8, 1, s->f) != 1 || fwrite(rec, bytes, 1, s->f) != 1)
+	if (fwrite(rec, bytes, 1, s->f) != 1)
 		return -EIO;
 	s->records++;
 	s->bytes += bytes;
@@ -93,6 +88,7 @@ struct cursor {
 	FILE *f;
 	int64_t offset;
 	uint64_t key;
+	uint64_t last_ts;	/* of the spool's last record with a time */
 	uint64_t rec[KTRACE_FXT_MAX_RECORD_WORDS];
 	uint32_t words;
 	unsigned int index;
@@ -100,11 +96,16 @@ struct cursor {
 
 static int cursor_next(struct cursor *c)
 {
-	if (fread(&c->key, 8, 1, c->f) != 1 || fread(c->rec, 8, 1, c->f) != 1)
+	if (fread(c->rec, 8, 1, c->f) != 1)
 		return 0;
 	c->words = ktrace_fxt_get(c->rec[0], 4, 15);
 	if (c->words > 1 && fread(c->rec + 1, 8, c->words - 1, c->f) != c->words - 1)
 		return -EIO;
+	/* Records without a time (names) keep their place among this spool's. */
+	if (raw_ts(c->rec, c->words, &c->key))
+		c->last_ts = c->key;
+	else
+		c->key = c->last_ts;
 	/* Another clock domain (ftrace): move its events onto the recorder's. */
 	if (c->offset) {
 		/* Names before the first event keep sorting first. */

@@ -10,14 +10,13 @@
 #include "fxt_writer.h"
 
 /*
- * A spool holds one CPU's records while recording, each prefixed by the
- * timestamp it sorts by, in a temporary file: memory stays flat however
- * long the session.  merge_spools() writes them to an archive in time order.
+ * A spool holds one CPU's records while recording, as they came, in a
+ * temporary file: memory stays flat however long the session.
+ * merge_spools() writes them to an archive in time order.
  */
 struct spool {
 	FILE *f;
 	int64_t offset;		/* added to this spool's event times when merged */
-	uint64_t last_ts;	/* records without a timestamp sort after this */
 	uint64_t records, bytes;
 	uint64_t rejected;	/* malformed records from the recorder */
 };
