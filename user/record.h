@@ -71,7 +71,6 @@ extern const struct source_ops source_kmod_ops;
 
 /* Check that a backend can run here; 0, or -errno with @why set. */
 int source_bpf_probe(char *why, size_t len);
-bool kernel_older_than(const char *rel, int major, int minor);
 int source_kmod_probe(char *why, size_t len);
 
 #endif

@@ -52,16 +52,6 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-/* Whether kernel release @rel ("6.1.0-13-amd64") is older than @major.@minor. */
-bool kernel_older_than(const char *rel, int major, int minor)
-{
-	int ma = 0, mi = 0;
-
-	if (sscanf(rel, "%d.%d", &ma, &mi) < 2)
-		return false;	/* unknown: let loading tell */
-	return ma < major || (ma == major && mi < minor);
-}
-
 int source_bpf_probe(char *why, size_t len)
 {
 	struct utsname u;
@@ -162,11 +152,11 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	libbpf_set_print(o->verbose ? libbpf_print : quiet_print);
 	uname(&u);
 	ncpus = libbpf_num_possible_cpus();
-	s->nbufs = ncpus * (o->nprobes ? 2 : 1);
-	if (ncpus <= 0 || s->nbufs > nspools) {
+	if (ncpus <= 0 || (unsigned int)ncpus * (o->nprobes ? 2 : 1) > nspools) {
 		pr_err("cannot count the possible CPUs (%d)", ncpus);
 		return -EINVAL;
 	}
+	s->nbufs = ncpus * (o->nprobes ? 2 : 1);
 	s->ncpus = ncpus;
 	s->spools = spools;
 	s->words = o->buffer_size / 8;

@@ -309,6 +309,15 @@ uint64_t now_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+bool kernel_older_than(const char *rel, int major, int minor)
+{
+	int ma = 0, mi = 0;
+
+	if (sscanf(rel, "%d.%d", &ma, &mi) < 2)
+		return false;	/* unknown: let loading tell */
+	return ma < major || (ma == major && mi < minor);
+}
+
 bool str_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);

@@ -63,6 +63,8 @@ void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 uint64_t now_mono_ns(void);
 bool str_ends_with(const char *s, const char *suffix);
+/* Whether kernel release @rel ("6.1.0-13-amd64") is older than @major.@minor. */
+bool kernel_older_than(const char *rel, int major, int minor);
 /* -F fxt|json, else by @path's extension; -EINVAL (reported) if unknown. */
 int output_format(const char *format, const char *path, bool *json);
 /* Where to write the FXT archive: @out_fd, or a temporary file for JSON. */
