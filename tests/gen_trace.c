@@ -2,6 +2,8 @@
 /*
  * Builds FXT traces with the archive writer and the shared encoders:
  *   gen_trace scenario FILE     a small known trace the JSON and dump tests check
+ *   gen_trace sync-stall FILE   two clock-sync markers, one of them stalled
+ *   gen_trace unordered FILE    records out of time order, as recorders write them
  *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
  */
 #include <fcntl.h>
@@ -140,6 +142,32 @@ static void sync_stall(struct fxt_writer *w)
 	}
 }
 
+/*
+ * Records in the order a recorder writes them, not in time order: a wakeup
+ * from an interrupt that came between a switch's clock read and its
+ * reservation, and complete events written when they end.  One clock-sync
+ * marker at T0 + 1000.
+ */
+static void unordered(struct fxt_writer *w)
+{
+	struct fxt_arg args[2];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_process(w, 100, "demo");
+	kobj_thread(w, 101, 100, "worker-a");
+	args[0] = fxt_arg_str("sync_id", "ktrace-sync-u");
+	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", T0 + 900);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 1000, 100, 100, "ktrace:clock", "clock_sync",
+			args, 2, 0);
+	cswitch(w, 0, T0 + 2000, 0, 120, 0, 101, 120);
+	wakeup(w, 0, T0 + 2600, 100, 120, 101);		/* the interrupt's */
+	cswitch(w, 0, T0 + 2500, 101, 120, 1, 100, 120);	/* the interrupted */
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, T0 + 2100, 100, 100, "kprobe",
+			"do_sys_poll", NULL, 0, T0 + 9000);
+	cswitch(w, 0, T0 + 9500, 100, 120, 1, 0, 120);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 12000, 100, 100, "ktrace", "end", NULL, 0, 0);
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
@@ -181,7 +209,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || (!strcmp(argv[1], "synthetic") && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario FILE | gen_trace sync-stall FILE | gen_trace synthetic N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered FILE | gen_trace synthetic N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -194,6 +222,8 @@ int main(int argc, char **argv)
 		scenario(w);
 	else if (!strcmp(argv[1], "sync-stall"))
 		sync_stall(w);
+	else if (!strcmp(argv[1], "unordered"))
+		unordered(w);
 	else
 		synthetic(w, strtoull(argv[2], NULL, 0));
 	ret = fxt_writer_finish(w);

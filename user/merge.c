@@ -44,7 +44,7 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 
 int spool_add(struct spool *s, const void *rec, size_t bytes)
 {
-	uint64_t h;
+	uint64_t h, w[2], ts;
 	uint32_t words;
 
 	if (bytes < 8 || bytes % 8) {
@@ -56,6 +56,13 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 	if ((h & 15) == KTRACE_FXT_REC_LARGE || words * 8 != bytes) {
 		s->rejected++;
 		return -EINVAL;
+	}
+	memcpy(w, rec, words > 1 ? 16 : 8);
+	if (raw_ts(w, words, &ts)) {
+		if (ts >= s->max_ts)
+			s->max_ts = ts;
+		else if (s->max_ts - ts > s->disorder)
+			s->disorder = s->max_ts - ts;
 	}
 	if (fwrite(rec, bytes, 1, s->f) != 1)
 		return -EIO;
@@ -84,34 +91,173 @@ int spool_add_encoded(struct spool *s, struct obuf *o)
 	return ret;
 }
 
+/* An entry of a min-heap: by time, then by arrival so equal times keep order. */
+struct heap_node {
+	uint64_t key, tie;
+};
+
+static bool before(const struct heap_node *a, const struct heap_node *b)
+{
+	return a->key < b->key || (a->key == b->key && a->tie < b->tie);
+}
+
+static void swap_nodes(struct heap_node **h, unsigned int i, unsigned int j)
+{
+	struct heap_node *t = h[i];
+
+	h[i] = h[j];
+	h[j] = t;
+}
+
+static void sift_down(struct heap_node **h, unsigned int n, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && before(h[l], h[m]))
+			m = l;
+		if (r < n && before(h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		swap_nodes(h, i, m);
+		i = m;
+	}
+}
+
+static void sift_up(struct heap_node **h, unsigned int i)
+{
+	while (i && before(h[i], h[(i - 1) / 2])) {
+		swap_nodes(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+/* A record read ahead and held back until nothing later can sort before it. */
+struct held {
+	struct heap_node node;
+	uint32_t words;
+	uint64_t rec[];
+};
+
+/* Past this many held records, release anyway rather than grow further. */
+#define MAX_HELD	(1U << 20)
+
 struct cursor {
+	struct heap_node node;	/* tie: the spool's index */
 	FILE *f;
 	int64_t offset;
-	uint64_t key;
 	uint64_t last_ts;	/* of the spool's last record with a time */
 	uint64_t rec[KTRACE_FXT_MAX_RECORD_WORDS];
 	uint32_t words;
-	unsigned int index;
+	/* Reorder window, for a spool whose records came out of order. */
+	uint64_t window, max_key, seq;
+	struct heap_node **held;
+	unsigned int nheld, held_cap;
+	bool eof, overflowed;
 };
 
-static int cursor_next(struct cursor *c)
+/* The next record as spooled, into c->rec. */
+static int read_raw(struct cursor *c)
 {
 	if (fread(c->rec, 8, 1, c->f) != 1)
-		return 0;
+		return ferror(c->f) ? -EIO : 0;
 	c->words = ktrace_fxt_get(c->rec[0], 4, 15);
 	if (c->words > 1 && fread(c->rec + 1, 8, c->words - 1, c->f) != c->words - 1)
 		return -EIO;
-	/* Records without a time (names) keep their place among this spool's. */
-	if (raw_ts(c->rec, c->words, &c->key))
-		c->last_ts = c->key;
-	else
-		c->key = c->last_ts;
+	return 1;
+}
+
+/*
+ * Reads ahead until the earliest held record is c->window older than the
+ * latest read: no later record of the spool can sort before it then.
+ */
+static int fill_window(struct cursor *c)
+{
+	while (!c->eof && (!c->nheld || c->max_key - c->held[0]->key < c->window)) {
+		struct held *h;
+		uint64_t key;
+		int ret;
+
+		if (c->nheld == c->held_cap) {
+			struct heap_node **more;
+
+			if (c->held_cap == MAX_HELD) {
+				/* Out of order by more than memory allows: let the earliest go. */
+				c->overflowed = true;
+				break;
+			}
+			more = realloc(c->held, (c->held_cap ? 2 * c->held_cap : 256) * sizeof(*more));
+			if (!more)
+				return -ENOMEM;
+			c->held = more;
+			c->held_cap = c->held_cap ? 2 * c->held_cap : 256;
+		}
+		ret = read_raw(c);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			c->eof = true;
+			break;
+		}
+		h = malloc(sizeof(*h) + c->words * sizeof(h->rec[0]));
+		if (!h)
+			return -ENOMEM;
+		memcpy(h->rec, c->rec, c->words * sizeof(h->rec[0]));
+		h->words = c->words;
+		if (raw_ts(c->rec, c->words, &key)) {
+			if (key > c->max_key)
+				c->max_key = key;
+		} else {
+			/*
+			 * A name goes before every later record of the spool,
+			 * the ones that may use it: none is older than this.
+			 */
+			key = c->max_key > c->window ? c->max_key - c->window : 0;
+		}
+		h->node.key = key;
+		h->node.tie = c->seq++;
+		c->held[c->nheld] = &h->node;
+		sift_up(c->held, c->nheld++);
+	}
+	return 0;
+}
+
+static int cursor_next(struct cursor *c)
+{
+	int ret;
+
+	if (!c->window) {
+		ret = read_raw(c);
+		if (ret <= 0)
+			return ret;
+		/* Records without a time (names) keep their place among this spool's. */
+		if (raw_ts(c->rec, c->words, &c->node.key))
+			c->last_ts = c->node.key;
+		else
+			c->node.key = c->last_ts;
+	} else {
+		struct held *h;
+
+		ret = fill_window(c);
+		if (ret < 0)
+			return ret;
+		if (!c->nheld)
+			return 0;
+		h = (struct held *)c->held[0];
+		c->held[0] = c->held[--c->nheld];
+		sift_down(c->held, c->nheld, 0);
+		c->node.key = h->node.key;
+		c->words = h->words;
+		memcpy(c->rec, h->rec, h->words * sizeof(h->rec[0]));
+		free(h);
+	}
 	/* Another clock domain (ftrace): move its events onto the recorder's. */
 	if (c->offset) {
 		/* Names before the first event keep sorting first. */
-		if (c->key)
-			c->key = c->offset < 0 && c->key < (uint64_t)-c->offset ? 0 :
-				 c->key + c->offset;
+		if (c->node.key)
+			c->node.key = c->offset < 0 && c->node.key < (uint64_t)-c->offset ? 0 :
+				      c->node.key + c->offset;
 		if ((c->rec[0] & 15) == KTRACE_FXT_REC_EVENT && c->words >= 2) {
 			c->rec[1] += c->offset;
 			if (ktrace_fxt_get(c->rec[0], 16, 19) == KTRACE_FXT_EV_DURATION_COMPLETE)
@@ -121,35 +267,17 @@ static int cursor_next(struct cursor *c)
 	return 1;
 }
 
-/* Heap order: by time, then by spool index so equal times stay stable. */
-static bool before(const struct cursor *a, const struct cursor *b)
+static void cursor_free(struct cursor *c)
 {
-	return a->key < b->key || (a->key == b->key && a->index < b->index);
-}
-
-static void sift_down(struct cursor **h, unsigned int n, unsigned int i)
-{
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, m = i;
-		struct cursor *t;
-
-		if (l < n && before(h[l], h[m]))
-			m = l;
-		if (r < n && before(h[r], h[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	while (c->nheld)
+		free(c->held[--c->nheld]);
+	free(c->held);
 }
 
 int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 {
 	struct cursor *cur = calloc(n, sizeof(*cur));
-	struct cursor **heap = calloc(n, sizeof(*heap));
+	struct heap_node **heap = calloc(n, sizeof(*heap));
 	unsigned int live = 0;
 	int ret = 0;
 
@@ -158,24 +286,27 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 		goto out;
 	}
 	for (unsigned int i = 0; i < n; i++) {
+		struct cursor *c = &cur[i];
+
 		if (fflush(spools[i].f) || fseek(spools[i].f, 0, SEEK_SET)) {
 			ret = -errno;
 			goto out;
 		}
-		cur[i].f = spools[i].f;
-		cur[i].offset = spools[i].offset;
-		cur[i].index = i;
-		ret = cursor_next(&cur[i]);
+		c->f = spools[i].f;
+		c->offset = spools[i].offset;
+		c->node.tie = i;
+		c->window = spools[i].disorder;
+		ret = cursor_next(c);
 		if (ret < 0)
 			goto out;
 		if (ret)
-			heap[live++] = &cur[i];
+			heap[live++] = &c->node;
 	}
 	for (int i = live / 2 - 1; i >= 0; i--)
 		sift_down(heap, live, i);
 	ret = 0;
 	while (live) {
-		struct cursor *c = heap[0];
+		struct cursor *c = (struct cursor *)heap[0];
 		int more;
 
 		fxt_write_words(w, c->rec, c->words);
@@ -189,6 +320,13 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 		sift_down(heap, live, 0);
 	}
 out:
+	for (unsigned int i = 0; cur && i < n; i++) {
+		if (cur[i].overflowed)
+			pr_warn("spool %u: records up to %llu us out of order; "
+				"some are written out of time order", i,
+				(unsigned long long)cur[i].window / 1000);
+		cursor_free(&cur[i]);
+	}
 	free(cur);
 	free(heap);
 	return ret;

@@ -12,13 +12,19 @@
 /*
  * A spool holds one CPU's records while recording, as they came, in a
  * temporary file: memory stays flat however long the session.
- * merge_spools() writes them to an archive in time order.
+ * merge_spools() writes them to an archive in time order.  Records may come
+ * out of order (a wakeup in an interrupt between another event's clock read
+ * and its reservation, ftrace CPUs read at different times, a complete event
+ * written when it ends): the spool notes by how much at most, and the merge
+ * holds back that much of it to put them in order.
  */
 struct spool {
 	FILE *f;
 	int64_t offset;		/* added to this spool's event times when merged */
 	uint64_t records, bytes;
 	uint64_t rejected;	/* malformed records from the recorder */
+	uint64_t max_ts;	/* the latest event time so far */
+	uint64_t disorder;	/* the most an event came before max_ts, ns */
 };
 
 int spool_open(struct spool *s);
