@@ -482,8 +482,8 @@ int cmd_record(int argc, char **argv)
 		close(go);
 		go = -1;
 	}
-	if (ro.verbose)
-		pr_info("recording with the %s backend into %s", ops->name, out_path);
+	pr_info("recording with the %s backend into %s%s", ops->name, out_path,
+		child > 0 || duration > 0 ? "" : "; Ctrl-C stops");
 	while (!stop_requested) {
 		ret = ops->poll(src, 100);
 		if (!ret && capturing)

@@ -47,7 +47,7 @@ fi
 # reports, and every record the programs reserved reached the file.
 "$ktrace" record -b 4K -o "$tmp/small.fxt" -d 3 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+wait_for "$tmp/err" 'recording with'
 kill -STOP $pid
 "$build/tests/workload" "$tmp/expect3" 2000
 kill -CONT $pid
@@ -71,7 +71,7 @@ ok $? "a system-wide recording has context switches with CPUs"
 # Ctrl-C: SIGINT stops cleanly and still writes the file.
 "$ktrace" record -o "$tmp/int.fxt" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+wait_for "$tmp/err" 'recording with .*Ctrl-C stops'
 kill -INT $pid
 wait $pid
 rc=$?
@@ -100,8 +100,8 @@ if [ -w $T/trace_marker ]; then
 	residual=$(sed -n 's/.*residual \([0-9]*\) ns.*/\1/p' "$tmp/err")
 	[ $rc -eq 0 ] && grep -q 'aligned by 2 sync markers' "$tmp/err" && [ "${residual:-999999}" -le 2000 ] &&
 		"$ktrace" dump --strict --quiet "$tmp/live-merged.fxt"
-	ok $? "real ftrace output captured meanwhile merges, aligned by 2 markers (residual ${residual:-?} ns, text has us precision)"
-	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+	ok $? "real ftrace output captured meanwhile merges, aligned by 2 markers (residual ${residual:-?} ns, text has us precision)" ||
+		sed 's/^/# /' "$tmp/err"
 fi
 
 # Live capture from a private instance: typed events, durations, time order,
@@ -114,22 +114,27 @@ run "$ktrace" record --ftrace 'irq:*,timer:hrtimer_expire_entry,sched:sched_proc
 	grep -q '"timer":"hrtimer_expire_entry" hrtimer=0x' "$tmp/ft.dump"
 ok $? "record --ftrace: events with typed arguments from their formats (exec filename, hrtimer pointer)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
-awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/ft.dump"
+awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) { if (bad++ < 3) print "# " prev "\n# " $0 }
+	last = $2; prev = $0 } END { exit bad > 0 }' "$tmp/ft.dump" >"$tmp/order"
 ok $? "record --ftrace: ftrace events and scheduler records are merged in time order"
+cat "$tmp/order"
 ! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
 ok $? "record --ftrace removes its tracefs instance"
 run "$ktrace" record --ftrace 'irq:*,nosuch:event' -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q "'nosuch:event': no such event in this kernel" "$tmp/err" &&
 	! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
-ok $? "an unknown ftrace event is named before recording, and no instance is left"
-"$ktrace" record --ftrace 'irq:*' -o "$tmp/ftint.fxt" >/dev/null 2>&1 &
+ok $? "an unknown ftrace event is named before recording, and no instance is left" ||
+	{ sed 's/^/# /' "$tmp/err"; ls /sys/kernel/tracing/instances | sed 's/^/# instance: /'; }
+"$ktrace" record --ftrace 'irq:*' -o "$tmp/ftint.fxt" >/dev/null 2>"$tmp/err" &
 pid=$!
-sleep 1
+wait_for "$tmp/err" 'recording with'
 kill -INT $pid
 wait $pid
-[ $? -eq 0 ] && ! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1 &&
+rc=$?
+[ $rc -eq 0 ] && ! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1 &&
 	"$ktrace" dump --strict --quiet "$tmp/ftint.fxt"
-ok $? "Ctrl-C during --ftrace: the trace is written and the instance removed"
+ok $? "Ctrl-C during --ftrace: the trace is written and the instance removed" ||
+	{ echo "# exit status $rc"; sed 's/^/# /' "$tmp/err"; ls /sys/kernel/tracing/instances | sed 's/^/# instance: /'; }
 
 run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q 'load the module (insmod ktrace.ko), or use --backend bpf' "$tmp/err"

@@ -23,7 +23,11 @@ step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.e
 # The reader is stopped while the workload runs: the 8 KiB buffers overflow.
 ktrace record --backend kmod -b 8K -o $R/small.fxt -d 4 >"$R/kmod_small.out" 2>"$R/kmod_small.err" &
 pid=$!
-sleep 1
+i=0
+while [ $i -lt 300 ] && ! grep -q 'recording with' "$R/kmod_small.err"; do
+	sleep 0.1
+	i=$((i + 1))
+done
 kill -STOP $pid
 workload $R/small.expect 1000 >/dev/null 2>&1
 kill -CONT $pid
