@@ -42,9 +42,22 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 	}
 }
 
+/* Notes a record's time: by how much the spool is out of order. */
+static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
+{
+	uint64_t ts;
+
+	if (!raw_ts(w, words, &ts))
+		return;
+	if (ts >= s->max_ts)
+		s->max_ts = ts;
+	else if (s->max_ts - ts > s->disorder)
+		s->disorder = s->max_ts - ts;
+}
+
 int spool_add(struct spool *s, const void *rec, size_t bytes)
 {
-	uint64_t h, w[2], ts;
+	uint64_t h, w[2];
 	uint32_t words;
 
 	if (bytes < 8 || bytes % 8) {
@@ -58,16 +71,31 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 		return -EINVAL;
 	}
 	memcpy(w, rec, words > 1 ? 16 : 8);
-	if (raw_ts(w, words, &ts)) {
-		if (ts >= s->max_ts)
-			s->max_ts = ts;
-		else if (s->max_ts - ts > s->disorder)
-			s->disorder = s->max_ts - ts;
-	}
+	note_time(s, w, words);
 	if (fwrite(rec, bytes, 1, s->f) != 1)
 		return -EIO;
 	s->records++;
 	s->bytes += bytes;
+	return 0;
+}
+
+int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i += ktrace_fxt_get(w[i], 4, 15)) {
+		uint32_t words = ktrace_fxt_get(w[i], 4, 15);
+
+		if (!words || (w[i] & 15) == KTRACE_FXT_REC_LARGE || words > nwords - i)
+			return -EINVAL;
+	}
+	if (nwords && fwrite(w, nwords * 8, 1, s->f) != 1)
+		return -EIO;
+	for (i = 0; i < nwords; i += ktrace_fxt_get(w[i], 4, 15)) {
+		note_time(s, w + i, ktrace_fxt_get(w[i], 4, 15));
+		s->records++;
+	}
+	s->bytes += nwords * 8;
 	return 0;
 }
 

@@ -210,46 +210,64 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	return 0;
 }
 
+/* Moves @words at word @pos (a run of whole records) to the spool, then clears them. */
+static void spool_run(struct source_bpf *s, unsigned int buf, uint64_t *d, uint64_t pos,
+		      uint64_t words)
+{
+	uint64_t *p = &d[pos & (s->words - 1)];
+
+	if (!words)
+		return;
+	if (spool_add_run(&s->spools[buf], p, words) == -EIO)
+		s->err = -EIO;
+	memset(p, 0, words * 8);
+}
+
 /*
- * Moves one buffer's committed records to its spool.  At the end (@final),
- * space reserved but never published is counted and skipped.
+ * Moves one buffer's committed records to its spool, in runs: records lie
+ * back to back until a chunk's padding or the buffer's end.  At the end
+ * (@final), space reserved but never published is counted and skipped.
  */
 static void drain_buf(struct source_bpf *s, unsigned int buf, bool final)
 {
 	struct ktrace_bpf_ctl *c = &s->ctl[buf];
 	uint64_t *d = s->data + buf * s->words, mask = s->words - 1;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
-	uint64_t tail = c->tail, rec[KTRACE_BPF_MAX_WORDS];
+	uint64_t tail = c->tail, run = tail / 8;
 
 	while (tail < head) {
 		uint64_t pos = tail / 8, h = __atomic_load_n(&d[pos & mask], __ATOMIC_ACQUIRE);
 		uint32_t words = ktrace_fxt_get(h, 4, 15);
 
+		if (!(pos & mask)) {
+			/* The buffer's end: a run cannot wrap. */
+			spool_run(s, buf, d, run, pos - run);
+			run = pos;
+		}
 		if (!h && !final)
 			break;		/* a writer is between reserve and publish */
 		if (h == KTRACE_BPF_PAD) {
 			/* The rest of this chunk holds nothing. */
+			spool_run(s, buf, d, run, pos - run);
 			d[pos & mask] = 0;
 			tail = (tail | (KTRACE_BPF_CHUNK_WORDS * 8 - 1)) + 1;
+			run = tail / 8;
 			continue;
 		}
-		if (!h || words == 0 || words > KTRACE_BPF_MAX_WORDS || words * 8 > head - tail) {
+		if (!h || words == 0 || words > KTRACE_BPF_MAX_WORDS || words * 8 > head - tail ||
+		    (h & 15) == KTRACE_FXT_REC_LARGE) {
 			/* Never published, or not a record: skip what is left. */
+			spool_run(s, buf, d, run, pos - run);
 			s->uncommitted += head - tail;
 			for (uint64_t i = pos; i < head / 8; i++)
 				d[i & mask] = 0;
 			tail = head;
+			run = tail / 8;
 			break;
 		}
-		for (uint32_t i = 0; i < words; i++) {
-			rec[i] = d[(pos + i) & mask];
-			d[(pos + i) & mask] = 0;
-		}
-		rec[0] = h;
-		if (spool_add(&s->spools[buf], rec, words * 8) == -EIO)
-			s->err = -EIO;
 		tail += words * 8;
 	}
+	spool_run(s, buf, d, run, tail / 8 - run);
 	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
 }
 

@@ -185,17 +185,16 @@ static int read_subbuf(struct source_kmod *s, unsigned int cpu, uint64_t pos)
 
 		memcpy(&h, p + off, 8);
 		bytes = ktrace_fxt_get(h, 4, 15) * 8;
-		if (!bytes || off + bytes > len) {
+		if (!bytes || off + bytes > len || (h & 15) == KTRACE_FXT_REC_LARGE) {
 			pr_warn("CPU %u: malformed record at buffer offset %llu; skipping the rest of its sub-buffer",
 				cpu, (unsigned long long)(pos + off));
 			s->spools[cpu].rejected++;
 			break;
 		}
-		if (spool_add(&s->spools[cpu], p + off, bytes) == -EIO)
-			return -EIO;
 		off += bytes;
 	}
-	return 0;
+	/* Sub-buffers are 8-byte aligned in the mapping, and so are records. */
+	return spool_add_run(&s->spools[cpu], (const uint64_t *)p, off / 8) == -EIO ? -EIO : 0;
 }
 
 static int drain_cpu(struct source_kmod *s, unsigned int cpu)
