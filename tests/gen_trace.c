@@ -5,6 +5,7 @@
  *   gen_trace sync-stall FILE   two clock-sync markers, one of them stalled
  *   gen_trace unordered FILE    records out of time order, as recorders write them
  *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
+ *   gen_trace wide N FILE       a complete event written after the N switches it spans
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -168,6 +169,26 @@ static void unordered(struct fxt_writer *w)
 	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 12000, 100, 100, "ktrace", "end", NULL, 0, 0);
 }
 
+/*
+ * A complete event that spans @n context switches, written when it ends,
+ * as a kretprobe on a function that sleeps would be.
+ */
+static void wide(struct fxt_writer *w, uint64_t n)
+{
+	struct fxt_arg args[2];
+	uint64_t i;
+
+	fxt_write_preamble(w, 1, "ktrace");
+	args[0] = fxt_arg_str("sync_id", "ktrace-sync-u");
+	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", T0 + 900);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 1000, 100, 100, "ktrace:clock", "clock_sync",
+			args, 2, 0);
+	for (i = 0; i < n; i++)
+		cswitch(w, 0, T0 + 3000 + 100 * i, 100 + i % 2, 120, 1, 100 + (i + 1) % 2, 120);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, T0 + 2000, 100, 100, "kprobe",
+			"do_sys_poll", NULL, 0, T0 + 3000 + 100 * n);
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
@@ -207,9 +228,9 @@ int main(int argc, char **argv)
 	const char *path;
 	int fd, ret;
 
-	if (argc < 3 || (!strcmp(argv[1], "synthetic") && argc < 4)) {
+	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered FILE | gen_trace synthetic N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -224,6 +245,8 @@ int main(int argc, char **argv)
 		sync_stall(w);
 	else if (!strcmp(argv[1], "unordered"))
 		unordered(w);
+	else if (!strcmp(argv[1], "wide"))
+		wide(w, strtoull(argv[2], NULL, 0));
 	else
 		synthetic(w, strtoull(argv[2], NULL, 0));
 	ret = fxt_writer_finish(w);

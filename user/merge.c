@@ -168,8 +168,11 @@ struct held {
 	uint64_t rec[];
 };
 
-/* Past this many held records, release anyway rather than grow further. */
-#define MAX_HELD	(1U << 20)
+/*
+ * Past this many held records in all, release anyway rather than grow
+ * further (a long complete event can make a whole spool's window wide).
+ */
+#define MAX_HELD	(1U << 21)
 
 struct cursor {
 	struct heap_node node;	/* tie: the spool's index */
@@ -182,6 +185,7 @@ struct cursor {
 	uint64_t window, max_key, seq;
 	struct heap_node **held;
 	unsigned int nheld, held_cap;
+	unsigned int *held_all;		/* by every cursor of the merge */
 	bool eof, overflowed;
 };
 
@@ -207,14 +211,14 @@ static int fill_window(struct cursor *c)
 		uint64_t key;
 		int ret;
 
+		if (*c->held_all >= MAX_HELD && c->nheld) {
+			/* Out of order by more than memory allows: let the earliest go. */
+			c->overflowed = true;
+			break;
+		}
 		if (c->nheld == c->held_cap) {
 			struct heap_node **more;
 
-			if (c->held_cap == MAX_HELD) {
-				/* Out of order by more than memory allows: let the earliest go. */
-				c->overflowed = true;
-				break;
-			}
 			more = realloc(c->held, (c->held_cap ? 2 * c->held_cap : 256) * sizeof(*more));
 			if (!more)
 				return -ENOMEM;
@@ -247,6 +251,7 @@ static int fill_window(struct cursor *c)
 		h->node.tie = c->seq++;
 		c->held[c->nheld] = &h->node;
 		sift_up(c->held, c->nheld++);
+		(*c->held_all)++;
 	}
 	return 0;
 }
@@ -275,6 +280,7 @@ static int cursor_next(struct cursor *c)
 		h = (struct held *)c->held[0];
 		c->held[0] = c->held[--c->nheld];
 		sift_down(c->held, c->nheld, 0);
+		(*c->held_all)--;
 		c->node.key = h->node.key;
 		c->words = h->words;
 		memcpy(c->rec, h->rec, h->words * sizeof(h->rec[0]));
@@ -306,7 +312,7 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 {
 	struct cursor *cur = calloc(n, sizeof(*cur));
 	struct heap_node **heap = calloc(n, sizeof(*heap));
-	unsigned int live = 0;
+	unsigned int live = 0, held_all = 0;
 	int ret = 0;
 
 	if (!cur || !heap) {
@@ -324,6 +330,7 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 		c->offset = spools[i].offset;
 		c->node.tie = i;
 		c->window = spools[i].disorder;
+		c->held_all = &held_all;
 		ret = cursor_next(c);
 		if (ret < 0)
 			goto out;
@@ -350,9 +357,9 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 out:
 	for (unsigned int i = 0; cur && i < n; i++) {
 		if (cur[i].overflowed)
-			pr_warn("spool %u: records up to %llu us out of order; "
-				"some are written out of time order", i,
-				(unsigned long long)cur[i].window / 1000);
+			pr_warn("records up to %.3f s out of order, more than %u in memory could "
+				"sort: some are written out of time order",
+				cur[i].window / 1e9, MAX_HELD);
 		cursor_free(&cur[i]);
 	}
 	free(cur);
