@@ -2,6 +2,7 @@
 /* ktrace record: run a recorder, drain its per-CPU buffers, write an archive. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -163,6 +164,38 @@ static int write_archive(int fd, const struct source_ops *ops, const struct reco
 		fxt_writer_finish(w);
 	free(w);
 	return ret;
+}
+
+/*
+ * Writing the output failed (a full disk, say): the recording is still in
+ * the spools, so write it as FXT where there is room and say where.
+ */
+static void rescue(const struct source_ops *ops, const struct record_opts *ro, uint64_t start,
+		   struct spool *spools, unsigned int n)
+{
+	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
+	uint64_t threads, bytes;
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int fd;
+
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/ktrace-%d.fxt", dirs[i], getpid());
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			continue;
+		threads = 0;
+		if (!write_archive(fd, ops, ro, start, spools, n, &threads, &bytes) && !close(fd)) {
+			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
+			       path, bytes / 1e6);
+			return;
+		}
+		close(fd);
+		unlink(path);
+	}
+	pr_err("the recording could not be written anywhere: tried $TMPDIR, /var/tmp, /tmp and .");
 }
 
 /*
@@ -535,12 +568,16 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nspools + 2, &threads, &bytes);
-	if (!ret && json) {
+	if (!ret && json)
 		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
+	if (json)
 		close(fxt_fd);
-	}
+	if (!ret && close(out_fd))
+		ret = -errno;
+	out_fd = -1;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
+		rescue(ops, &ro, t0, spools, nspools + 2);
 		goto out;
 	}
 	pr_info("wrote %s: %llu records, %.1f MB, %llu dropped%s", out_path,

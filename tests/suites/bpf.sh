@@ -7,7 +7,7 @@ set -u
 build=${1:-build}
 ktrace=$build/ktrace
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
@@ -145,6 +145,26 @@ ok $? "a bad --buffer-size is refused"
 run "$ktrace" record -o "$tmp/x.fxt" -- /nonexistent/command
 [ $rc -ne 0 ] && grep -q 'cannot run /nonexistent/command' "$tmp/err" && "$ktrace" dump --quiet "$tmp/x.fxt"
 ok $? "a command that cannot run is named, and the trace is still written"
+
+# The output's file system fills up: the recording is kept elsewhere.
+mkdir -p "$tmp/full" "$tmp/rescue"
+if mount -t tmpfs -o size=64k tmpfs "$tmp/full"; then
+	for f in x.fxt x.json; do
+		rm -f "$tmp/rescue"/*
+		TMPDIR=$tmp/rescue run "$ktrace" record -o "$tmp/full/$f" -- \
+			sh -c "dd if=/dev/zero of=$tmp/full/fill bs=1k count=64 2>/dev/null; sleep 0.2"
+		kept=$(ls "$tmp/rescue"/ktrace-*.fxt 2>/dev/null)
+		[ $rc -eq 1 ] && grep -q "writing $tmp/full/$f: No space left on device" "$tmp/err" &&
+			grep -q "the recording was kept in $kept" "$tmp/err" &&
+			"$ktrace" dump --strict --quiet --stats "$kept" | grep -q '^cpus: [1-9]'
+		ok $? "$f on a full file system: the error names it, the recording is kept in ${kept:-nothing}" ||
+			sed 's/^/# /' "$tmp/err"
+		rm -f "$tmp/full"/*
+	done
+	umount "$tmp/full"
+else
+	skip "recording onto a full file system" "cannot mount a tmpfs here"
+fi
 if command -v setpriv >/dev/null; then
 	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$ktrace" record -o /tmp/ktrace-nobody.fxt -d 1
 	[ $rc -ne 0 ] && grep -q 'needs root, or CAP_BPF and CAP_PERFMON' "$tmp/err"
