@@ -7,7 +7,8 @@ build=${1:-build}
 fuzz_secs=${KTRACE_FUZZ_SECONDS:-30}
 passed=0 failed=0 skipped=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+failures=$(mktemp)
+trap 'rm -f "$log" "$failures"' EXIT
 
 suite() {	# suite NAME COMMAND...
 	local name=$1 p f s
@@ -18,7 +19,8 @@ suite() {	# suite NAME COMMAND...
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | head -1)
 	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
 	# A suite that dies before reporting anything is a failure too.
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name reported no result"; fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name reported no result" | tee -a "$log"; fi
+	grep -E '^not ok' "$log" | sed "s/^/# $name: /" >>"$failures"
 	passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
 }
 
@@ -35,5 +37,6 @@ for t in $(ls tests/suites/*.sh 2>/dev/null); do
 done
 
 echo
+[ -s "$failures" ] && { echo "# failed:"; cat "$failures"; }
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

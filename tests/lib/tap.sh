@@ -6,6 +6,8 @@ ok() {	# ok EXIT-STATUS DESCRIPTION
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 	return "$1"
 }
+# Shows FILEs as TAP comments: what a failed check saw.
+diag() { sed 's/^/# /' "$@" 2>/dev/null; }
 # Runs a command; its exit status, stdout and stderr land in $rc, $tmp/out, $tmp/err.
 run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 # Waits until FILE has a line matching PATTERN (at most 60 s): a recorder

@@ -25,7 +25,8 @@ run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/workload" "$
 ok $rc "record --backend bpf -- workload"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
 grep -q "wrote $tmp/w.fxt: [0-9]* records" "$tmp/err"
-ok $? "record reports what it wrote"
+ok $? "record reports what it wrote" ||
+	diag "$tmp/err"
 if [ -s "$tmp/expect" ]; then
 	"$build/tests/check_trace" "$tmp/w.fxt" "$tmp/expect" >"$tmp/check"
 	ok $? "the workload's records check out (names, states, CPUs, timelines, wakeups, counts)"
@@ -35,7 +36,8 @@ else
 fi
 
 run "$ktrace" record -o "$tmp/w.json" -- "$build/tests/workload" "$tmp/expect2" 200
-ok $rc "record to JSON (default backend)"
+ok $rc "record to JSON (default backend)" ||
+	diag "$tmp/err"
 if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
 	(cd tests/js && node check_recorded.mjs "$tmp/w.json" "$tmp/expect2") >"$tmp/js" 2>&1
 	ok $? "DevTools' trace engine finds ping and pong, their running slices and wakeup flows"
@@ -56,17 +58,22 @@ rc=$?
 reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$tmp/err")
 in_trace=$("$ktrace" dump --stats --quiet "$tmp/small.fxt" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')
 [ $rc -eq 0 ] && [ "${reported:-0}" -gt 0 ] && [ "$reported" = "$in_trace" ]
-ok $? "a tiny buffer drops records; loss records in the trace add up to the reported ${reported:-0} (trace: $in_trace)"
+ok $? "a tiny buffer drops records; loss records in the trace add up to the reported ${reported:-0} (trace: $in_trace)" ||
+	diag "$tmp/err"
 ! grep -q 'never published' "$tmp/err"
-ok $? "every record the BPF programs reserved was published and read"
+ok $? "every record the BPF programs reserved was published and read" ||
+	diag "$tmp/err"
 "$ktrace" dump --strict --quiet "$tmp/small.fxt" 2>"$tmp/err2"
-ok $? "the trace with losses is still valid FXT"
+ok $? "the trace with losses is still valid FXT" ||
+	diag "$tmp/err2"
 
 run "$ktrace" record -o "$tmp/d.fxt" -d 0.5
-ok $rc "record -d 0.5 stops by itself"
+ok $rc "record -d 0.5 stops by itself" ||
+	diag "$tmp/err"
 "$ktrace" dump --strict --quiet --stats "$tmp/d.fxt" >"$tmp/stats"
 grep -q '^cpus: [1-9]' "$tmp/stats"
-ok $? "a system-wide recording has context switches with CPUs"
+ok $? "a system-wide recording has context switches with CPUs" ||
+	diag "$tmp/stats"
 
 # Ctrl-C: SIGINT stops cleanly and still writes the file.
 "$ktrace" record -o "$tmp/int.fxt" >"$tmp/out" 2>"$tmp/err" &
@@ -76,7 +83,8 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/int.fxt"
-ok $? "SIGINT stops the recording and the trace is written"
+ok $? "SIGINT stops the recording and the trace is written" ||
+	{ echo "# exit status $rc"; diag "$tmp/err"; }
 
 # A real ftrace capture (irq and timer events, the top-level instance, its
 # state restored) while ktrace records: merged, clocks aligned by markers.
@@ -112,8 +120,8 @@ run "$ktrace" record --ftrace 'irq:*,timer:hrtimer_expire_entry,sched:sched_proc
 [ $rc -eq 0 ] && grep -q 'ftrace: [0-9]* events, clock mono, offset -\?[0-9]* ns from 2 sync markers' "$tmp/err" &&
 	grep -q '"sched":"sched_process_exec" filename="/bin/true"' "$tmp/ft.dump" &&
 	grep -q '"timer":"hrtimer_expire_entry" hrtimer=0x' "$tmp/ft.dump"
-ok $? "record --ftrace: events with typed arguments from their formats (exec filename, hrtimer pointer)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+ok $? "record --ftrace: events with typed arguments from their formats (exec filename, hrtimer pointer)" ||
+	diag "$tmp/err"
 awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) { if (bad++ < 3) print "# " prev "\n# " $0 }
 	last = $2; prev = $0 } END { exit bad > 0 }' "$tmp/ft.dump" >"$tmp/order"
 ok $? "record --ftrace: ftrace events and scheduler records are merged in time order"
@@ -138,13 +146,16 @@ ok $? "Ctrl-C during --ftrace: the trace is written and the instance removed" ||
 
 run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q 'load the module (insmod ktrace.ko), or use --backend bpf' "$tmp/err"
-ok $? "--backend kmod without the module says how to load it and names the alternative"
+ok $? "--backend kmod without the module says how to load it and names the alternative" ||
+	diag "$tmp/err"
 run "$ktrace" record -b 3000 -o "$tmp/x.fxt" -d 1
 [ $rc -eq 2 ] && grep -q 'power of two' "$tmp/err"
-ok $? "a bad --buffer-size is refused"
+ok $? "a bad --buffer-size is refused" ||
+	diag "$tmp/err"
 run "$ktrace" record -o "$tmp/x.fxt" -- /nonexistent/command
 [ $rc -ne 0 ] && grep -q 'cannot run /nonexistent/command' "$tmp/err" && "$ktrace" dump --quiet "$tmp/x.fxt"
-ok $? "a command that cannot run is named, and the trace is still written"
+ok $? "a command that cannot run is named, and the trace is still written" ||
+	diag "$tmp/err"
 
 # The output's file system fills up: the recording is kept elsewhere.
 mkdir -p "$tmp/full" "$tmp/rescue"
@@ -168,8 +179,19 @@ fi
 if command -v setpriv >/dev/null; then
 	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$ktrace" record -o /tmp/ktrace-nobody.fxt -d 1
 	[ $rc -ne 0 ] && grep -q 'needs root, or CAP_BPF and CAP_PERFMON' "$tmp/err"
-	ok $? "without privileges the error names root or CAP_BPF and CAP_PERFMON"
+	ok $? "without privileges the error names root or CAP_BPF and CAP_PERFMON" ||
+		diag "$tmp/err"
 	rm -f /tmp/ktrace-nobody.fxt
+	# What that error advises is enough: nobody with just those two capabilities.
+	nd=$(mktemp -d)
+	chmod 777 "$nd"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf,+perfmon \
+		--ambient-caps=-all,+bpf,+perfmon "$ktrace" record --backend bpf -o "$nd/w.fxt" -- \
+		"$build/tests/workload" "$nd/expect" 500
+	[ $rc -eq 0 ] && "$build/tests/check_trace" "$nd/w.fxt" "$nd/expect" >"$tmp/check"
+	ok $? "as nobody with only CAP_BPF and CAP_PERFMON, the workload's records check out" ||
+		{ sed 's/^/# /' "$tmp/err"; grep '^not ok\|^# ' "$tmp/check" | sed 's/^/#   /'; }
+	rm -rf "$nd"
 fi
 # The UNAME26 personality makes this kernel report itself as 2.6.x.
 if setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && [ ! -e /dev/ktrace ]; then
@@ -177,7 +199,8 @@ if setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && [ ! -e /dev/ktrace ]; t
 	[ $rc -eq 1 ] && grep -q 'is older than 5.12: the BPF backend needs Linux 5.12 or later' "$tmp/err" &&
 		grep -q 'no backend can record here: /dev/ktrace does not exist' "$tmp/err" &&
 		[ ! -e "$tmp/old.fxt" ]
-	ok $? "on a kernel older than 5.12 the error names the version needed and the module"
+	ok $? "on a kernel older than 5.12 the error names the version needed and the module" ||
+		diag "$tmp/err"
 fi
 
 finish
