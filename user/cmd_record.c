@@ -136,9 +136,9 @@ static const char *kernel_release(void)
 }
 
 static int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
-			 uint64_t start, struct spool *spools, unsigned int n, uint64_t *threads,
-			 uint64_t *bytes)
+			 uint64_t start, struct spool *spools, unsigned int n, uint64_t *bytes)
 {
+	uint64_t threads;
 	struct fxt_writer *w = malloc(sizeof(*w));
 	int ret;
 
@@ -152,10 +152,13 @@ static int write_archive(int fd, const struct source_ops *ops, const struct reco
 	if (!ops->statedump_in_kernel)
 		for (unsigned int i = 0; i < ro->nprobes; i++)
 			fxt_write_string(w, KTRACE_FXT_STR_FIRST_PROBE + i, ro->probes[i].symbol);
-	ret = ops->statedump_in_kernel ? 0 : statedump_write(w, threads);
-	if (ret)
-		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
-			strerror(-ret));
+	/*
+	 * The threads alive now, first: the names recorded (those alive at
+	 * the start, then fork, exec and rename) come later and win, and a
+	 * thread whose events were lost still gets one.
+	 */
+	if (!ops->statedump_in_kernel)
+		statedump_write(w, &threads);
 	ret = merge_spools(spools, n, w);
 	*bytes = w->out.total + w->out.len;
 	if (!ret)
@@ -174,7 +177,7 @@ static void rescue(const struct source_ops *ops, const struct record_opts *ro, u
 		   struct spool *spools, unsigned int n)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
-	uint64_t threads, bytes;
+	uint64_t bytes;
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -186,8 +189,7 @@ static void rescue(const struct source_ops *ops, const struct record_opts *ro, u
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		threads = 0;
-		if (!write_archive(fd, ops, ro, start, spools, n, &threads, &bytes) && !close(fd)) {
+		if (!write_archive(fd, ops, ro, start, spools, n, &bytes) && !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, bytes / 1e6);
 			return;
@@ -508,6 +510,19 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out;
 	start = now_mono_ns();
+	if (!ops->statedump_in_kernel) {
+		/*
+		 * Every thread alive now, named before anything else in the
+		 * archive; fork, exec and rename events, recording already,
+		 * name the rest.
+		 */
+		int err = statedump_write(sync.w, &threads);
+
+		if (err)
+			pr_warn("cannot list the running threads from /proc: %s; names come only from events",
+				strerror(-err));
+		spool_add_encoded(&spools[cli], &sync.w->out);
+	}
 	clock_sync(&sync, &spools[cli]);
 	if (child > 0) {
 		if (write(go, "g", 1) != 1)
@@ -567,7 +582,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nspools + 2, &threads, &bytes);
+	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nspools + 2, &bytes);
 	if (!ret && json)
 		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
 	if (json)

@@ -86,6 +86,23 @@ rc=$?
 ok $? "SIGINT stops the recording and the trace is written" ||
 	{ echo "# exit status $rc"; diag "$tmp/err"; }
 
+# A thread alive at the start that exits (and is reaped) during the
+# recording keeps its name: the state dump is taken at the start.
+cp /bin/sleep "$tmp/kt-early-exit"
+"$tmp/kt-early-exit" 60 &
+sp=$!
+"$ktrace" record -o "$tmp/early.fxt" -d 2 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_for "$tmp/err" 'recording with'
+kill $sp
+wait $sp 2>/dev/null
+wait $pid
+rc=$?
+[ $rc -eq 0 ] && [ ! -d /proc/$sp ] &&
+	"$ktrace" dump --strict "$tmp/early.fxt" | grep -q "kernel_object: thread koid=$sp name=\"kt-early-exit\""
+ok $? "a thread that exits during the recording is named (state dump at the start)" ||
+	diag "$tmp/err"
+
 # A real ftrace capture (irq and timer events, the top-level instance, its
 # state restored) while ktrace records: merged, clocks aligned by markers.
 T=/sys/kernel/tracing
