@@ -20,9 +20,14 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set before load: chunks in each buffer (a power of two), and CPUs. */
+/*
+ * Set before load: chunks in each buffer (a power of two), CPUs, and ring
+ * mode (a flight recorder: writers overwrite the oldest chunks instead of
+ * dropping; nothing is read until the end).
+ */
 const volatile __u32 nchunks = 1;
 const volatile __u32 nr_cpus = 1;
+const volatile bool ring = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -66,7 +71,7 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
 
 /*
  * Reserves @words at the head of buffer @buf; returns the word position, or
- * -1 if full.  @alone: no other writer of this buffer can run on this CPU
+ * -1 if full (never in ring mode: the oldest chunks are written over).  @alone: no other writer of this buffer can run on this CPU
  * until the caller is done, so a plain store of the new head will do.
  * That holds for sched_switch, sched_waking of another task and
  * sched_wakeup_new, which run with interrupts off, while no other
@@ -86,7 +91,7 @@ static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 
 
 		start = off + bytes > CHUNK_BYTES ? head - off + CHUNK_BYTES : head;
 		end = start + bytes;
-		if (end - tail > total)
+		if (!ring && end - tail > total)
 			return -1;
 		if (alone)
 			c->head = end;

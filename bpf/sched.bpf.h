@@ -32,6 +32,9 @@ struct ktrace_bpf_chunk {
  * consumes committed records from @tail (a zero header is not committed
  * yet), zeroes them, and advances @tail.  head - tail never exceeds the
  * buffer: a record that does not fit is lost and counted in @pending.
+ * In ring mode writers ignore @tail and write over the oldest chunks; the
+ * reader reads once, at the end, from the first whole chunk of the last
+ * buffer's worth before @head.
  */
 struct ktrace_bpf_ctl {
 	/* Written by the BPF programs: one cache line. */

@@ -44,7 +44,7 @@ static void usage(FILE *f)
 	      "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
 	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
 	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
-	      "      --ring             flight recorder: keep the newest data (module backend)\n"
+	      "      --ring             flight recorder: keep the newest buffer's worth per CPU\n"
 	      "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
 	      "                         (entry to return, nested under recursion); repeatable\n"
 	      "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
@@ -413,10 +413,6 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	} else if (!strcmp(backend, "bpf")) {
-		if (ro.ring) {
-			pr_err("--ring needs the module backend (/dev/ktrace); the BPF backend streams only");
-			return 2;
-		}
 		ret = source_bpf_probe(why, sizeof(why));
 		if (ret == -ENOTSUP && chosen)
 			pr_err("no backend can record here: %s does not exist (load the module: insmod ktrace.ko), and %s",

@@ -178,6 +178,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	}
 	s->skel->rodata->nchunks = s->words / KTRACE_BPF_CHUNK_WORDS;
 	s->skel->rodata->nr_cpus = ncpus;
+	s->skel->rodata->ring = o->ring;
 	s->opts = o;
 	/* Probe programs load only when asked for (a kernel may lack kprobes). */
 	if (!o->nprobes) {
@@ -288,6 +289,11 @@ static int bpf_poll(void *priv, int timeout_ms)
 	struct source_bpf *s = priv;
 	bool busy = false;
 
+	if (s->opts->ring) {
+		/* A flight recorder: read once, at the end. */
+		usleep(timeout_ms * 1000);
+		return 0;
+	}
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 
@@ -319,7 +325,7 @@ static uint64_t recursion_misses(struct source_bpf *s)
 static int bpf_stop(void *priv, struct record_stats *st)
 {
 	struct source_bpf *s = priv;
-	uint64_t misses;
+	uint64_t misses, overwritten = 0;
 
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
@@ -333,8 +339,14 @@ static int bpf_stop(void *priv, struct record_stats *st)
 		usleep(10000);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
-		__u64 rec[KTRACE_FXT_DROP_WORDS];
+		__u64 rec[KTRACE_FXT_DROP_WORDS], total = s->words * 8;
 
+		if (s->opts->ring && c->head > total) {
+			/* The last buffer's worth, from its first whole chunk. */
+			c->tail = (c->head - total + KTRACE_BPF_CHUNK_WORDS * 8 - 1) &
+				  ~(uint64_t)(KTRACE_BPF_CHUNK_WORDS * 8 - 1);
+			overwritten += c->tail;
+		}
 		drain_buf(s, buf, true);
 		st->dropped += c->pending + c->reported;
 		/* Losses after the last record that fitted are written here. */
@@ -346,6 +358,9 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	if (s->uncommitted)
 		pr_warn("%llu bytes were reserved in the buffers but never published",
 			(unsigned long long)s->uncommitted);
+	if (overwritten)
+		pr_info("ring mode kept the newest data; %.1f MB of older records were overwritten",
+			overwritten / 1e6);
 	misses = recursion_misses(s);
 	if (misses)
 		pr_warn("%llu events were not recorded because a BPF program was already running on that CPU",

@@ -67,6 +67,18 @@ ok $? "every record the BPF programs reserved was published and read" ||
 ok $? "the trace with losses is still valid FXT" ||
 	diag "$tmp/err2"
 
+# Ring mode, a flight recorder: the newest 64 KiB per CPU survive, so
+# ping's exit is there and most of its 3000 switch-ins are not.
+run "$ktrace" record --backend bpf --ring -b 64K -o "$tmp/ring.fxt" -- "$build/tests/workload" "$tmp/ring.expect" 3000
+ping=$(sed -n 's/^ping=//p' "$tmp/ring.expect")
+"$ktrace" dump --strict "$tmp/ring.fxt" >"$tmp/ring.dump"
+ins=$(grep -cE "==> tid=${ping:-none} " "$tmp/ring.dump")
+[ $rc -eq 0 ] && grep -q 'ring mode kept the newest data; .* MB of older records were overwritten' "$tmp/err" &&
+	grep -qE "switch: tid=$ping (dead|dying)" "$tmp/ring.dump" && [ "$ins" -gt 0 ] && [ "$ins" -lt 3000 ] &&
+	awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/ring.dump"
+ok $? "ring mode, 64 KiB buffers: valid, in time order, ping's exit (the newest data) kept, $ins of its 3000 switch-ins remain" ||
+	diag "$tmp/err"
+
 run "$ktrace" record -o "$tmp/d.fxt" -d 0.5
 ok $rc "record -d 0.5 stops by itself" ||
 	diag "$tmp/err"

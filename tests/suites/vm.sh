@@ -79,6 +79,13 @@ ins=$(grep -cE "==> tid=$ping " "$R/ring.dump")
 [ "$(status kmod_ring)" = 0 ] && grep -q 'overwritten' "$R/kmod_ring.err" &&
 	grep -qE "switch: tid=$ping (dead|dying)" "$R/ring.dump" && [ "$ins" -lt 3000 ]
 ok $? "ring mode, 64 KiB buffers: ping's exit (the newest data) is kept, $ins of its 3000 switch-ins remain"
+ping=$(sed -n 's/^ping=//p' "$R/bpfring.expect")
+"$ktrace" dump --strict "$R/bpfring.fxt" >"$R/bpfring.dump"
+ins=$(grep -cE "==> tid=${ping:-none} " "$R/bpfring.dump")
+[ "$(status bpf_ring)" = 0 ] && grep -q 'overwritten' "$R/bpf_ring.err" &&
+	grep -qE "switch: tid=$ping (dead|dying)" "$R/bpfring.dump" && [ "$ins" -gt 0 ] && [ "$ins" -lt 3000 ]
+ok $? "BPF ring mode, 64 KiB buffers: ping's exit is kept, $ins of its 3000 switch-ins remain" ||
+	sed 's/^/# /' "$R/bpf_ring.err"
 
 [ "$(status kmod_json)" = 0 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$R/kmod.json"
 ok $? "recording to JSON with the default backend (the module) gives valid JSON"

@@ -34,6 +34,7 @@ kill -CONT $pid
 wait $pid
 echo "kmod_small $?" >>"$R/status"
 step kmod_ring ktrace record --backend kmod --ring -b 64K -o $R/ring.fxt -- workload $R/ring.expect 3000
+step bpf_ring ktrace record --backend bpf --ring -b 64K -o $R/bpfring.fxt -- workload $R/bpfring.expect 3000
 step kmod_json ktrace record -o $R/kmod.json -- workload $R/json.expect 200
 
 # The in-kernel API and dynamic probes, from a test module.
