@@ -177,6 +177,15 @@ run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q 'load the module (insmod ktrace.ko), or use --backend bpf' "$tmp/err"
 ok $? "--backend kmod without the module says how to load it and names the alternative" ||
 	diag "$tmp/err"
+if [ ! -e /sys/kernel/tracing/kprobe_events ] && [ ! -e /sys/bus/event_source/devices/kprobe ]; then
+	run "$ktrace" record --backend bpf -p duration:vfs_read -o "$tmp/noprobe.fxt" -d 1
+	[ $rc -eq 1 ] && grep -q -- '-p needs kprobes, and this kernel (.*) has none: record on a kernel with CONFIG_KPROBES' "$tmp/err" &&
+		[ ! -s "$tmp/noprobe.fxt" ]
+	ok $? "-p on a kernel without kprobes is refused before recording, naming CONFIG_KPROBES" ||
+		diag "$tmp/err"
+else
+	skip "-p on a kernel without kprobes" "this kernel has kprobes (the VM suite records probes)"
+fi
 run "$ktrace" record -b 3000 -o "$tmp/x.fxt" -d 1
 [ $rc -eq 2 ] && grep -q 'power of two' "$tmp/err"
 ok $? "a bad --buffer-size is refused" ||
