@@ -71,8 +71,9 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
 
 /*
  * Reserves @words at the head of buffer @buf; returns the word position, or
- * -1 if full (never in ring mode: the oldest chunks are written over).  @alone: no other writer of this buffer can run on this CPU
- * until the caller is done, so a plain store of the new head will do.
+ * -1 if full (never in ring mode: the oldest chunks are written over).
+ * @alone: no other writer of this buffer can run on this CPU until the
+ * caller is done, so a plain store of the new head will do.
  * That holds for sched_switch, sched_waking of another task and
  * sched_wakeup_new, which run with interrupts off, while no other
  * scheduler event fires in NMI context.  Everyone else uses a

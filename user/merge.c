@@ -217,13 +217,13 @@ static int fill_window(struct cursor *c)
 			break;
 		}
 		if (c->nheld == c->held_cap) {
-			struct heap_node **more;
+			unsigned int cap = c->held_cap ? 2 * c->held_cap : 256;
+			struct heap_node **more = realloc(c->held, cap * sizeof(*more));
 
-			more = realloc(c->held, (c->held_cap ? 2 * c->held_cap : 256) * sizeof(*more));
 			if (!more)
 				return -ENOMEM;
 			c->held = more;
-			c->held_cap = c->held_cap ? 2 * c->held_cap : 256;
+			c->held_cap = cap;
 		}
 		ret = read_raw(c);
 		if (ret < 0)
@@ -357,8 +357,7 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 out:
 	for (unsigned int i = 0; cur && i < n; i++) {
 		if (cur[i].overflowed)
-			pr_warn("records up to %.3f s out of order, more than %u in memory could "
-				"sort: some are written out of time order",
+			pr_warn("records up to %.3f s out of order, more than %u in memory could sort: some are written out of time order",
 				cur[i].window / 1e9, MAX_HELD);
 		cursor_free(&cur[i]);
 	}
