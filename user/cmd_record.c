@@ -38,7 +38,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "Record context switches, wakeups and thread names on every CPU until\n"
 	      "SECONDS have passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
-	      "FXT archive (or Chrome JSON when FILE ends in .json).\n"
+	      "FXT archive (or Chrome JSON when FILE ends in .json).  With COMMAND, the\n"
+	      "exit status is the command's own (128 + N if signal N killed it).\n"
 	      "\n"
 	      "  -o, --output FILE      where to write the trace (default: ktrace.fxt)\n"
 	      "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
@@ -56,7 +57,7 @@ static void usage(FILE *f)
 	      "  ktrace record -o sched.fxt -d 5\n"
 	      "  ktrace record -o make.json -- make -j2\n"
 	      "  ktrace record --ftrace 'irq:*,timer:hrtimer_expire_entry' -o irq.fxt -d 2\n"
-	      "  ktrace latency sched.fxt\n", f);
+	      "  ktrace record --ring -b 64M -o last.fxt -- ./reproducer\n", f);
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -347,7 +348,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0;
 	bool json, tty = isatty(STDERR_FILENO);
 	pid_t child = -1;
-	int c, ret, go = -1, status = 0, out_fd = -1, fxt_fd;
+	int c, ret, go = -1, status = 0, cmd_status = 0, out_fd = -1, fxt_fd;
 	void *src = NULL;
 	long ncpu;
 
@@ -566,6 +567,7 @@ int cmd_record(int argc, char **argv)
 		kill(child, SIGTERM);
 		waitpid(child, &status, 0);
 		child = 0;
+		status = 0;	/* its end was ours, not its own */
 	}
 	for (unsigned int i = 0; i < nspools; i++) {
 		st.records += spools[i].records;
@@ -597,8 +599,17 @@ int cmd_record(int argc, char **argv)
 	if (st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",
 			(unsigned long long)st.rejected);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		ret = -ENOENT;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		/* As a shell would: the command's own status, for scripts. */
+		pr_info("%s exited with status %d", argv[optind], WEXITSTATUS(status));
+		cmd_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		pr_info("%s was killed by signal %d (%s)", argv[optind], WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+		cmd_status = 128 + WTERMSIG(status);
+	}
 out:
 	if (go >= 0)
 		close(go);
@@ -618,5 +629,5 @@ out:
 		pr_err("writing %s: %s", out_path, strerror(errno));
 		ret = -errno;
 	}
-	return ret ? 1 : 0;
+	return ret ? 1 : cmd_status;
 }

@@ -195,6 +195,13 @@ run "$ktrace" record -o "$tmp/x.fxt" -- /nonexistent/command
 ok $? "a command that cannot run is named, and the trace is still written" ||
 	diag "$tmp/err"
 
+run "$ktrace" record -o "$tmp/st.fxt" -- sh -c 'exit 3'
+[ $rc -eq 3 ] && grep -q 'sh exited with status 3' "$tmp/err" && "$ktrace" dump --strict --quiet "$tmp/st.fxt"
+ok $? "the command's exit status is ktrace's, and the trace is written" || diag "$tmp/err"
+run "$ktrace" record -o "$tmp/st.fxt" -d 0.3 -- sleep 30
+[ $rc -eq 0 ] && ! grep -q 'killed' "$tmp/err"
+ok $? "a command ktrace stops at the end of -d is not a failure" || diag "$tmp/err"
+
 # The output's file system fills up: the recording is kept elsewhere.
 mkdir -p "$tmp/full" "$tmp/rescue"
 if mount -t tmpfs -o size=64k tmpfs "$tmp/full"; then
