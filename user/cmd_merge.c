@@ -151,7 +151,7 @@ int cmd_merge(int argc, char **argv)
 	}
 
 	if (spool_open(&spools[0]) || spool_open(&spools[1]) ||
-	    ftrace_conv_init(&conv, &spools[1])) {
+	    ftrace_conv_init(&conv, &spools[1], 1)) {
 		pr_err("cannot create temporary files: %s", strerror(errno));
 		goto out;
 	}

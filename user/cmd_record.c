@@ -299,7 +299,7 @@ static int parse_probe(const char *spec, struct record_opts *ro)
 
 /* Moves the captured ftrace events onto the recorder's clock. */
 static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *points,
-			 unsigned int n, struct spool *sp)
+			 unsigned int n, struct spool *sp, unsigned int nsp)
 {
 	int64_t offset, residual;
 	unsigned int matched;
@@ -312,8 +312,8 @@ static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *poi
 		return;
 	}
 	/* With trace_clock mono the clocks are one: the markers only check it. */
-	if (!fc->mono)
-		sp->offset = offset;
+	for (unsigned int i = 0; !fc->mono && i < nsp; i++)
+		sp[i].offset = offset;
 	pr_info("ftrace: %llu events, clock %s, offset %lld ns from %u sync markers, residual %lld ns",
 		(unsigned long long)fc->conv.events, fc->mono ? "mono" : "local",
 		(long long)offset, matched, (long long)residual);
@@ -342,7 +342,7 @@ int cmd_record(int argc, char **argv)
 	char why[256] = "";
 	struct record_stats st = { 0 };
 	struct spool *spools = NULL;
-	unsigned int nspools = 0, cli = 0;
+	unsigned int nspools = 0, cli = 0, nall = 0;
 	struct clock_sync sync = { .marker_fd = -1 };
 	double duration = 0;
 	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0;
@@ -446,12 +446,13 @@ int cmd_record(int argc, char **argv)
 	}
 	/*
 	 * One spool per CPU (two with -p: the BPF backend keeps probe records
-	 * apart), then one for the records ktrace itself writes and one for
-	 * ftrace's.
+	 * apart), then one for the records ktrace itself writes, then with
+	 * --ftrace one per CPU for ftrace's.
 	 */
 	nspools = ncpu * (ro.nprobes ? 2 : 1);
 	cli = nspools;
-	spools = calloc(nspools + 2, sizeof(*spools));
+	nall = nspools + 1 + (ftrace_spec ? ncpu : 0);
+	spools = calloc(nall, sizeof(*spools));
 	if (!spools)
 		return 1;
 
@@ -461,11 +462,10 @@ int cmd_record(int argc, char **argv)
 		free(spools);
 		return 1;
 	}
-	for (unsigned int i = 0; i <= nspools + 1; i++) {
+	for (unsigned int i = 0; i < nall; i++) {
 		ret = spool_open(&spools[i]);
 		if (ret) {
 			pr_err("cannot create a temporary file: %s", strerror(-ret));
-			nspools = i ? i - 1 : 0;
 			goto out;
 		}
 	}
@@ -474,7 +474,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (ftrace_spec) {
 		/* Unknown events are refused before anything is recorded. */
-		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1]);
+		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1], ncpu);
 		if (ret)
 			goto out;
 		sync.ftrace = &fcap;
@@ -556,7 +556,7 @@ int cmd_record(int argc, char **argv)
 
 		if (err)
 			pr_err("--ftrace: reading the events: %s", strerror(-err));
-		align_ftrace(&fcap, sync.points, sync.n, &spools[cli + 1]);
+		align_ftrace(&fcap, sync.points, sync.n, &spools[cli + 1], ncpu);
 	}
 	if (ret)
 		pr_err("draining the recorder's buffers: %s", strerror(-ret));
@@ -580,7 +580,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nspools + 2, &bytes);
+	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nall, &bytes);
 	if (!ret && json)
 		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
 	if (json)
@@ -590,7 +590,7 @@ int cmd_record(int argc, char **argv)
 	out_fd = -1;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
-		rescue(ops, &ro, t0, spools, nspools + 2);
+		rescue(ops, &ro, t0, spools, nall);
 		goto out;
 	}
 	pr_info("wrote %s: %llu records, %.1f MB, %llu dropped%s", out_path,
@@ -621,7 +621,7 @@ out:
 		ops->close(src);
 	if (ftrace_spec)
 		ftrace_capture_close(&fcap);	/* also after a failed open */
-	for (unsigned int i = 0; spools && i <= nspools + 1; i++)
+	for (unsigned int i = 0; spools && i < nall; i++)
 		spool_close(&spools[i]);
 	free(spools);
 	clock_sync_free(&sync);

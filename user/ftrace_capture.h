@@ -13,13 +13,17 @@ struct tep_handle;
 struct ftrace_capture {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
-	struct ftrace_conv conv;	/* events and sync markers into a spool */
+	struct ftrace_conv conv;	/* events and sync markers into spools */
 	bool mono;			/* trace_clock is mono */
 	int err;
 };
 
-/* @spec: comma-separated SYSTEM:EVENT globs.  Errors name the spec. */
-int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp);
+/*
+ * @spec: comma-separated SYSTEM:EVENT globs.  Errors name the spec.  Events
+ * go to the @n spools at @sp, one per CPU.
+ */
+int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp,
+			unsigned int n);
 int ftrace_capture_start(struct ftrace_capture *fc);
 int ftrace_capture_marker(struct ftrace_capture *fc, const char *id);
 int ftrace_capture_poll(struct ftrace_capture *fc);

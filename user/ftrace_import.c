@@ -20,10 +20,11 @@
 #define IRQ_PID		(1ULL << 30)
 #define IRQ_TID(cpu)	(IRQ_PID + 1 + (cpu))
 
-int ftrace_conv_init(struct ftrace_conv *c, struct spool *spool)
+int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n)
 {
 	memset(c, 0, sizeof(*c));
-	c->spool = spool;
+	c->spools = spools;
+	c->nspools = n;
 	c->w = malloc(sizeof(*c->w));
 	if (!c->w || fxt_writer_init(c->w, -1))
 		return -ENOMEM;
@@ -146,7 +147,7 @@ int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e)
 	if (!duration(c, e))
 		fxt_write_event(c->w, KTRACE_FXT_EV_INSTANT, e->ts, e->pid, e->pid, e->system,
 				e->name, e->args, e->nargs, 0);
-	return spool_add_encoded(c->spool, &c->w->out);
+	return spool_add_encoded(&c->spools[e->cpu % c->nspools], &c->w->out);
 }
 
 /* ---- text dumps -------------------------------------------------------- */

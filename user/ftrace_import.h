@@ -37,7 +37,8 @@ struct sync_point {
 /* Turns ftrace events into FXT records in a spool; keeps their sync markers. */
 struct ftrace_conv {
 	struct fxt_writer *w;		/* in memory, inline strings */
-	struct spool *spool;
+	struct spool *spools;		/* by CPU, modulo their number */
+	unsigned int nspools;
 	struct sync_point *markers;
 	unsigned int nmarkers, markers_cap;
 	uint64_t events, durations;
@@ -45,7 +46,11 @@ struct ftrace_conv {
 	bool irq_process_named;
 };
 
-int ftrace_conv_init(struct ftrace_conv *c, struct spool *spool);
+/*
+ * Each CPU's events keep their order (across CPUs, a live reader can get
+ * them late), so @n spools, one per CPU, need no sorting.
+ */
+int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n);
 void ftrace_conv_free(struct ftrace_conv *c);
 int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e);
 

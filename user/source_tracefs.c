@@ -56,7 +56,8 @@ static void add_system(const char **systems, char (*store)[64], unsigned int *n,
 	(*n)++;
 }
 
-int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp)
+int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp,
+			unsigned int n)
 {
 	static char store[MAX_SYSTEMS][64];
 	const char *systems[MAX_SYSTEMS] = { 0 };
@@ -70,7 +71,7 @@ int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spoo
 		pr_err("--ftrace: tracefs is not mounted and could not be (mount -t tracefs nodev /sys/kernel/tracing)");
 		return -ENOENT;
 	}
-	ret = ftrace_conv_init(&fc->conv, sp);
+	ret = ftrace_conv_init(&fc->conv, sp, n);
 	if (ret)
 		return ret;
 	snprintf(name, sizeof(name), "ktrace-%d", getpid());
