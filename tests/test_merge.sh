@@ -96,6 +96,24 @@ got=$(awk '$2 ~ /^[0-9]+\.[0-9]+$/ { n++; if ($2 < last) bad++; last = $2 } END 
 [ $rc -eq 0 ] && [ "$got" = "14 0" ]
 ok $? "inputs out of time order merge in order, none lost (records with a time, out of order: $got; expected 14 0)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+# ftrace's loss notices, as the kernel and trace-cmd report write them,
+# become loss records on their CPU; an event line still merges after them.
+{
+	mkdump 9 plain
+	echo "CPU:1 [LOST 42 EVENTS]"
+	echo "CPU:0 [7 EVENTS DROPPED]"
+	echo "CPU:1 [LOST EVENTS]"
+} >"$tmp/lost.txt"
+run "$ktrace" merge "$tmp/s.fxt" "$tmp/lost.txt" -o "$tmp/lost.fxt"
+"$ktrace" dump --strict "$tmp/lost.fxt" >"$tmp/lost.dump"
+[ $rc -eq 0 ] && grep -q 'ftrace lost 49 events while capturing' "$tmp/err" &&
+	grep -q 'lost.txt:11: CPU 1 lost events, ftrace does not say how many' "$tmp/err" &&
+	grep -q '"ktrace:meta":"dropped" cpu=1 count=42 .*source="ftrace"' "$tmp/lost.dump" &&
+	grep -q '"ktrace:meta":"dropped" cpu=0 count=7 .*source="ftrace"' "$tmp/lost.dump" &&
+	[ "$("$ktrace" dump --stats --quiet "$tmp/lost.fxt" | sed -n 's/^dropped: \([0-9]*\).*/\1/p')" = 66 ]
+ok $? "ftrace's loss lines become loss records on their CPU (42 + 7 + an unknown number; 66 with the trace's 17)" ||
+	diag "$tmp/err"
+
 # A complete event written after the 2.2 million switches it spans: more
 # than the merge holds in memory to sort.  It says so, and loses nothing.
 "$build/tests/gen_trace" wide 2200000 "$tmp/wide.fxt"

@@ -225,6 +225,9 @@ int cmd_merge(int argc, char **argv)
 		out_path, (unsigned long long)fxt_records, fxt_path,
 		(unsigned long long)conv.events, (unsigned long long)conv.durations,
 		embed ? " embedded as text" : "", bytes / 1e6);
+	if (conv.lost)
+		pr_warn("%s: ftrace lost %llu events while capturing (in the trace as loss records)",
+			ftrace_path, (unsigned long long)conv.lost);
 	status = bad ? 1 : 0;
 	if (bad)
 		pr_err("%s: %d malformed lines were left out (see above)", ftrace_path, bad);

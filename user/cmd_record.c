@@ -304,6 +304,9 @@ static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *poi
 	int64_t offset, residual;
 	unsigned int matched;
 
+	if (fc->conv.lost)
+		pr_warn("--ftrace: ftrace lost %llu events in its buffers (in the trace as loss records; try a larger --buffer-size)",
+			(unsigned long long)fc->conv.lost);
 	if (clock_offset(points, n < 2 ? n : 2, fc->conv.markers, fc->conv.nmarkers, &offset,
 			 &residual, &matched)) {
 		pr_warn("--ftrace: no clock sync marker came back; %s", fc->mono ?
@@ -474,7 +477,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (ftrace_spec) {
 		/* Unknown events are refused before anything is recorded. */
-		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1], ncpu);
+		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1], ncpu,
+					  ro.buffer_size);
 		if (ret)
 			goto out;
 		sync.ftrace = &fcap;

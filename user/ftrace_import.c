@@ -142,6 +142,8 @@ static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e)
 {
 	c->events++;
+	if (e->ts > c->last_ts)
+		c->last_ts = e->ts;
 	if (e->text && (!strcmp(e->name, "tracing_mark_write") || !strcmp(e->name, "print")))
 		add_marker(c, e->text, e->ts);
 	if (!duration(c, e))
@@ -150,7 +152,44 @@ int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e)
 	return spool_add_encoded(&c->spools[e->cpu % c->nspools], &c->w->out);
 }
 
+int ftrace_conv_loss(struct ftrace_conv *c, int cpu, uint64_t count)
+{
+	/*
+	 * ftrace does not say when: the record goes at the latest event seen,
+	 * whose time the merge moves onto the recorder's clock.
+	 */
+	struct fxt_arg args[] = {
+		fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", cpu),
+		fxt_arg_int(KTRACE_FXT_ARG_UINT64, "count", count),
+		fxt_arg_str("source", "ftrace"),
+	};
+
+	c->lost += count;
+	fxt_write_event(c->w, KTRACE_FXT_EV_INSTANT, c->last_ts, 0, 0, "ktrace:meta", "dropped",
+			args, ARRAY_SIZE(args), 0);
+	return spool_add_encoded(&c->spools[cpu % c->nspools], &c->w->out);
+}
+
 /* ---- text dumps -------------------------------------------------------- */
+
+/*
+ * The kernel's "CPU:1 [LOST 42 EVENTS]" and trace-cmd report's "CPU:1 [42
+ * EVENTS DROPPED]", either without the count when it is not known (0).
+ */
+static bool lost_line(const char *line, int *cpu, uint64_t *lost)
+{
+	unsigned long long n = 0;
+	int end = 0;
+
+	if ((sscanf(line, "CPU:%d [LOST %llu EVENTS]%n", cpu, &n, &end) == 2 && end) ||
+	    (sscanf(line, "CPU:%d [%llu EVENTS DROPPED]%n", cpu, &n, &end) == 2 && end) ||
+	    (sscanf(line, "CPU:%d [LOST EVENTS]%n", cpu, &end) == 1 && end) ||
+	    (sscanf(line, "CPU:%d [EVENTS DROPPED]%n", cpu, &end) == 1 && end)) {
+		*lost = n;
+		return *cpu >= 0;
+	}
+	return false;
+}
 
 /* "12345.678901" -> ns, exactly; returns the end or NULL. */
 static const char *parse_ts(const char *p, uint64_t *ns)
@@ -323,7 +362,8 @@ int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
-	int bad = 0, ret = 0;
+	uint64_t lost;
+	int bad = 0, ret = 0, cpu;
 
 	*mono = false;
 	if (!f)
@@ -340,9 +380,18 @@ int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
 				*mono = true;
 			continue;
 		}
-		/* trace-cmd report's header and loss notices are not events. */
-		if (!len || !strncmp(line, "cpus=", 5) || strstr(line, " EVENTS DROPPED]"))
+		/* trace-cmd report's header is not an event. */
+		if (!len || !strncmp(line, "cpus=", 5))
 			continue;
+		if (lost_line(line, &cpu, &lost)) {
+			if (!lost)
+				pr_warn("%s:%lu: CPU %d lost events, ftrace does not say how many",
+					path, lineno, cpu);
+			ret = ftrace_conv_loss(c, cpu, lost);
+			if (ret)
+				break;
+			continue;
+		}
 		memset(&e, 0, sizeof(e));
 		if (parse_line(line, &e, argbuf, sizeof(argbuf))) {
 			if (bad++ < 10)

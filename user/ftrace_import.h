@@ -42,6 +42,8 @@ struct ftrace_conv {
 	struct sync_point *markers;
 	unsigned int nmarkers, markers_cap;
 	uint64_t events, durations;
+	uint64_t last_ts;		/* the latest event seen, ftrace clock */
+	uint64_t lost;			/* events ftrace said it lost */
 	uint64_t cpu_named[1024];	/* bitmap: CPUs whose interrupt track is named */
 	bool irq_process_named;
 };
@@ -53,6 +55,8 @@ struct ftrace_conv {
 int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n);
 void ftrace_conv_free(struct ftrace_conv *c);
 int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e);
+/* @count events ftrace lost on @cpu: a loss record in that CPU's spool. */
+int ftrace_conv_loss(struct ftrace_conv *c, int cpu, uint64_t count);
 
 /*
  * Parses a tracefs `trace` text dump into @c.  Malformed lines are

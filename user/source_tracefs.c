@@ -57,13 +57,13 @@ static void add_system(const char **systems, char (*store)[64], unsigned int *n,
 }
 
 int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp,
-			unsigned int n)
+			unsigned int n, uint64_t buffer_size)
 {
 	static char store[MAX_SYSTEMS][64];
 	const char *systems[MAX_SYSTEMS] = { 0 };
 	unsigned int nsys = 0;
 	const char *p = spec;
-	char name[64];
+	char name[64], kb[24];
 	int ret;
 
 	memset(fc, 0, sizeof(*fc));
@@ -81,6 +81,12 @@ int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spoo
 		return -errno;
 	}
 	tracefs_trace_off(fc->inst);
+	fc->ncpus = n;
+	/* As large as the recorder's per-CPU buffers (ftrace's default is smaller). */
+	snprintf(kb, sizeof(kb), "%llu", (unsigned long long)(buffer_size / 1024));
+	if (tracefs_instance_file_write(fc->inst, "buffer_size_kb", kb) <= 0)
+		pr_warn("--ftrace: cannot set the instance's buffers to %s KiB per CPU; ftrace's default stays",
+			kb);
 	/* The recorder's clock; without it the sync markers align the two. */
 	fc->mono = tracefs_instance_file_write(fc->inst, "trace_clock", "mono") > 0;
 	while (*p) {
@@ -194,10 +200,39 @@ int ftrace_capture_poll(struct ftrace_capture *fc)
 	return 0;
 }
 
+/* Events ftrace lost on @cpu: overwritten before read, or dropped. */
+static uint64_t lost_on(struct ftrace_capture *fc, unsigned int cpu)
+{
+	char path[64], *stats, *p;
+	uint64_t n = 0;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
+	stats = tracefs_instance_file_read(fc->inst, path, NULL);
+	if (!stats)
+		return 0;	/* an offline CPU */
+	p = strstr(stats, "\noverrun: ");
+	if (p)
+		n += strtoull(p + 10, NULL, 10);
+	p = strstr(stats, "\ndropped events: ");
+	if (p)
+		n += strtoull(p + 17, NULL, 10);
+	free(stats);
+	return n;
+}
+
 int ftrace_capture_stop(struct ftrace_capture *fc)
 {
+	int ret;
+
 	tracefs_trace_off(fc->inst);
-	return ftrace_capture_poll(fc);
+	ret = ftrace_capture_poll(fc);
+	for (unsigned int cpu = 0; cpu < fc->ncpus && !ret; cpu++) {
+		uint64_t n = lost_on(fc, cpu);
+
+		if (n)
+			ret = ftrace_conv_loss(&fc->conv, cpu, n);
+	}
+	return ret;
 }
 
 /* Leaves tracefs as it was: events off, the instance removed. */

@@ -98,6 +98,15 @@ rc=$?
 ok $? "SIGINT stops the recording and the trace is written" ||
 	{ echo "# exit status $rc"; diag "$tmp/err"; }
 
+# ftrace's own buffers overflow (4 KiB per CPU): what it lost is said and
+# is in the trace as loss records from ftrace, per CPU.
+run "$ktrace" record --ftrace 'sched:*,irq:*,timer:*' -b 4K -o "$tmp/fl.fxt" -- "$build/tests/workload" "$tmp/fl.expect" 3000
+lost=$(sed -n 's/.*ftrace lost \([0-9]*\) events in its buffers.*/\1/p' "$tmp/err")
+in_trace=$("$ktrace" dump --strict "$tmp/fl.fxt" |
+	awk '/"ktrace:meta":"dropped".*source="ftrace"/ { for (i = 1; i <= NF; i++) if ($i ~ /^count=/) n += substr($i, 7) } END { print n + 0 }')
+[ $rc -eq 0 ] && [ "${lost:-0}" -gt 0 ] && [ "$lost" = "$in_trace" ]
+ok $? "ftrace's losses are reported (${lost:-0}) and in the trace as loss records ($in_trace)" || diag "$tmp/err"
+
 # A thread alive at the start that exits (and is reaped) during the
 # recording keeps its name: the state dump is taken at the start.
 cp /bin/sleep "$tmp/kt-early-exit"
