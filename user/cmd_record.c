@@ -2,8 +2,8 @@
 /* ktrace record: run a recorder, drain its per-CPU buffers, write an archive. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

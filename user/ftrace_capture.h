@@ -15,7 +15,6 @@ struct ftrace_capture {
 	struct tep_handle *tep;
 	struct ftrace_conv conv;	/* events and sync markers into spools */
 	bool mono;			/* trace_clock is mono */
-	unsigned int ncpus;
 	int err;
 };
 

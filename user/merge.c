@@ -81,20 +81,18 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 
 int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords)
 {
-	size_t i;
+	uint64_t records = 0;
 
-	for (i = 0; i < nwords; i += ktrace_fxt_get(w[i], 4, 15)) {
-		uint32_t words = ktrace_fxt_get(w[i], 4, 15);
-
+	for (size_t i = 0, words; i < nwords; i += words) {
+		words = ktrace_fxt_get(w[i], 4, 15);
 		if (!words || (w[i] & 15) == KTRACE_FXT_REC_LARGE || words > nwords - i)
 			return -EINVAL;
+		note_time(s, w + i, words);
+		records++;
 	}
 	if (nwords && fwrite(w, nwords * 8, 1, s->f) != 1)
 		return -EIO;
-	for (i = 0; i < nwords; i += ktrace_fxt_get(w[i], 4, 15)) {
-		note_time(s, w + i, ktrace_fxt_get(w[i], 4, 15));
-		s->records++;
-	}
+	s->records += records;
 	s->bytes += nwords * 8;
 	return 0;
 }

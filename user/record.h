@@ -31,7 +31,7 @@ int spool_open(struct spool *s);
 void spool_close(struct spool *s);
 /* Append one recorder record of @bytes; checks its framing first. */
 int spool_add(struct spool *s, const void *rec, size_t bytes);
-/* Appends @nwords of whole, well-formed records at once (checked first). */
+/* Appends @nwords of whole records at once; -EINVAL, and nothing, if one is not. */
 int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
 /* Moves the records encoded in memory buffer @o into @s, emptying @o. */
 int spool_add_encoded(struct spool *s, struct obuf *o);

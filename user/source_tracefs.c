@@ -81,7 +81,6 @@ int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spoo
 		return -errno;
 	}
 	tracefs_trace_off(fc->inst);
-	fc->ncpus = n;
 	/* As large as the recorder's per-CPU buffers (ftrace's default is smaller). */
 	snprintf(kb, sizeof(kb), "%llu", (unsigned long long)(buffer_size / 1024));
 	if (tracefs_instance_file_write(fc->inst, "buffer_size_kb", kb) <= 0)
@@ -226,7 +225,7 @@ int ftrace_capture_stop(struct ftrace_capture *fc)
 
 	tracefs_trace_off(fc->inst);
 	ret = ftrace_capture_poll(fc);
-	for (unsigned int cpu = 0; cpu < fc->ncpus && !ret; cpu++) {
+	for (unsigned int cpu = 0; cpu < fc->conv.nspools && !ret; cpu++) {
 		uint64_t n = lost_on(fc, cpu);
 
 		if (n)
