@@ -477,8 +477,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (ftrace_spec) {
 		/* Unknown events are refused before anything is recorded. */
-		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1], ncpu,
-					  ro.buffer_size);
+		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1], ncpu, &ro);
 		if (ret)
 			goto out;
 		sync.ftrace = &fcap;

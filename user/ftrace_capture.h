@@ -15,17 +15,18 @@ struct ftrace_capture {
 	struct tep_handle *tep;
 	struct ftrace_conv conv;	/* events and sync markers into spools */
 	bool mono;			/* trace_clock is mono */
+	bool ring;			/* read only at the end */
 	int err;
 };
 
 /*
  * @spec: comma-separated SYSTEM:EVENT globs.  Errors name the spec.  Events
- * go to the @n spools at @sp, one per CPU; ftrace's buffers are made
- * @buffer_size bytes per CPU.  Stopping writes what ftrace lost as loss
- * records.
+ * go to the @n spools at @sp, one per CPU; ftrace's buffers get the
+ * recorder's size per CPU, and its ring mode.  Stopping writes what ftrace
+ * lost as loss records.
  */
 int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp,
-			unsigned int n, uint64_t buffer_size);
+			unsigned int n, const struct record_opts *ro);
 int ftrace_capture_start(struct ftrace_capture *fc);
 int ftrace_capture_marker(struct ftrace_capture *fc, const char *id);
 int ftrace_capture_poll(struct ftrace_capture *fc);

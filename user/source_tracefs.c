@@ -57,7 +57,7 @@ static void add_system(const char **systems, char (*store)[64], unsigned int *n,
 }
 
 int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp,
-			unsigned int n, uint64_t buffer_size)
+			unsigned int n, const struct record_opts *ro)
 {
 	static char store[MAX_SYSTEMS][64];
 	const char *systems[MAX_SYSTEMS] = { 0 };
@@ -82,10 +82,14 @@ int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spoo
 	}
 	tracefs_trace_off(fc->inst);
 	/* As large as the recorder's per-CPU buffers (ftrace's default is smaller). */
-	snprintf(kb, sizeof(kb), "%llu", (unsigned long long)(buffer_size / 1024));
+	snprintf(kb, sizeof(kb), "%llu", (unsigned long long)(ro->buffer_size / 1024));
 	if (tracefs_instance_file_write(fc->inst, "buffer_size_kb", kb) <= 0)
 		pr_warn("--ftrace: cannot set the instance's buffers to %s KiB per CPU; ftrace's default stays",
 			kb);
+	/* A flight recorder, as the recorder is: read at the end, newest kept. */
+	fc->ring = ro->ring;
+	if (fc->ring && tracefs_instance_file_write(fc->inst, "options/overwrite", "1") <= 0)
+		pr_warn("--ftrace: cannot make the instance overwrite its oldest events");
 	/* The recorder's clock; without it the sync markers align the two. */
 	fc->mono = tracefs_instance_file_write(fc->inst, "trace_clock", "mono") > 0;
 	while (*p) {
@@ -192,14 +196,22 @@ static int on_event(struct tep_event *event, struct tep_record *record, int cpu,
 	return fc->err ? -1 : 0;
 }
 
-int ftrace_capture_poll(struct ftrace_capture *fc)
+static int read_events(struct ftrace_capture *fc)
 {
 	if (tracefs_iterate_raw_events(fc->tep, fc->inst, NULL, 0, on_event, fc) && fc->err)
 		return fc->err;
 	return 0;
 }
 
-/* Events ftrace lost on @cpu: overwritten before read, or dropped. */
+int ftrace_capture_poll(struct ftrace_capture *fc)
+{
+	return fc->ring ? 0 : read_events(fc);
+}
+
+/*
+ * Events ftrace lost on @cpu: dropped, or overwritten before they were read
+ * (not in ring mode, where writing over the oldest is the point).
+ */
 static uint64_t lost_on(struct ftrace_capture *fc, unsigned int cpu)
 {
 	char path[64], *stats, *p;
@@ -210,7 +222,7 @@ static uint64_t lost_on(struct ftrace_capture *fc, unsigned int cpu)
 	if (!stats)
 		return 0;	/* an offline CPU */
 	p = strstr(stats, "\noverrun: ");
-	if (p)
+	if (p && !fc->ring)
 		n += strtoull(p + 10, NULL, 10);
 	p = strstr(stats, "\ndropped events: ");
 	if (p)
@@ -224,7 +236,7 @@ int ftrace_capture_stop(struct ftrace_capture *fc)
 	int ret;
 
 	tracefs_trace_off(fc->inst);
-	ret = ftrace_capture_poll(fc);
+	ret = read_events(fc);
 	for (unsigned int cpu = 0; cpu < fc->conv.nspools && !ret; cpu++) {
 		uint64_t n = lost_on(fc, cpu);
 

@@ -68,8 +68,10 @@ ok $? "the trace with losses is still valid FXT" ||
 	diag "$tmp/err2"
 
 # Ring mode, a flight recorder: the newest 64 KiB per CPU survive, so
-# ping's exit is there and most of its 3000 switch-ins are not.
-run "$ktrace" record --backend bpf --ring -b 64K -o "$tmp/ring.fxt" -- "$build/tests/workload" "$tmp/ring.expect" 3000
+# ping's exit is there and most of its 3000 switch-ins are not; ftrace's
+# instance keeps its newest events the same way, and that is no loss.
+run "$ktrace" record --backend bpf --ring -b 64K --ftrace 'sched:sched_switch,sched:sched_process_exit' \
+	-o "$tmp/ring.fxt" -- "$build/tests/workload" "$tmp/ring.expect" 3000
 ping=$(sed -n 's/^ping=//p' "$tmp/ring.expect")
 "$ktrace" dump --strict "$tmp/ring.fxt" >"$tmp/ring.dump"
 ins=$(grep -cE "==> tid=${ping:-none} " "$tmp/ring.dump")
@@ -77,6 +79,11 @@ ins=$(grep -cE "==> tid=${ping:-none} " "$tmp/ring.dump")
 	grep -qE "switch: tid=$ping (dead|dying)" "$tmp/ring.dump" && [ "$ins" -gt 0 ] && [ "$ins" -lt 3000 ] &&
 	awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/ring.dump"
 ok $? "ring mode, 64 KiB buffers: valid, in time order, ping's exit (the newest data) kept, $ins of its 3000 switch-ins remain" ||
+	diag "$tmp/err"
+fins=$(grep -c "\"sched\":\"sched_switch\".* next_pid=${ping:-none} " "$tmp/ring.dump")
+grep -q "\"sched\":\"sched_process_exit\" comm=\"ping\" pid=$ping " "$tmp/ring.dump" &&
+	[ "$fins" -gt 0 ] && [ "$fins" -lt 3000 ] && ! grep -q 'ftrace lost' "$tmp/err"
+ok $? "ring mode with --ftrace: ftrace keeps its newest events too ($fins of ping's 3000 switch-ins, its exit), no loss reported" ||
 	diag "$tmp/err"
 
 run "$ktrace" record -o "$tmp/d.fxt" -d 0.5
