@@ -117,6 +117,21 @@ awk -v fb="$fb" -v fe="$fe" -v kb="$kb" -v ks="$ks" 'BEGIN {
 	printf "bytes per switch with its wakeup: ktrace %.1f (56 B switch + 48 B wakeup records), ftrace %.1f (buffer bytes / 2 events per switch, CPU 0)\n",
 		kb/ks, fb/(fe/2) }'
 
+# The reader's own CPU time per record while it drains a context-switch
+# storm, sampled from /proc during the recording (the final merge is not in
+# it).  Records counted are all the recording's, a little more than the
+# storm's.
+taskset -c $other "$ktrace" record --backend bpf -o "$tmp/r.fxt" 2>"$tmp/rerr" &
+rp=$!
+for i in $(seq 300); do grep -q 'recording with' "$tmp/rerr" && break; sleep 0.1; done
+t0=$(awk '{print $14 + $15}' /proc/$rp/stat)
+"$pp" 1000000 $cpu >/dev/null
+t1=$(awk '{print $14 + $15}' /proc/$rp/stat)
+kill -INT $rp; wait $rp
+recs=$(sed -n 's/.*wrote [^:]*: \([0-9]*\) records.*/\1/p' "$tmp/rerr")
+awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="${recs:-0}" 'BEGIN {
+	if (n > 0) printf "reader CPU per record while recording: %.0f ns (%d records, %d clock ticks of CPU)\n", t / hz * 1e9 / n, n, t }'
+
 # The BPF programs' own run time, from the kernel's BPF statistics (which
 # add two clock reads of their own to each run), over one more ping-pong.
 if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
