@@ -167,10 +167,10 @@ struct held {
 };
 
 /*
- * Past this many held records in all, release anyway rather than grow
- * further (a long complete event can make a whole spool's window wide).
+ * Past this many bytes of held records in all, release anyway rather than
+ * grow further (a long complete event can make a whole spool's window wide).
  */
-#define MAX_HELD	(1U << 21)
+#define MAX_HELD_BYTES	(128ULL << 20)
 
 struct cursor {
 	struct heap_node node;	/* tie: the spool's index */
@@ -183,7 +183,7 @@ struct cursor {
 	uint64_t window, max_key, seq;
 	struct heap_node **held;
 	unsigned int nheld, held_cap;
-	unsigned int *held_all;		/* by every cursor of the merge */
+	uint64_t *held_bytes;		/* by every cursor of the merge */
 	bool eof, overflowed;
 };
 
@@ -209,7 +209,7 @@ static int fill_window(struct cursor *c)
 		uint64_t key;
 		int ret;
 
-		if (*c->held_all >= MAX_HELD && c->nheld) {
+		if (*c->held_bytes >= MAX_HELD_BYTES && c->nheld) {
 			/* Out of order by more than memory allows: let the earliest go. */
 			c->overflowed = true;
 			break;
@@ -249,7 +249,7 @@ static int fill_window(struct cursor *c)
 		h->node.tie = c->seq++;
 		c->held[c->nheld] = &h->node;
 		sift_up(c->held, c->nheld++);
-		(*c->held_all)++;
+		*c->held_bytes += sizeof(*h) + h->words * sizeof(h->rec[0]);
 	}
 	return 0;
 }
@@ -278,7 +278,7 @@ static int cursor_next(struct cursor *c)
 		h = (struct held *)c->held[0];
 		c->held[0] = c->held[--c->nheld];
 		sift_down(c->held, c->nheld, 0);
-		(*c->held_all)--;
+		*c->held_bytes -= sizeof(*h) + h->words * sizeof(h->rec[0]);
 		c->node.key = h->node.key;
 		c->words = h->words;
 		memcpy(c->rec, h->rec, h->words * sizeof(h->rec[0]));
@@ -310,7 +310,8 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 {
 	struct cursor *cur = calloc(n, sizeof(*cur));
 	struct heap_node **heap = calloc(n, sizeof(*heap));
-	unsigned int live = 0, held_all = 0;
+	uint64_t held_bytes = 0;
+	unsigned int live = 0;
 	int ret = 0;
 
 	if (!cur || !heap) {
@@ -328,7 +329,7 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 		c->offset = spools[i].offset;
 		c->node.tie = i;
 		c->window = spools[i].disorder;
-		c->held_all = &held_all;
+		c->held_bytes = &held_bytes;
 		ret = cursor_next(c);
 		if (ret < 0)
 			goto out;
@@ -355,8 +356,8 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 out:
 	for (unsigned int i = 0; cur && i < n; i++) {
 		if (cur[i].overflowed)
-			pr_warn("records up to %.3f s out of order, more than %u in memory could sort: some are written out of time order",
-				cur[i].window / 1e9, MAX_HELD);
+			pr_warn("records up to %.3f s out of order, more than %llu MiB of them in memory could sort: some are written out of time order",
+				cur[i].window / 1e9, MAX_HELD_BYTES >> 20);
 		cursor_free(&cur[i]);
 	}
 	free(cur);
