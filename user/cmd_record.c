@@ -547,7 +547,8 @@ int cmd_record(int argc, char **argv)
 		}
 		if (duration > 0 && now_mono_ns() - start >= duration * 1e9)
 			break;
-		if (tty && now_mono_ns() - last_progress > 500000000ULL) {
+		/* A ring is read only at the end: nothing to count meanwhile. */
+		if (tty && !ro.ring && now_mono_ns() - last_progress > 500000000ULL) {
 			last_progress = now_mono_ns();
 			progress(start, spools, nspools, false);
 		}
