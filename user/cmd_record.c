@@ -499,6 +499,8 @@ int cmd_record(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* A closed terminal ends the recording, but does not lose it. */
+	signal(SIGHUP, on_signal);
 	/* Before anything records: the trace_info event opens the archive's time. */
 	t0 = now_mono_ns();
 	if (capturing && ftrace_capture_start(&fcap)) {

@@ -104,6 +104,15 @@ rc=$?
 [ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/int.fxt"
 ok $? "SIGINT stops the recording and the trace is written" ||
 	{ echo "# exit status $rc"; diag "$tmp/err"; }
+"$ktrace" record -o "$tmp/hup.fxt" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_for "$tmp/err" 'recording with'
+kill -HUP $pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/hup.fxt"
+ok $? "SIGHUP (the terminal went away) stops the recording and the trace is written" ||
+	{ echo "# exit status $rc"; diag "$tmp/err"; }
 
 # ftrace's own buffers overflow (4 KiB per CPU): what it lost is said and
 # is in the trace as loss records from ftrace, per CPU.
