@@ -56,9 +56,9 @@ struct watch {
 
 /*
  * Threads the trace switches in but never out.  On some kernels every event
- * in the context of certain threads (a sandbox's init, here) goes untraced,
- * ftrace's included: their switch-outs, and what they wake.  Breaks in the
- * timeline next to them say nothing of ktrace.
+ * in the context of certain threads goes untraced, ftrace's included: their
+ * switch-outs, and what they wake.  Breaks in the timeline next to them say
+ * nothing of ktrace.
  */
 static uint8_t switched_in[MAX_TID / 8], switched_out[MAX_TID / 8];
 
@@ -78,15 +78,16 @@ static bool silent(uint64_t tid)
 	return tid && marked(switched_in, tid) && !marked(switched_out, tid);
 }
 
+/* A first pass; what it cannot read, the second reports. */
 static int find_silent(const char *path)
 {
 	struct fxt_reader r;
 	struct fxt_record rec;
-	int fd = open(path, O_RDONLY), ret;
+	int fd = open(path, O_RDONLY);
 
 	if (fd < 0 || fxt_reader_open_fd(&r, fd, path))
 		return -1;
-	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
+	while (fxt_reader_next(&r, &rec) > 0) {
 		if (rec.type != KTRACE_FXT_REC_SCHED || rec.sub == KTRACE_FXT_SCHED_WAKEUP)
 			continue;
 		mark(switched_in, rec.in_tid);
@@ -94,7 +95,7 @@ static int find_silent(const char *path)
 	}
 	fxt_reader_close(&r);
 	close(fd);
-	return ret;
+	return 0;
 }
 
 static bool watched(const struct watch *w, uint64_t tid)
