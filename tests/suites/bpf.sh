@@ -94,25 +94,19 @@ grep -q '^cpus: [1-9]' "$tmp/stats"
 ok $? "a system-wide recording has context switches with CPUs" ||
 	diag "$tmp/stats"
 
-# Ctrl-C: SIGINT stops cleanly and still writes the file.
-"$ktrace" record -o "$tmp/int.fxt" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-wait_for "$tmp/err" 'recording with .*Ctrl-C stops'
-kill -INT $pid
-wait $pid
-rc=$?
-[ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/int.fxt"
-ok $? "SIGINT stops the recording and the trace is written" ||
-	{ echo "# exit status $rc"; diag "$tmp/err"; }
-"$ktrace" record -o "$tmp/hup.fxt" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-wait_for "$tmp/err" 'recording with'
-kill -HUP $pid
-wait $pid
-rc=$?
-[ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/hup.fxt"
-ok $? "SIGHUP (the terminal went away) stops the recording and the trace is written" ||
-	{ echo "# exit status $rc"; diag "$tmp/err"; }
+# Ctrl-C (SIGINT), and SIGHUP when the terminal goes away, stop cleanly and
+# still write the file.
+for sig in INT HUP; do
+	"$ktrace" record -o "$tmp/$sig.fxt" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	wait_for "$tmp/err" 'recording with .*Ctrl-C stops'
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/$sig.fxt"
+	ok $? "SIG$sig stops the recording and the trace is written" ||
+		{ echo "# exit status $rc"; diag "$tmp/err"; }
+done
 
 # ftrace's own buffers overflow (4 KiB per CPU): what it lost is said and
 # is in the trace as loss records from ftrace, per CPU.
