@@ -268,7 +268,7 @@ struct stats {
 	bool have_ts;
 	struct u64set tids;
 	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
-	uint64_t dropped, buffer_full;
+	uint64_t dropped, dropped_ftrace, buffer_full;
 };
 
 static void account(struct stats *s, const struct fxt_reader *r, const struct fxt_record *rec)
@@ -285,8 +285,12 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 		set_add(&s->tids, rec->tid);
 		timed = true;
 		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "dropped")) {
+			const struct fxt_arg *src = fxt_find_arg(rec, "source");
+
 			a = fxt_find_arg(rec, "count");
 			s->dropped += a ? a->u : 0;
+			if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
+				s->dropped_ftrace += a ? a->u : 0;
 		}
 		break;
 	case KTRACE_FXT_REC_SCHED:
@@ -364,6 +368,8 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 			(unsigned long long)(s->last_ts % 1000000000),
 			(s->last_ts - s->first_ts) / 1e9);
 	fprintf(f, "dropped: %llu records", (unsigned long long)s->dropped);
+	if (s->dropped_ftrace)
+		fprintf(f, " (%llu of them ftrace's)", (unsigned long long)s->dropped_ftrace);
 	if (s->buffer_full)
 		fprintf(f, ", %llu buffer-full events", (unsigned long long)s->buffer_full);
 	fputc('\n', f);
