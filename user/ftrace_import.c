@@ -97,44 +97,49 @@ static void irq_track(struct ftrace_conv *c, int cpu)
 	fxt_write_kobj(c->w, KTRACE_FXT_OBJ_THREAD, IRQ_TID(cpu), name, &proc, 1);
 }
 
-/* Begin/end pairs that become durations; the rest become instants. */
+/*
+ * Begin/end pairs that become durations, named "LABEL TEXT" from a string
+ * argument or else "LABEL N" from a number; interrupts go on their CPU's
+ * interrupt track, syscalls on their own thread.
+ */
+static const struct duration_pair {
+	const char *begin, *end, *label, *text_arg, *num_arg;
+	bool on_thread;
+} pairs[] = {
+	{ "irq_handler_entry", "irq_handler_exit", "irq", "name", "irq", false },
+	{ "softirq_entry", "softirq_exit", "softirq", "action", "vec", false },
+	{ "sys_enter", "sys_exit", "syscall", NULL, "id", true },
+};
+
+/* Writes @e as a duration's begin or end if it is one; the rest become instants. */
 static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 {
-	bool begin;
+	const struct duration_pair *p = NULL;
 	const struct fxt_arg *a;
+	unsigned int type;
 	char name[64];
 
-	if (!strcmp(e->name, "irq_handler_entry") || !strcmp(e->name, "irq_handler_exit")) {
-		begin = !strcmp(e->name, "irq_handler_entry");
-		a = arg(e, "name");
-		if (a && a->type == KTRACE_FXT_ARG_STRING)
-			snprintf(name, sizeof(name), "irq %.*s", (int)a->s.len, a->s.p);
-		else
-			snprintf(name, sizeof(name), "irq %lld",
-				 arg(e, "irq") ? (long long)arg(e, "irq")->i : -1LL);
-	} else if (!strcmp(e->name, "softirq_entry") || !strcmp(e->name, "softirq_exit")) {
-		begin = !strcmp(e->name, "softirq_entry");
-		a = arg(e, "action");
-		if (a && a->type == KTRACE_FXT_ARG_STRING)
-			snprintf(name, sizeof(name), "softirq %.*s", (int)a->s.len, a->s.p);
-		else
-			snprintf(name, sizeof(name), "softirq %lld",
-				 arg(e, "vec") ? (long long)arg(e, "vec")->i : -1LL);
-	} else if (!strcmp(e->name, "sys_enter") || !strcmp(e->name, "sys_exit")) {
-		begin = !strcmp(e->name, "sys_enter");
-		a = arg(e, "id");
-		snprintf(name, sizeof(name), "syscall %lld", a ? (long long)a->i : -1LL);
-		/* A syscall is a duration on its own thread. */
-		fxt_write_event(c->w, begin ? KTRACE_FXT_EV_DURATION_BEGIN : KTRACE_FXT_EV_DURATION_END,
-				e->ts, e->pid, e->pid, "syscall", name, e->args, e->nargs, 0);
-		c->durations++;
-		return true;
-	} else {
+	for (size_t i = 0; i < ARRAY_SIZE(pairs) && !p; i++)
+		if (!strcmp(e->name, pairs[i].begin) || !strcmp(e->name, pairs[i].end))
+			p = &pairs[i];
+	if (!p)
 		return false;
+	type = !strcmp(e->name, p->begin) ? KTRACE_FXT_EV_DURATION_BEGIN : KTRACE_FXT_EV_DURATION_END;
+	a = p->text_arg ? arg(e, p->text_arg) : NULL;
+	if (a && a->type == KTRACE_FXT_ARG_STRING) {
+		snprintf(name, sizeof(name), "%s %.*s", p->label, (int)a->s.len, a->s.p);
+	} else {
+		a = arg(e, p->num_arg);
+		snprintf(name, sizeof(name), "%s %lld", p->label, a ? (long long)a->i : -1LL);
 	}
-	irq_track(c, e->cpu);
-	fxt_write_event(c->w, begin ? KTRACE_FXT_EV_DURATION_BEGIN : KTRACE_FXT_EV_DURATION_END,
-			e->ts, IRQ_PID, IRQ_TID(e->cpu), e->system, name, e->args, e->nargs, 0);
+	if (p->on_thread) {
+		fxt_write_event(c->w, type, e->ts, e->pid, e->pid, p->label, name, e->args,
+				e->nargs, 0);
+	} else {
+		irq_track(c, e->cpu);
+		fxt_write_event(c->w, type, e->ts, IRQ_PID, IRQ_TID(e->cpu), e->system, name,
+				e->args, e->nargs, 0);
+	}
 	c->durations++;
 	return true;
 }
