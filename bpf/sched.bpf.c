@@ -13,6 +13,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include <linux/ktrace_fxt.h>
 
@@ -212,33 +213,134 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 }
 
 /*
- * sched_waking runs in the waker's context, so current is the waker;
- * sched_wakeup may run later on the target CPU from an IPI, where current
- * is whoever was running there.  try_to_wake_up() holds the task's
- * pi_lock with interrupts off when waking another task, and so does
- * wake_up_new_task(); a task waking itself may have them on.
+ * The preempt count says whether a wakeup comes from an interrupt.  x86
+ * keeps it in the per-CPU __preempt_count (6.2 to 6.14 in pcpu_hot).  The
+ * verifier finds per-CPU variables through kallsyms; a kernel without
+ * them gets ktrace_sched_waking_depth instead (user space picks one).
  */
-static __always_inline void wakeup(struct task_struct *p, bool irqs_off)
+extern const int __preempt_count __ksym __weak;
+
+struct pcpu_hot___ktrace {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+
+extern const struct pcpu_hot___ktrace pcpu_hot __ksym __weak;
+
+static __always_inline __u32 irq_context(void)
+{
+	const struct pcpu_hot___ktrace *hot;
+	const int *pc;
+
+	if (&__preempt_count) {
+		pc = bpf_this_cpu_ptr(&__preempt_count);
+		return ktrace_irq_context(*pc);
+	}
+	if (&pcpu_hot) {
+		hot = bpf_this_cpu_ptr(&pcpu_hot);
+		return ktrace_irq_context(BPF_CORE_READ(hot, preempt_count));
+	}
+	return KTRACE_CTX_TASK;
+}
+
+/*
+ * Without the preempt count, the interrupt tracepoints keep a per-CPU
+ * count of the hardirqs and softirqs being served: device interrupts, the
+ * local timer (hrtimer wakeups), irq_work and every softirq.  Interrupts
+ * that none of them mark (other IPIs, NMIs) look like the task they hit.
+ * An exit whose entry came before the recording leaves the count at 0.
+ */
+struct irq_depth {
+	__s32 hardirq;
+	__s32 softirq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_depth);
+} irq_depth SEC(".maps");
+
+static __always_inline int irq_depth_add(bool hard, int delta)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
+	__s32 *n;
+
+	if (!d)
+		return 0;
+	n = hard ? &d->hardirq : &d->softirq;
+	if (delta > 0 || *n > 0)
+		*n += delta;
+	return 0;
+}
+
+static __always_inline __u32 irq_context_by_depth(void)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	if (!d)
+		return KTRACE_CTX_TASK;
+	return d->hardirq > 0 ? KTRACE_CTX_HARDIRQ :
+	       d->softirq > 0 ? KTRACE_CTX_SOFTIRQ : KTRACE_CTX_TASK;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int ktrace_irq_enter(void *ctx) { return irq_depth_add(true, 1); }
+SEC("tp_btf/irq_handler_exit")
+int ktrace_irq_exit(void *ctx) { return irq_depth_add(true, -1); }
+SEC("tp_btf/local_timer_entry")
+int ktrace_timer_enter(void *ctx) { return irq_depth_add(true, 1); }
+SEC("tp_btf/local_timer_exit")
+int ktrace_timer_exit(void *ctx) { return irq_depth_add(true, -1); }
+SEC("tp_btf/irq_work_entry")
+int ktrace_irq_work_enter(void *ctx) { return irq_depth_add(true, 1); }
+SEC("tp_btf/irq_work_exit")
+int ktrace_irq_work_exit(void *ctx) { return irq_depth_add(true, -1); }
+SEC("tp_btf/softirq_entry")
+int ktrace_softirq_enter(void *ctx) { return irq_depth_add(false, 1); }
+SEC("tp_btf/softirq_exit")
+int ktrace_softirq_exit(void *ctx) { return irq_depth_add(false, -1); }
+
+/*
+ * sched_waking runs in the waker's context, so current is the waker, or
+ * the task an interrupt interrupted; sched_wakeup may run later on the
+ * target CPU from an IPI, where current is whoever was running there.
+ * try_to_wake_up() holds the task's pi_lock with interrupts off when
+ * waking another task, and so does wake_up_new_task(); a task waking
+ * itself may have them on.
+ */
+static __always_inline void wakeup(struct task_struct *p, bool irqs_off, __u32 irq_ctx)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
-	__u64 rec[KTRACE_FXT_WAKEUP_WORDS], ts = bpf_ktime_get_ns();
+	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid),
+	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
+						     irq_ctx),
 		ts, irqs_off || p != waker);
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
-	wakeup(p, false);
+	wakeup(p, false, irq_context());
 	return 0;
 }
 
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ktrace_sched_waking_depth, struct task_struct *p)
+{
+	wakeup(p, false, irq_context_by_depth());
+	return 0;
+}
+
+/* wake_up_new_task() runs in the parent's task context. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
-	wakeup(p, true);
+	wakeup(p, true, KTRACE_CTX_TASK);
 	return 0;
 }
 

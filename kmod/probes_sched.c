@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -50,19 +51,33 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	ktrace_buf_commit(b, pos, KTRACE_FXT_CSWITCH_WORDS * 8);
 }
 
+/* The kind of interrupt the current code serves, if any. */
+static u32 irq_context(void)
+{
+	if (in_nmi())
+		return KTRACE_CTX_NMI;
+	if (in_hardirq())
+		return KTRACE_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return KTRACE_CTX_SOFTIRQ;
+	return KTRACE_CTX_TASK;
+}
+
 static void probe_wakeup(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
+	u32 ctx = irq_context();
+	u32 bytes = (ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS) * 8;
 	u64 pos, *rec, ts;
 
 	if (!b)
 		return;
 	ts = ktime_get_mono_fast_ns();
-	rec = ktrace_buf_reserve(b, KTRACE_FXT_WAKEUP_WORDS * 8, ts, &pos);
+	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid);
-	ktrace_buf_commit(b, pos, KTRACE_FXT_WAKEUP_WORDS * 8);
+	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx);
+	ktrace_buf_commit(b, pos, bytes);
 }
 
 /* Thread (and, for a group leader, process) name records for @p. */

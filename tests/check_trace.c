@@ -50,6 +50,8 @@ struct watch {
 	const char *name;
 	bool named, named_in_process;
 	long switch_in, sleeps_s, woken, woken_then_ran;
+	long woken_by_task, woken_by_irq;	/* waker named, or irq_context */
+	long woken_by_peer;			/* by ping (for pong), by pong (for ping) */
 	bool pending_wake;
 	int last_out_state;		/* linux_state of the last switch-out */
 };
@@ -180,10 +182,17 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (rec.sub == KTRACE_FXT_SCHED_WAKEUP) {
+			const struct fxt_arg *waker = fxt_find_arg(&rec, "waker");
+			const struct fxt_arg *ctx = fxt_find_arg(&rec, "irq_context");
+
 			for (int i = 0; i < 6; i++)
 				if ((long)rec.tid == w[i].tid) {
 					w[i].woken++;
 					w[i].pending_wake = true;
+					w[i].woken_by_task += waker && !ctx;
+					w[i].woken_by_irq += !waker && ctx && ctx->u != KTRACE_CTX_TASK;
+					w[i].woken_by_peer += waker && i < 2 &&
+							      (long)waker->u == w[1 - i].tid;
 				}
 			continue;
 		}
@@ -248,6 +257,17 @@ int main(int argc, char **argv)
 	   w[0].switch_in, w[1].switch_in);
 	ok(w[2].sleeps_s >= 20, "sleeper left the CPU sleeping (S) at least 20 times (%ld)",
 	   w[2].sleeps_s);
+	/*
+	 * Each thread's first wakeup is its creation, by the main thread; a
+	 * pipe end that has not gone to sleep yet needs no wakeup at all.
+	 */
+	ok(w[1].woken_by_peer > 0 && w[1].woken_by_peer >= w[1].woken - 1 &&
+	   w[0].woken_by_peer > 0 && w[0].woken_by_peer >= w[0].woken - 1,
+	   "ping and pong are woken by each other, named as wakers (%ld of %ld, %ld of %ld)",
+	   w[1].woken_by_peer, w[1].woken, w[0].woken_by_peer, w[0].woken);
+	ok(w[2].woken >= 20 && w[2].woken_by_irq >= w[2].woken - 1 && w[2].woken_by_task <= 1,
+	   "the sleeper's timer wakeups come from interrupts, no task named (%ld of %ld; %ld by a task)",
+	   w[2].woken_by_irq, w[2].woken, w[2].woken_by_task);
 	ok(w[4].last_out_state == KTRACE_LINUX_ZOMBIE || w[4].last_out_state == KTRACE_LINUX_DEAD,
 	   "the exiting child left the CPU dying or dead (linux_state %d)", w[4].last_out_state);
 	{

@@ -38,12 +38,18 @@ static void cswitch(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t ou
 						       in_prio));
 }
 
+static void wakeup_ctx(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,
+		       uint32_t waker, uint32_t irq_ctx)
+{
+	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx));
+}
+
 static void wakeup(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,
 		   uint32_t waker)
 {
-	__u64 buf[KTRACE_FXT_WAKEUP_WORDS];
-
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker));
+	wakeup_ctx(w, cpu, ts, tid, prio, waker, KTRACE_CTX_TASK);
 }
 
 #define T0 1000000000000ULL	/* 1000 s of CLOCK_MONOTONIC */
@@ -112,7 +118,7 @@ static void scenario(struct fxt_writer *w)
 	/* worker-a blocks in D */
 	cswitch(w, 0, T0 + 8000, 101, 120, KTRACE_LINUX_UNINTERRUPTIBLE, 0, 120);
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, T0 + 8500, 1, 17, T0 + 8100, T0 + 8400));
-	wakeup(w, 0, T0 + 9000, 101, 120, 0);
+	wakeup_ctx(w, 0, T0 + 9000, 101, 120, 0, KTRACE_CTX_HARDIRQ);	/* interrupting idle */
 	cswitch(w, 0, T0 + 9500, 0, 120, KTRACE_LINUX_RUNNING, 101, 120);
 	cswitch(w, 0, T0 + 10000, 101, 120, KTRACE_LINUX_DEAD, 0, 120);
 	cswitch(w, 1, T0 + 10000, 100, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);

@@ -204,7 +204,11 @@ static int t_recorder_records(void)
 	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5000, 1234, 120, KTRACE_LINUX_UNINTERRUPTIBLE,
 				     0, 120) == KTRACE_FXT_CSWITCH_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS);
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77));
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0));
+	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ) ==
+	      KTRACE_FXT_WAKEUP_MAX_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_MAX_WORDS);
+	fxt_write_words(w, buf, ktrace_fxt_put_trigger(buf, 6200, 1200, 1234, 100, 6100, 0));
 	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21));
 	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, 1200, "proc", 4));
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
@@ -227,6 +231,26 @@ static int t_recorder_records(void)
 	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 77);
 	a = fxt_find_arg(&rec, "weight");
 	CHECK(a && a->type == KTRACE_FXT_ARG_INT32 && a->i == 41);
+
+	/* From an interrupt: no waker, the interrupted task named as such. */
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_SCHED_WAKEUP);
+	CHECK(rec.ts == 6100 && rec.tid == 1234 && rec.nargs == 3 && !fxt_find_arg(&rec, "waker"));
+	a = fxt_find_arg(&rec, "irq_context");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == KTRACE_CTX_HARDIRQ);
+	a = fxt_find_arg(&rec, "interrupted");
+	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 55);
+	CHECK(ktrace_irq_context(0x10001) == KTRACE_CTX_HARDIRQ);
+	CHECK(ktrace_irq_context(0x100201) == KTRACE_CTX_NMI);
+	CHECK(ktrace_irq_context(0x301) == KTRACE_CTX_SOFTIRQ);
+	CHECK(ktrace_irq_context(0x201) == KTRACE_CTX_TASK);	/* bh disabled only */
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 6200 && rec.tid == 1234);
+	CHECK(fxt_str_eq(rec.cat, "ktrace:latency") && fxt_str_eq(rec.name, "trigger"));
+	a = fxt_find_arg(&rec, "latency");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 100);
+	a = fxt_find_arg(&rec, "wake_ts");
+	CHECK(a && a->u == 6100);
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_KERNEL_OBJ);
 	CHECK(rec.obj_type == KTRACE_FXT_OBJ_THREAD && rec.koid == 1234);

@@ -203,10 +203,9 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		}
 		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
 		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
-			a = fxt_find_arg(rec, "waker");
-			fprintf(f, "[%03u] wakeup: tid=%llu waker=%llu", rec->cpu,
-				(unsigned long long)rec->tid,
-				a ? (unsigned long long)a->u : 0ULL);
+			fprintf(f, "[%03u] wakeup: tid=%llu", rec->cpu,
+				(unsigned long long)rec->tid);
+			put_args(f, rec);
 			break;
 		}
 		a = fxt_find_arg(rec, "linux_state");

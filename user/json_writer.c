@@ -369,14 +369,49 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 	}
 }
 
+/*
+ * A wakeup from an interrupt is drawn on the CPU it happened on, with no
+ * flow arrow: the task it interrupted did not wake anyone.
+ */
+static void on_irq_wakeup(struct json_writer *j, const struct fxt_record *rec, uint64_t ctx)
+{
+	static const char *const names[] = KTRACE_IRQ_CONTEXT_NAMES;
+	const struct fxt_arg *ia = fxt_find_arg(rec, "interrupted");
+	struct obuf *o = j->o;
+
+	on_cpu_seen(j, rec->cpu);
+	/* Whatever wakeup came before is superseded. */
+	thread_get(j, rec->tid)->pending_flow = 0;
+	ev_begin(j, "wakeup", 6, sched_cat, 5, 'i', rec->ts, JSON_CPU_PID,
+		 JSON_CPU_PID + rec->cpu);
+	obuf_lit(o, ",\"s\":\"t\",\"args\":{\"tid\":");
+	obuf_u64(o, rec->tid);
+	obuf_lit(o, ",\"cpu\":");
+	obuf_u64(o, rec->cpu);
+	obuf_lit(o, ",\"irq_context\":\"");
+	obuf_puts(o, ctx <= KTRACE_CTX_MAX ? names[ctx] : "unknown");
+	obuf_putc(o, '"');
+	if (ia && ia->type == KTRACE_FXT_ARG_KOID) {
+		obuf_lit(o, ",\"interrupted\":");
+		obuf_u64(o, ia->u);
+	}
+	obuf_lit(o, "}}");
+}
+
 static void on_wakeup(struct json_writer *j, const struct fxt_record *rec)
 {
 	const struct fxt_arg *wa = fxt_find_arg(rec, "waker");
+	const struct fxt_arg *ca = fxt_find_arg(rec, "irq_context");
 	uint64_t waker = wa && wa->type == KTRACE_FXT_ARG_KOID ? wa->u : 0;
 	struct obuf *o = j->o;
-	uint64_t id = ++j->next_flow;
+	uint64_t id;
 	struct thread *w, *t;
 
+	if (ca && ca->type == KTRACE_FXT_ARG_UINT32 && ca->u != KTRACE_CTX_TASK) {
+		on_irq_wakeup(j, rec, ca->u);
+		return;
+	}
+	id = ++j->next_flow;
 	/* Insert both first: an insert may move the table. */
 	thread_get(j, waker);
 	t = thread_get(j, rec->tid);

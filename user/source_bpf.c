@@ -139,6 +139,56 @@ static void detach_probes(struct source_bpf *s)
 		bpf_link__destroy(s->probe_links[--s->nlinks]);
 }
 
+/*
+ * Whether /proc/kallsyms lists the per-CPU preempt count, which BPF
+ * programs can only reference through it.
+ */
+static bool kallsyms_has_preempt_count(void)
+{
+	char line[256], *sym;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		sym = strrchr(line, ' ');
+		found = sym && (!strcmp(sym + 1, "__preempt_count\n") || !strcmp(sym + 1, "pcpu_hot\n"));
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Interrupt wakers: exactly from the preempt count where the verifier can
+ * find it, else from the interrupt tracepoints' per-CPU counts (those
+ * missing on this architecture or kernel are left out).
+ */
+static void choose_irq_context(struct sched_bpf *skel)
+{
+	static const char *const vector_tps[] = {
+		"local_timer_entry", "local_timer_exit", "irq_work_entry", "irq_work_exit",
+	};
+	struct bpf_program *vector_progs[] = {
+		skel->progs.ktrace_timer_enter, skel->progs.ktrace_timer_exit,
+		skel->progs.ktrace_irq_work_enter, skel->progs.ktrace_irq_work_exit,
+	};
+	struct bpf_program *depth_progs[] = {
+		skel->progs.ktrace_irq_enter, skel->progs.ktrace_irq_exit,
+		skel->progs.ktrace_softirq_enter, skel->progs.ktrace_softirq_exit,
+	};
+	bool exact = kallsyms_has_preempt_count();
+
+	bpf_program__set_autoload(exact ? skel->progs.ktrace_sched_waking_depth :
+				  skel->progs.ktrace_sched_waking, false);
+	for (size_t i = 0; i < ARRAY_SIZE(depth_progs); i++)
+		bpf_program__set_autoload(depth_progs[i], !exact);
+	for (size_t i = 0; i < ARRAY_SIZE(vector_progs); i++)
+		bpf_program__set_autoload(vector_progs[i], !exact &&
+					  libbpf_find_vmlinux_btf_id(vector_tps[i],
+								     BPF_TRACE_RAW_TP) >= 0);
+}
+
 static int bpf_open(void **out, const struct record_opts *o, struct spool *spools,
 		    unsigned int nspools)
 {
@@ -186,6 +236,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_entry, false);
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_return, false);
 	}
+	choose_irq_context(s->skel);
 	bpf_map__set_max_entries(s->skel->maps.ctl, s->nbufs);
 	bpf_map__set_max_entries(s->skel->maps.data, s->nbufs * (s->words / KTRACE_BPF_CHUNK_WORDS));
 	ret = sched_bpf__load(s->skel);

@@ -80,9 +80,11 @@ const flows = data.Flows.flows.map(f => f.map(e => `${e.name}@${e.ts}/${e.tid}`)
 ok(flows.includes('send@1000000005/102 -> receive@1000000006.1/101'), 'FXT flow send -> receive', flows);
 ok(flows.includes('wakeup@1000000005.2/102 -> Running@1000000006/101'),
    'wakeup arrow from worker-b to worker-a\'s next running slice', flows);
-ok(flows.includes('wakeup@1000000009/0 -> Running@1000000009.5/101'),
-   'wakeup from interrupt context (waker 0) to worker-a', flows);
-ok(flows.length === 3, 'exactly three flows', flows);
+ok(flows.length === 2, 'exactly two flows: none from the task a hardirq interrupted', flows);
+const irqWake = json.traceEvents.find(e => e.name === 'wakeup' && e.ph === 'i' && e.args.irq_context);
+ok(irqWake && irqWake.ts === 1000000009 && irqWake.pid === CPU_PID && irqWake.tid === CPU_PID &&
+   irqWake.args.irq_context === 'hardirq' && irqWake.args.tid === 101 && irqWake.args.interrupted === 0,
+   'the hardirq wakeup is an instant on CPU 0 naming its context and the interrupted task', irqWake);
 
 // Clock sync, drops and trace information.
 const sync = json.traceEvents.filter(e => e.ph === 'c');

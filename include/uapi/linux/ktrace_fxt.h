@@ -208,6 +208,12 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_PARENT		= 18,
 	KTRACE_FXT_STR_SUCCESS		= 19,
 	KTRACE_FXT_STR_CAT_KPROBE	= 20,
+	KTRACE_FXT_STR_IRQ_CONTEXT	= 21,
+	KTRACE_FXT_STR_INTERRUPTED	= 22,
+	KTRACE_FXT_STR_CAT_LATENCY	= 23,
+	KTRACE_FXT_STR_TRIGGER		= 24,
+	KTRACE_FXT_STR_LATENCY		= 25,
+	KTRACE_FXT_STR_WAKE_TS		= 26,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -236,6 +242,12 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_PARENT]			= "parent",
 	[KTRACE_FXT_STR_SUCCESS]		= "success",
 	[KTRACE_FXT_STR_CAT_KPROBE]		= "kprobe",
+	[KTRACE_FXT_STR_IRQ_CONTEXT]		= "irq_context",
+	[KTRACE_FXT_STR_INTERRUPTED]		= "interrupted",
+	[KTRACE_FXT_STR_CAT_LATENCY]		= "ktrace:latency",
+	[KTRACE_FXT_STR_TRIGGER]		= "trigger",
+	[KTRACE_FXT_STR_LATENCY]		= "latency",
+	[KTRACE_FXT_STR_WAKE_TS]		= "wake_ts",
 };
 #endif
 
@@ -565,18 +577,83 @@ static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
 	return KTRACE_FXT_CSWITCH_WORDS;
 }
 
-#define KTRACE_FXT_WAKEUP_WORDS	6
+/*
+ * The context a wakeup ran in, from the waker's preempt count.  In task
+ * context the waker is the current task; in an interrupt it is not, and
+ * the record names the interrupted task as such instead.
+ */
+enum ktrace_irq_context {
+	KTRACE_CTX_TASK		= 0,
+	KTRACE_CTX_SOFTIRQ	= 1,	/* serving a softirq (ksoftirqd included) */
+	KTRACE_CTX_HARDIRQ	= 2,
+	KTRACE_CTX_NMI		= 3,
+	KTRACE_CTX_MAX		= 3,
+};
 
-/* Thread wakeup with the waker's tid and the woken thread's weight. */
-static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
-					  int prio, __u32 waker_tid)
+#define KTRACE_IRQ_CONTEXT_NAMES	{ "task", "softirq", "hardirq", "nmi" }
+
+/* x86 and generic preempt_count layout (include/linux/preempt.h). */
+#define KTRACE_PC_SOFTIRQ_OFFSET	0x00000100U
+#define KTRACE_PC_HARDIRQ_MASK		0x000f0000U
+#define KTRACE_PC_NMI_MASK		0x00f00000U
+
+static inline __u32 ktrace_irq_context(__u32 preempt_count)
 {
-	w[0] = ktrace_fxt_wakeup_hdr(KTRACE_FXT_WAKEUP_WORDS, 2, cpu);
+	if (preempt_count & KTRACE_PC_NMI_MASK)
+		return KTRACE_CTX_NMI;
+	if (preempt_count & KTRACE_PC_HARDIRQ_MASK)
+		return KTRACE_CTX_HARDIRQ;
+	if (preempt_count & KTRACE_PC_SOFTIRQ_OFFSET)
+		return KTRACE_CTX_SOFTIRQ;
+	return KTRACE_CTX_TASK;
+}
+
+#define KTRACE_FXT_WAKEUP_WORDS		6
+#define KTRACE_FXT_WAKEUP_MAX_WORDS	7
+
+/*
+ * Thread wakeup with the woken thread's weight.  From a task, the waker's
+ * tid follows as "waker"; from an interrupt, "irq_context" says which kind
+ * and the task it interrupted is "interrupted", so no viewer takes that
+ * task for the waker.
+ */
+static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
+					  int prio, __u32 waker_tid, __u32 irq_ctx)
+{
+	__u32 n = irq_ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS;
+
+	w[0] = ktrace_fxt_wakeup_hdr(n, irq_ctx ? 3 : 2, cpu);
 	w[1] = ts;
 	w[2] = tid;
 	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
-	ktrace_fxt_put_arg_koid(&w[4], KTRACE_FXT_STR_WAKER, waker_tid);
-	return KTRACE_FXT_WAKEUP_WORDS;
+	if (irq_ctx) {
+		w[4] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
+		ktrace_fxt_put_arg_koid(&w[5], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
+	} else {
+		ktrace_fxt_put_arg_koid(&w[4], KTRACE_FXT_STR_WAKER, waker_tid);
+	}
+	return n;
+}
+
+#define KTRACE_FXT_TRIGGER_WORDS	9
+
+/*
+ * The wait that stopped a latency-triggered flight recording: an instant
+ * in "ktrace:latency" named "trigger" on the waiting thread, at its
+ * switch-in, with the latency, the wakeup time and the CPU.
+ */
+static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					   __u64 latency, __u64 wake_ts, __u32 cpu)
+{
+	w[0] = ktrace_fxt_event_hdr(KTRACE_FXT_TRIGGER_WORDS, KTRACE_FXT_EV_INSTANT, 3, 0,
+				    KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER);
+	w[1] = ts;
+	w[2] = pid;
+	w[3] = tid;
+	ktrace_fxt_put_arg_u64(&w[4], KTRACE_FXT_STR_LATENCY, latency);
+	ktrace_fxt_put_arg_u64(&w[6], KTRACE_FXT_STR_WAKE_TS, wake_ts);
+	w[8] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_CPU, cpu);
+	return KTRACE_FXT_TRIGGER_WORDS;
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
