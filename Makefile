@@ -17,9 +17,10 @@ BPFTOOL		?= bpftool
 # The BPF recorder is CO-RE: vmlinux.h only needs some kernel's BTF.
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
-USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c
+USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c \
+		   user/latency.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
-		   user/cmd_merge.c user/cmd_mark.c user/merge.c user/statedump.c user/source_bpf.c \
+		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/merge.c user/statedump.c user/source_bpf.c \
 		   user/source_kmod.c user/source_tracefs.c user/ftrace_import.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)

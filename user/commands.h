@@ -8,5 +8,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
 
 #endif

@@ -16,10 +16,6 @@
 #include "ftrace_import.h"
 #include "utils.h"
 
-/* Interrupt tracks: one pseudo thread per CPU in a pseudo process. */
-#define IRQ_PID		(1ULL << 30)
-#define IRQ_TID(cpu)	(IRQ_PID + 1 + (cpu))
-
 int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n)
 {
 	memset(c, 0, sizeof(*c));
@@ -89,12 +85,13 @@ static void irq_track(struct ftrace_conv *c, int cpu)
 		return;
 	c->cpu_named[cpu / 64] |= 1ULL << (cpu % 64);
 	if (!c->irq_process_named) {
-		fxt_write_kobj(c->w, KTRACE_FXT_OBJ_PROCESS, IRQ_PID, "interrupts", NULL, 0);
+		fxt_write_kobj(c->w, KTRACE_FXT_OBJ_PROCESS, KTRACE_FXT_IRQ_PID, "interrupts", NULL,
+			       0);
 		c->irq_process_named = true;
 	}
 	snprintf(name, sizeof(name), "CPU %d irq", cpu);
-	proc = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", IRQ_PID);
-	fxt_write_kobj(c->w, KTRACE_FXT_OBJ_THREAD, IRQ_TID(cpu), name, &proc, 1);
+	proc = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", KTRACE_FXT_IRQ_PID);
+	fxt_write_kobj(c->w, KTRACE_FXT_OBJ_THREAD, KTRACE_FXT_IRQ_TID(cpu), name, &proc, 1);
 }
 
 /*
@@ -137,8 +134,8 @@ static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 				e->nargs, 0);
 	} else {
 		irq_track(c, e->cpu);
-		fxt_write_event(c->w, type, e->ts, IRQ_PID, IRQ_TID(e->cpu), e->system, name,
-				e->args, e->nargs, 0);
+		fxt_write_event(c->w, type, e->ts, KTRACE_FXT_IRQ_PID, KTRACE_FXT_IRQ_TID(e->cpu),
+				e->system, name, e->args, e->nargs, 0);
 	}
 	c->durations++;
 	return true;

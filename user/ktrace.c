@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
 	{ "convert", cmd_convert, "convert an FXT trace to Chrome JSON" },
 	{ "dump", cmd_dump, "print, check and count the records of an FXT trace" },
+	{ "latency", cmd_latency, "wakeup and preemption latency, and why the worst waits waited" },
 	{ "mark", cmd_mark, "write an instant, duration or counter event into the recording" },
 	{ "merge", cmd_merge, "merge a saved ftrace text dump into a trace, clocks aligned" },
 	{ "record", cmd_record, "record context switches, wakeups and names" },

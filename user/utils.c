@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -358,4 +360,89 @@ int fxt_scratch_fd(bool json, int out_fd)
 	fd = dup(fileno(tmp));
 	fclose(tmp);
 	return fd;
+}
+
+int out_file_open(struct out_file *f, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int n, ret;
+
+	f->path = path;
+	f->tmp = NULL;
+	if (!strcmp(path, "-")) {
+		f->fd = 1;
+		return 0;
+	}
+	n = slash ? (int)(slash - path + 1) : 0;
+	if (asprintf(&f->tmp, "%.*s.%s.XXXXXX", n, path, slash ? slash + 1 : path) < 0) {
+		f->tmp = NULL;
+		return -ENOMEM;
+	}
+	f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0) {
+		ret = -errno;
+		pr_err("cannot create %s: %s", path, strerror(-ret));
+		free(f->tmp);
+		f->tmp = NULL;
+		return ret;
+	}
+	/* mkostemp() makes it 0600; an output file is 0644 less the umask. */
+	n = umask(0);
+	umask(n);
+	if (fchmod(f->fd, 0644 & ~n))
+		pr_warn("%s: cannot set its mode: %s", f->tmp, strerror(errno));
+	return 0;
+}
+
+int out_file_commit(struct out_file *f)
+{
+	int ret = 0;
+
+	if (!f->tmp)
+		return 0;
+	if (close(f->fd))
+		ret = -errno;
+	else if (rename(f->tmp, f->path))
+		ret = -errno;
+	if (ret) {
+		pr_err("writing %s: %s", f->path, strerror(-ret));
+		unlink(f->tmp);
+	}
+	free(f->tmp);
+	f->tmp = NULL;
+	return ret;
+}
+
+void out_file_abort(struct out_file *f)
+{
+	if (!f->tmp)
+		return;
+	close(f->fd);
+	unlink(f->tmp);
+	free(f->tmp);
+	f->tmp = NULL;
+}
+
+int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v * units[i].ns > 9.2e18)
+			return -ERANGE;
+		*ns = (uint64_t)(v * units[i].ns + 0.5);
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -69,6 +69,26 @@ bool kernel_older_than(const char *rel, int major, int minor);
 int output_format(const char *format, const char *path, bool *json);
 /* Where to write the FXT archive: @out_fd, or a temporary file for JSON. */
 int fxt_scratch_fd(bool json, int out_fd);
+/*
+ * An output file that appears only when complete: written as a temporary
+ * file beside @path and renamed over it by out_file_commit(), so a command
+ * that fails leaves what was there before.  "-" is standard output.
+ */
+struct out_file {
+	const char *path;
+	char *tmp;			/* NULL for standard output */
+	int fd;
+};
+
+int out_file_open(struct out_file *f, const char *path);
+/* Close and rename into place; reports and returns -errno on failure. */
+int out_file_commit(struct out_file *f);
+/* Close and remove the temporary file; @path is left as it was. */
+void out_file_abort(struct out_file *f);
+
+/* "5ms", "100us", "2s", "750ns"; a bare number is microseconds. */
+int parse_duration(const char *s, uint64_t *ns);
+
 /* Peak resident set size of this process in KiB (getrusage). */
 long peak_rss_kib(void);
 

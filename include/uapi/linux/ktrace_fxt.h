@@ -219,6 +219,13 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
 };
 
+/*
+ * Interrupt handlers captured through ftrace are drawn as durations on one
+ * pseudo thread per CPU, in a pseudo process named "interrupts".
+ */
+#define KTRACE_FXT_IRQ_PID		(1ULL << 30)
+#define KTRACE_FXT_IRQ_TID(cpu)		(KTRACE_FXT_IRQ_PID + 1 + (cpu))
+
 #if !defined(__KERNEL__) && !defined(__bpf__)
 /* The texts of the well-known strings, by index (archive writers only). */
 static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Scheduling latency analysis of an FXT archive: why did a thread wait? */
+#ifndef KTRACE_LATENCY_H
+#define KTRACE_LATENCY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fxt_reader.h"
+#include "utils.h"
+
+enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL };
+
+/* Wakeup: sched_waking to switch-in.  Preemption: switched out in R to switch-in. */
+enum lat_kind { LAT_WAKEUP, LAT_PREEMPT, LAT_KINDS };
+
+/* Blocked time is split by the Linux state the thread left the CPU in. */
+enum lat_block { LAT_BLOCK_S, LAT_BLOCK_D, LAT_BLOCK_OTHER, LAT_BLOCKS };
+
+/*
+ * Log-linear histogram: 16 buckets per power of two, so a percentile read
+ * from it is within 1/32 (3.1%) of the true value; min and max are exact.
+ */
+#define LAT_SUB_BITS	4
+#define LAT_BUCKETS	((64 - LAT_SUB_BITS + 1) << LAT_SUB_BITS)
+#define LAT_LOG2_BUCKETS 64
+
+struct lat_dist {
+	uint64_t count, sum, min, max;
+	uint64_t max_ts;		/* switch-in that ended the longest wait */
+	uint64_t max_tid;
+	uint32_t *fine;			/* LAT_BUCKETS, from the first wait on */
+	uint64_t *log2;			/* runqlat's layout in the report's unit (--hist) */
+};
+
+struct lat_group {
+	uint64_t key;			/* tid, pid, CPU, or 0 for all */
+	struct lat_dist d[LAT_KINDS];
+	uint64_t blocked_ns[LAT_BLOCKS], blocked_n[LAT_BLOCKS];
+	/* Waits that were not measured, and why. */
+	uint64_t before_trace;		/* first seen switching in: its wait began before the trace */
+	uint64_t no_wakeup;		/* switched in from sleep without a recorded wakeup */
+	uint64_t lossy;			/* overlapped records the recorder lost */
+};
+
+#define LAT_BLAME_THREADS	6
+#define LAT_BLAME_IRQS		4
+
+/* Who held a CPU during a wait: a thread, idle, or an interrupt handler. */
+struct lat_share {
+	uint64_t id;			/* tid, or interrupt name index */
+	int32_t weight;			/* 140 - Linux prio, threads only */
+	uint8_t kind;			/* enum lat_seg_kind */
+	uint64_t ns;
+};
+
+/* One wait, with what occupied the CPU it ended on meanwhile. */
+struct lat_wait {
+	uint64_t start, end;		/* wakeup or switch-out; switch-in */
+	uint64_t tid, pid;
+	uint8_t kind;			/* enum lat_kind */
+	uint8_t waker_ctx;		/* enum ktrace_irq_context */
+	bool has_waker;			/* waker (or interrupted task) known */
+	bool partial;			/* the CPU's history did not reach back to @start */
+	uint32_t cpu;			/* ran on */
+	int32_t prev_cpu;		/* last ran on, -1 if not seen */
+	uint32_t wake_cpu;
+	uint64_t waker;			/* tid; the interrupted task for irq wakeups */
+	int32_t waker_irq;		/* interrupt name index, -1 if not recorded */
+	int32_t weight;
+	struct lat_share run[LAT_BLAME_THREADS];
+	uint32_t nrun;
+	uint64_t run_other_ns;		/* threads beyond the ones listed */
+	struct lat_share irq[LAT_BLAME_IRQS];
+	uint32_t nirq;
+	uint64_t hardirq_ns, softirq_ns, idle_ns;
+	bool have_irq;			/* ftrace irq events were recorded */
+};
+
+struct lat_opts {
+	enum lat_by by;
+	int64_t pid;			/* -1: any; matches the thread or its process */
+	const char *comm;		/* thread or process name */
+	int64_t cpu;			/* -1: any; the CPU the wait ended on */
+	uint64_t min_ns;
+	uint32_t top;
+	bool hist;
+	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs, -m) */
+};
+
+struct lat_analysis;
+
+struct lat_analysis *lat_new(const struct lat_opts *o);
+void lat_free(struct lat_analysis *a);
+
+/* Pass 1: names and losses.  Pass 2: waits.  Both see every record in order. */
+void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec);
+void lat_scan_done(struct lat_analysis *a);
+void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec);
+void lat_done(struct lat_analysis *a);
+
+void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path);
+void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path);
+
+/* The worst waits (--top), sorted by start time, for writing them back into a trace. */
+const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
+/* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */
+void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
+const char *lat_kind_name(unsigned int kind);
+
+#endif
