@@ -48,7 +48,8 @@ GEN_TRACE	:= $(O)/tests/gen_trace
 FUZZ_READER	:= $(O)/tests/fuzz_reader
 WORKLOAD	:= $(O)/tests/workload
 CHECK_TRACE	:= $(O)/tests/check_trace
-TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
+LAT_WORKLOAD	:= $(O)/tests/latency_workload
+TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD)
 
 .PHONY: all user bpf kmod selftests check check-fuzz vm-check checkpatch bench install clean
 

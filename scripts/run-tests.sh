@@ -27,6 +27,7 @@ suite() {	# suite NAME COMMAND...
 suite "FXT format unit tests" "$build/tests/test_fxt"
 suite "ktrace dump/convert" tests/test_cli.sh "$build"
 suite "ktrace merge" tests/test_merge.sh "$build"
+suite "ktrace latency" tests/test_latency.sh "$build"
 if [ -x "$build/tests/fuzz_reader" ]; then
 	suite "FXT reader fuzzing" scripts/run-fuzz.sh "$build" "$fuzz_secs"
 else

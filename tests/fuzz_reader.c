@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: arbitrary bytes through the FXT reader and the JSON
- * converter.  Neither may crash, hang, leak or read out of bounds.
+ * libFuzzer target: arbitrary bytes through the FXT reader, the JSON
+ * converter and the latency analysis with its reports.  None may crash,
+ * hang, leak or read out of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,8 +10,48 @@
 
 #include "fxt_reader.h"
 #include "json_writer.h"
+#include "latency.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void pass(struct lat_analysis *a, const void *data, size_t size,
+		 void (*fn)(struct lat_analysis *, const struct fxt_reader *,
+			    const struct fxt_record *))
+{
+	struct fxt_reader r;
+	struct fxt_record rec;
+
+	fxt_reader_open_mem(&r, data, size);
+	while (fxt_reader_next(&r, &rec) == 1)
+		fn(a, &r, &rec);
+	fxt_reader_close(&r);
+}
+
+/* Both passes of ktrace latency, every report, and the blame lines. */
+static void analyse(const void *data, size_t size)
+{
+	struct lat_opts o = { .pid = -1, .cpu = -1, .top = 4, .hist = true, .unit_ns = 1000 };
+	struct lat_analysis *a = lat_new(&o);
+	const struct lat_wait *w;
+	struct obuf out;
+	uint32_t n;
+
+	if (!a)
+		return;
+	pass(a, data, size, lat_scan);
+	lat_scan_done(a);
+	pass(a, data, size, lat_record);
+	lat_done(a);
+	if (obuf_init(&out, -1, 4096) == 0) {
+		lat_report_text(a, &out, "fuzz");
+		lat_report_json(a, &out, "fuzz");
+		w = lat_waits_by_start(a, &n);
+		for (uint32_t i = 0; i < n; i++)
+			lat_blame_line(a, &w[i], &out);
+		obuf_free(&out);
+	}
+	lat_free(a);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		obuf_free(&out);
 	}
 	fxt_reader_close(&r);
+	analyse(copy, size);
 	free(copy);
 	return 0;
 }

@@ -6,6 +6,7 @@
  *   gen_trace unordered FILE    records out of time order, as recorders write them
  *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
+ *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -195,6 +196,73 @@ static void wide(struct fxt_writer *w, uint64_t n)
 			"do_sys_poll", NULL, 0, T0 + 3000 + 100 * n);
 }
 
+/* An interrupt handler's duration on its CPU's track, as the ftrace import writes it. */
+static void irq(struct fxt_writer *w, uint32_t cpu, uint64_t begin, uint64_t end,
+		const char *name)
+{
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_BEGIN, begin, KTRACE_FXT_IRQ_PID,
+			KTRACE_FXT_IRQ_TID(cpu), "irq", name, NULL, 0, 0);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_END, end, KTRACE_FXT_IRQ_PID,
+			KTRACE_FXT_IRQ_TID(cpu), "irq", name, NULL, 0, 0);
+}
+
+/*
+ * Waits whose length, blame and waker are known (times from T0, in ns):
+ *  - victim 200 sleeps (S) on CPU 1 at 500, is woken by waker 202 on CPU 0
+ *    at 2000 while hog 201 (SCHED_FIFO 50, prio 49) holds CPU 1, which
+ *    "irq 27 eth0" interrupts for 500; it runs at 7000: wakeup latency
+ *    5000, blocked S 1500;
+ *  - the hog preempts it at 8000 until 11000: preemption latency 3000;
+ *  - it sleeps in D at 12000; "softirq TIMER" on CPU 0, interrupting the
+ *    waker, wakes it at 13100; it runs on CPU 0 at 14000: latency 900,
+ *    migrated from CPU 1, blocked D 1100; the hog's wakeup at 7900 by the
+ *    victim gives it a 100 ns wait;
+ *  - not measured: 202, 200, 201, 203 and 204 first switch in (before
+ *    the trace), 204 switches in again without a wakeup, and 205's wait
+ *    (20000 to 22000) overlaps records lost on CPU 1 (20500 to 21000).
+ */
+static void latency(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_DROP_WORDS];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_process(w, 200, "app");
+	kobj_thread(w, 200, 200, "victim");
+	kobj_thread(w, 201, 200, "hog");
+	kobj_process(w, 202, "waker");
+	kobj_thread(w, 202, 202, "waker");
+	kobj_thread(w, 203, 203, "late");
+	kobj_thread(w, 204, 204, "nowake");
+	kobj_thread(w, 205, 205, "lossy");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 202, 120);
+	cswitch(w, 1, T0 + 200, 0, 120, 0, 200, 120);
+	cswitch(w, 1, T0 + 500, 200, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 1000, 0, 120, 0, 201, 49);
+	wakeup(w, 0, T0 + 2000, 200, 120, 202);
+	irq(w, 1, T0 + 3000, T0 + 3500, "irq 27 eth0");
+	cswitch(w, 1, T0 + 7000, 201, 49, KTRACE_LINUX_INTERRUPTIBLE, 200, 120);
+	wakeup(w, 1, T0 + 7900, 201, 49, 200);
+	cswitch(w, 1, T0 + 8000, 200, 120, KTRACE_LINUX_RUNNING, 201, 49);
+	cswitch(w, 1, T0 + 11000, 201, 49, KTRACE_LINUX_INTERRUPTIBLE, 200, 120);
+	cswitch(w, 1, T0 + 12000, 200, 120, KTRACE_LINUX_UNINTERRUPTIBLE, 0, 120);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_BEGIN, T0 + 13000, KTRACE_FXT_IRQ_PID,
+			KTRACE_FXT_IRQ_TID(0), "irq", "softirq TIMER", NULL, 0, 0);
+	wakeup_ctx(w, 0, T0 + 13100, 200, 120, 202, KTRACE_CTX_SOFTIRQ);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_END, T0 + 13200, KTRACE_FXT_IRQ_PID,
+			KTRACE_FXT_IRQ_TID(0), "irq", "softirq TIMER", NULL, 0, 0);
+	cswitch(w, 0, T0 + 14000, 202, 120, KTRACE_LINUX_INTERRUPTIBLE, 200, 120);
+	cswitch(w, 0, T0 + 15000, 200, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, T0 + 16000, 0, 120, 0, 203, 120);
+	cswitch(w, 1, T0 + 16500, 0, 120, 0, 204, 120);
+	cswitch(w, 1, T0 + 17500, 204, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 18000, 0, 120, 0, 204, 120);
+	cswitch(w, 1, T0 + 19000, 204, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 0, T0 + 20000, 205, 120, 203);
+	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, T0 + 21500, 1, 7, T0 + 20500, T0 + 21000));
+	cswitch(w, 1, T0 + 22000, 0, 120, 0, 205, 120);
+	cswitch(w, 1, T0 + 23000, 205, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
@@ -236,7 +304,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -251,6 +319,8 @@ int main(int argc, char **argv)
 		sync_stall(w);
 	else if (!strcmp(argv[1], "unordered"))
 		unordered(w);
+	else if (!strcmp(argv[1], "latency"))
+		latency(w);
 	else if (!strcmp(argv[1], "wide"))
 		wide(w, strtoull(argv[2], NULL, 0));
 	else

@@ -76,12 +76,18 @@ static int parse_u64(const char *s, uint64_t *v)
 struct latency_ctx {
 	const char *path;
 	uint64_t reported;
+	bool not_fxt;
 };
 
 static void on_violation(void *ctx, const struct fxt_error *e)
 {
 	struct latency_ctx *c = ctx;
 
+	/* Not an FXT trace at all: said once, by the caller. */
+	if (!strcmp(e->field, "magic")) {
+		c->not_fxt = true;
+		return;
+	}
 	if (c->reported++ < 10)
 		pr_warn("%s: offset %llu (0x%llx): %s: %s", c->path,
 			(unsigned long long)e->offset, (unsigned long long)e->offset, e->field,
@@ -110,8 +116,14 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool report, struct lat_an
 		r.on_violation = on_violation;
 		r.ctx = ctx;
 	}
-	while ((ret = fxt_reader_next(&r, &rec)) == 1)
+	while (!ctx->not_fxt && (ret = fxt_reader_next(&r, &rec)) == 1)
 		fn(a, &r, &rec);
+	if (ctx->not_fxt) {
+		pr_err("%s: not an FXT trace: it does not start with FXT's magic number record",
+		       ctx->path);
+		fxt_reader_close(&r);
+		return -EINVAL;
+	}
 	if (ret < 0 && report) {
 		if (r.records == 0 || !strcmp(r.fatal.field, "magic"))
 			pr_err("%s: not an FXT trace (offset %llu: %s: %s)", ctx->path,
@@ -136,14 +148,23 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool report, struct lat_an
 	return 0;
 }
 
-/* Whether @fd starts like a JSON trace, which this command cannot read. */
+/* Whether @fd starts like a JSON trace ({"traceEvents": or [{), which this command cannot read. */
 static bool looks_like_json(int fd)
 {
-	char c = 0;
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	int i = 0, found = 0;
 
-	if (pread(fd, &c, 1, 0) != 1)
-		return false;
-	return c == '{' || c == '[';
+	for (; i < n && found < 2; i++) {
+		if (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')
+			continue;
+		if (found == 0 && buf[i] != '{' && buf[i] != '[')
+			return false;
+		if (found == 1)
+			return buf[i] == '"' || buf[i] == '{' || buf[i] == '}' || buf[i] == ']';
+		found++;
+	}
+	return false;
 }
 
 static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
@@ -229,7 +250,9 @@ static int annotate(struct lat_analysis *a, int in_fd, struct latency_ctx *ctx,
 	obuf_free(&blame);
 	ret = fxt_writer_finish(&w);
 	if (!ret && json) {
-		ret = json_convert_fd(fxt_fd, of.fd, NULL, NULL);
+		uint64_t bytes;
+
+		ret = json_convert_fd(fxt_fd, of.fd, NULL, &bytes);
 		close(fxt_fd);
 	}
 	if (ret) {

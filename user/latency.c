@@ -405,7 +405,8 @@ void lat_scan_done(struct lat_analysis *a)
 {
 	uint32_t n = 0;
 
-	qsort(a->losses, a->nlosses, sizeof(*a->losses), cmp_range);
+	if (a->nlosses)
+		qsort(a->losses, a->nlosses, sizeof(*a->losses), cmp_range);
 	for (uint32_t i = 0; i < a->nlosses; i++) {
 		if (n && a->losses[i].first <= a->losses[n - 1].last) {
 			if (a->losses[i].last > a->losses[n - 1].last)
@@ -951,11 +952,17 @@ static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
 	obuf_printf(o, " %9.1f", (double)ns / unit);
 }
 
+/* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
+static int prio_of(int32_t weight)
+{
+	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
+}
+
 static void put_prio(struct obuf *o, int32_t weight)
 {
-	int prio = KTRACE_FXT_PRIO_BASE - weight;
+	int prio = prio_of(weight);
 
-	if (weight <= 0 || weight > KTRACE_FXT_PRIO_BASE)
+	if (prio < 0)
 		obuf_lit(o, "prio ?");
 	else if (prio < 100)
 		obuf_printf(o, "rt %d", 99 - prio);
@@ -970,9 +977,22 @@ static const char *ctx_name(uint8_t ctx)
 	return ctx <= KTRACE_CTX_MAX ? names[ctx] : "?";
 }
 
-static void put_ms(struct obuf *o, uint64_t ns)
+/* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
+static void put_dur(struct obuf *o, uint64_t ns)
 {
-	obuf_printf(o, "%.3f ms", ns / 1e6);
+	if (ns < 1000)
+		obuf_printf(o, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		obuf_printf(o, "%.1f us", ns / 1e3);
+	else
+		obuf_printf(o, "%.3f ms", ns / 1e6);
+}
+
+static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
+{
+	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
+	put_dur(o, ns);
+	*first = false;
 }
 
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
@@ -984,31 +1004,29 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 			    (unsigned long long)w->run[i].id);
 		put_prio(o, w->run[i].weight);
 		obuf_lit(o, ") ");
-		put_ms(o, w->run[i].ns);
+		put_dur(o, w->run[i].ns);
 		first = false;
 	}
-	if (w->run_other_ns) {
-		obuf_printf(o, "%sother threads ", first ? "" : ", ");
-		put_ms(o, w->run_other_ns);
-		first = false;
+	if (w->run_other_ns)
+		put_part(o, &first, "other threads", w->run_other_ns);
+	if (w->hardirq_ns)
+		put_part(o, &first, "hardirq", w->hardirq_ns);
+	if (w->softirq_ns)
+		put_part(o, &first, "softirq", w->softirq_ns);
+	for (uint32_t i = 0; i < w->nirq; i++) {
+		obuf_printf(o, "%s%s ", i ? ", " : " (", a->irq_names[w->irq[i].id]);
+		put_dur(o, w->irq[i].ns);
 	}
-	if (w->have_irq) {
-		obuf_printf(o, "%shardirq ", first ? "" : ", ");
-		put_ms(o, w->hardirq_ns);
-		obuf_lit(o, ", softirq ");
-		put_ms(o, w->softirq_ns);
-		for (uint32_t i = 0; i < w->nirq; i++) {
-			obuf_printf(o, "%s%s ", i ? ", " : " (", a->irq_names[w->irq[i].id]);
-			put_ms(o, w->irq[i].ns);
-		}
-		if (w->nirq)
-			obuf_putc(o, ')');
-		first = false;
-	}
-	obuf_printf(o, "%sidle ", first ? "" : ", ");
-	put_ms(o, w->idle_ns);
+	if (w->nirq)
+		obuf_putc(o, ')');
+	if (w->idle_ns)
+		put_part(o, &first, "idle", w->idle_ns);
+	if (first)
+		obuf_lit(o, "nothing recorded");
 	if (w->partial)
 		obuf_lit(o, "; the CPU's history starts after the wait began");
+	else if (!w->have_irq)
+		obuf_lit(o, "; interrupts not recorded");
 }
 
 /* "woken by T N on CPU C", or the interrupt that woke it. */
@@ -1142,7 +1160,8 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
 	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
 	for (int k = 0; k < LAT_KINDS; k++) {
-		qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
+		if (a->ngroups)
+			qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
 		obuf_printf(o, "\n%s, by %s, in %s:\n", titles[k], by_name(a->o.by), unit);
 		put_key_header(a, o);
 		obuf_printf(o, " %8s %9s %9s %9s %9s  %s\n", "COUNT", "P50", "P90", "P99", "MAX",
@@ -1337,8 +1356,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
 				    (unsigned long long)w->run[j].id);
 			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
-			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}",
-				    KTRACE_FXT_PRIO_BASE - w->run[j].weight,
+			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", prio_of(w->run[j].weight),
 				    (unsigned long long)w->run[j].ns);
 		}
 		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
