@@ -21,7 +21,8 @@ USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/uti
 		   user/latency.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/merge.c user/statedump.c user/source_bpf.c \
-		   user/source_kmod.c user/source_tracefs.c user/ftrace_import.c
+		   user/source_kmod.c user/source_tracefs.c user/ftrace_import.c \
+		   user/bpf_exact.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -38,6 +39,9 @@ SELFTEST	:= $(O)/selftests/ktrace_test
 
 BPF_OBJ		:= $(O)/bpf/sched.bpf.o
 BPF_SKEL	:= $(O)/bpf/sched.skel.h
+# The same recorder, with interrupt wakers read from the preempt count.
+BPF_EXACT_OBJ	:= $(O)/bpf/sched_exact.bpf.o
+BPF_EXACT_SKEL	:= $(O)/bpf/sched_exact.skel.h
 
 USER_LIB_OBJS	:= $(USER_LIB_SRCS:%.c=$(O)/%.o)
 USER_CMD_OBJS	:= $(USER_CMD_SRCS:%.c=$(O)/%.o)
@@ -93,8 +97,21 @@ $(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -I$(O) -Iinclude/uapi -Ibpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
+$(BPF_EXACT_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -DKTRACE_EXACT_IRQ_CONTEXT -Wall \
+		-I$(O) -Iinclude/uapi -Ibpf $(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
+
+# Both skeletons are named sched_bpf: the exact one only lends its ELF bytes.
 $(BPF_SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
+
+$(BPF_EXACT_SKEL): $(BPF_EXACT_OBJ)
+	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
+
+$(O)/user/bpf_exact.o: user/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
 $(O)/user/source_tracefs.o: user/source_tracefs.c $(USER_HDRS)
 	@mkdir -p $(dir $@)

@@ -13,7 +13,6 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 
 #include <linux/ktrace_fxt.h>
 
@@ -29,6 +28,26 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 nchunks = 1;
 const volatile __u32 nr_cpus = 1;
 const volatile bool ring = false;
+
+/*
+ * The latency trigger (ring mode): a wakeup latency of at least trigger_ns,
+ * of a thread whose tid or tgid is trigger_pid (0: any) and whose name is
+ * trigger_comm (empty: any), stops the recording after_ns later.
+ */
+const volatile __u64 trigger_ns = 0;
+const volatile __u64 after_ns = 0;
+const volatile __u32 trigger_pid = 0;
+const volatile char trigger_comm[16] = {};
+
+struct ktrace_bpf_trigger trigger = {};
+
+/* Each watched thread's latest wakeup (see ktrace_wake_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* KTRACE_WAKE_SLOTS when armed */
+	__type(key, __u32);
+	__type(value, __u64);
+} wake_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -142,11 +161,17 @@ static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 				    __u64 ts, bool alone)
 {
 	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &buf);
-	__u64 loss[KTRACE_FXT_DROP_WORDS], n;
+	__u64 loss[KTRACE_FXT_DROP_WORDS], n, stop;
 	__s64 pos;
 
 	if (!c)
 		return;
+	/* After a latency trigger's window: the recording is over, nothing is lost. */
+	if (trigger_ns) {
+		stop = *(volatile __u64 *)&trigger.stop_at;
+		if (stop && ts > stop)
+			return;
+	}
 	if (c->pending) {
 		n = __sync_lock_test_and_set(&c->pending, 0);
 		if (n) {
@@ -199,6 +224,64 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, comm, len), ts);
 }
 
+/* Whether the latency trigger watches @p (its --pid and --comm). */
+static __always_inline bool trigger_watches(struct task_struct *p)
+{
+	if (trigger_pid && p->pid != trigger_pid && p->tgid != trigger_pid)
+		return false;
+	for (int i = 0; i < 16; i++) {
+		if (p->comm[i] != trigger_comm[i])
+			return false;
+		if (!trigger_comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
+{
+	__u32 key = p->pid & (KTRACE_WAKE_SLOTS - 1);
+	__u64 *slot;
+
+	if (!p->pid || !trigger_watches(p))
+		return;
+	slot = bpf_map_lookup_elem(&wake_slots, &key);
+	if (slot)
+		*(volatile __u64 *)slot = ktrace_wake_slot(p->pid, ts);
+}
+
+/*
+ * @next is switched in at @ts on @cpu: if it waited since a wakeup for the
+ * trigger's latency, the first such wait anywhere fires the trigger, is
+ * marked in the trace, and sets when recording stops.
+ */
+static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __u32 cpu)
+{
+	__u32 pid = next->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
+	__u64 rec[KTRACE_FXT_TRIGGER_WORDS], *slot, v, lat;
+
+	slot = bpf_map_lookup_elem(&wake_slots, &key);
+	if (!pid || !slot)
+		return;
+	v = *(volatile __u64 *)slot;
+	if (v >> KTRACE_WAKE_TS_BITS != pid)
+		return;
+	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	if (__sync_val_compare_and_swap(slot, v, 0) != v)
+		return;
+	lat = ktrace_wake_latency(v, pid, ts);
+	if (lat < trigger_ns || !trigger_watches(next) ||
+	    __sync_val_compare_and_swap(&trigger.fired, 0, 1))
+		return;
+	trigger.ts = ts;
+	trigger.latency = lat;
+	trigger.tid = pid;
+	trigger.cpu = cpu;
+	emit_to(cpu, cpu, rec, ktrace_fxt_put_trigger(rec, ts, next->tgid, pid, lat, ts - lat, cpu),
+		ts, true);
+	__sync_lock_test_and_set(&trigger.stop_at, ts + after_ns);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -209,38 +292,27 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
 						      next->pid, next->prio), ts, true);
+	if (trigger_ns)
+		trigger_check(next, ts, cpu);
 	return 0;
 }
 
 /*
- * The preempt count says whether a wakeup comes from an interrupt.  x86
- * keeps it in the per-CPU __preempt_count (6.2 to 6.14 in pcpu_hot).  The
- * verifier finds per-CPU variables through kallsyms; a kernel without
- * them gets ktrace_sched_waking_depth instead (user space picks one).
+ * Whether a wakeup comes from an interrupt.  Built twice: with
+ * KTRACE_EXACT_IRQ_CONTEXT, from the per-CPU preempt count, which the
+ * verifier finds through kallsyms and libbpf through vmlinux BTF (x86:
+ * Linux up to 6.1 and from 6.15); user space loads that build only where
+ * both have it, since libbpf would otherwise look in module BTF, which
+ * needs CAP_SYS_ADMIN.  Else from the interrupt tracepoints (below).
  */
-extern const int __preempt_count __ksym __weak;
-
-struct pcpu_hot___ktrace {
-	int preempt_count;
-} __attribute__((preserve_access_index));
-
-extern const struct pcpu_hot___ktrace pcpu_hot __ksym __weak;
+#ifdef KTRACE_EXACT_IRQ_CONTEXT
+extern const int __preempt_count __ksym;
 
 static __always_inline __u32 irq_context(void)
 {
-	const struct pcpu_hot___ktrace *hot;
-	const int *pc;
-
-	if (&__preempt_count) {
-		pc = bpf_this_cpu_ptr(&__preempt_count);
-		return ktrace_irq_context(*pc);
-	}
-	if (&pcpu_hot) {
-		hot = bpf_this_cpu_ptr(&pcpu_hot);
-		return ktrace_irq_context(BPF_CORE_READ(hot, preempt_count));
-	}
-	return KTRACE_CTX_TASK;
+	return ktrace_irq_context(*(const int *)bpf_this_cpu_ptr(&__preempt_count));
 }
+#endif
 
 /*
  * Without the preempt count, the interrupt tracepoints keep a per-CPU
@@ -275,7 +347,8 @@ static __always_inline int irq_depth_add(bool hard, int delta)
 	return 0;
 }
 
-static __always_inline __u32 irq_context_by_depth(void)
+#ifndef KTRACE_EXACT_IRQ_CONTEXT
+static __always_inline __u32 irq_context(void)
 {
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
@@ -285,6 +358,7 @@ static __always_inline __u32 irq_context_by_depth(void)
 	return d->hardirq > 0 ? KTRACE_CTX_HARDIRQ :
 	       d->softirq > 0 ? KTRACE_CTX_SOFTIRQ : KTRACE_CTX_TASK;
 }
+#endif
 
 SEC("tp_btf/irq_handler_entry")
 int ktrace_irq_enter(void *ctx) { return irq_depth_add(true, 1); }
@@ -320,19 +394,14 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, __u32 i
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
 						     irq_ctx),
 		ts, irqs_off || p != waker);
+	if (trigger_ns)
+		trigger_note_wakeup(p, ts);
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
 	wakeup(p, false, irq_context());
-	return 0;
-}
-
-SEC("tp_btf/sched_waking")
-int BPF_PROG(ktrace_sched_waking_depth, struct task_struct *p)
-{
-	wakeup(p, false, irq_context_by_depth());
 	return 0;
 }
 

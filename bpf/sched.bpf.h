@@ -49,4 +49,18 @@ struct ktrace_bpf_ctl {
 	__u64 pad1[7];
 };
 
+/*
+ * The latency trigger's state, in .bss: user space reads it.  The first
+ * switch-in past the threshold wins @fired, fills the rest, and stores
+ * @stop_at last; every writer drops what comes after @stop_at.
+ */
+struct ktrace_bpf_trigger {
+	__u64 fired;
+	__u64 ts;		/* the switch-in that ended the wait */
+	__u64 latency;		/* ns, to 1 us */
+	__u32 tid;
+	__u32 cpu;
+	__u64 stop_at;		/* 0 until fired */
+};
+
 #endif

@@ -152,9 +152,12 @@ static void *reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
  */
 void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
 {
-	u64 n, lpos, *loss;
+	u64 n, lpos, *loss, stop = READ_ONCE(b->session->stop_at);
 	void *rec;
 
+	/* After a latency trigger's window: the recording is over, nothing is lost. */
+	if (unlikely(stop) && ts > stop)
+		return NULL;
 	if (unlikely(local64_read(&b->pending_lost))) {
 		n = local64_xchg(&b->pending_lost, 0);
 		if (n) {

@@ -64,6 +64,25 @@ struct ktrace_session {
 	struct list_head probes;	/* kprobes and kretprobes (-p) */
 	unsigned int nr_probes;
 	wait_queue_head_t wq;
+
+	/*
+	 * Latency trigger (KTRACE_CFG_TRIGGER), set by CONFIGURE.  While
+	 * running, @wake_slots is written by the wakeup probes and cleared by
+	 * the switch probe; the first switch-in past @trigger_ns wins @fired
+	 * and writes @trigger_*, then @stop_at (release), which every writer
+	 * reads: past it nothing is recorded.  START resets them.
+	 */
+	u64 *wake_slots;		/* KTRACE_WAKE_SLOTS words, NULL if no trigger */
+	u64 trigger_ns;
+	u64 after_ns;
+	u32 trigger_pid;
+	char trigger_comm[KTRACE_COMM_LEN];
+	atomic_t fired;
+	u64 stop_at;
+	u64 trigger_ts;
+	u64 trigger_latency;
+	u32 trigger_tid;
+	u32 trigger_cpu;
 };
 
 extern struct ktrace_session __rcu *ktrace_active;

@@ -33,6 +33,46 @@ static inline struct ktrace_cpu_buf *this_buf(void)
 	return s ? s->bufs[smp_processor_id()] : NULL;
 }
 
+/* Whether the latency trigger watches @p (its --pid and --comm). */
+static bool trigger_watches(const struct ktrace_session *s, const struct task_struct *p)
+{
+	if (s->trigger_pid && p->pid != s->trigger_pid && p->tgid != s->trigger_pid)
+		return false;
+	return !s->trigger_comm[0] || !strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN);
+}
+
+/*
+ * @next is switched in at @ts: if it waited since a wakeup for the
+ * trigger's latency, the first such wait anywhere fires the trigger, is
+ * marked in the trace, and sets when recording stops.
+ */
+static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u64 ts)
+{
+	struct ktrace_session *s = b->session;
+	u64 rec[KTRACE_FXT_TRIGGER_WORDS], *slot, v, lat;
+
+	if (!next->pid)
+		return;
+	slot = &s->wake_slots[next->pid & (KTRACE_WAKE_SLOTS - 1)];
+	v = READ_ONCE(*slot);
+	if (v >> KTRACE_WAKE_TS_BITS != next->pid)
+		return;
+	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	if (cmpxchg64(slot, v, 0) != v)
+		return;
+	lat = ktrace_wake_latency(v, next->pid, ts);
+	if (lat < s->trigger_ns || !trigger_watches(s, next) || atomic_cmpxchg(&s->fired, 0, 1))
+		return;
+	s->trigger_ts = ts;
+	s->trigger_latency = lat;
+	s->trigger_tid = next->pid;
+	s->trigger_cpu = b->cpu;
+	ktrace_buf_write(b, rec, ktrace_fxt_put_trigger(rec, ts, next->tgid, next->pid, lat,
+							ts - lat, b->cpu), ts);
+	/* Pairs with STATS' load: the trigger's fields are set before it. */
+	smp_store_release(&s->stop_at, ts + s->after_ns);
+}
+
 static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			       struct task_struct *next, unsigned int prev_state)
 {
@@ -49,6 +89,8 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 			       ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state)),
 			       next->pid, next->prio);
 	ktrace_buf_commit(b, pos, KTRACE_FXT_CSWITCH_WORDS * 8);
+	if (unlikely(b->session->wake_slots))
+		trigger_check(b, next, ts);
 }
 
 /* The kind of interrupt the current code serves, if any. */
@@ -78,6 +120,9 @@ static void probe_wakeup(void *data, struct task_struct *p)
 		return;
 	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx);
 	ktrace_buf_commit(b, pos, bytes);
+	if (unlikely(b->session->wake_slots) && p->pid && trigger_watches(b->session, p))
+		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
+			   ktrace_wake_slot(p->pid, ts));
 }
 
 /* Thread (and, for a group leader, process) name records for @p. */

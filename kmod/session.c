@@ -4,6 +4,9 @@
 
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -32,8 +35,22 @@ void ktrace_session_free(struct ktrace_session *s)
 	ktrace_dynprobes_remove_locked(s);
 	mutex_unlock(&s->lock);
 	ktrace_bufs_free(s);
+	vfree(s->wake_slots);
 	mutex_destroy(&s->lock);
 	kfree(s);
+}
+
+/* The trigger's fields are all 0 without KTRACE_CFG_TRIGGER, and sensible with it. */
+static int check_trigger(const struct ktrace_config *cfg)
+{
+	if (!(cfg->flags & KTRACE_CFG_TRIGGER))
+		return cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns ||
+		       memchr_inv(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)) ? -EINVAL : 0;
+	if (!(cfg->flags & KTRACE_CFG_RING) || !cfg->trigger_ns ||
+	    cfg->trigger_pid > PID_MAX_LIMIT || cfg->after_ns > 3600ULL * NSEC_PER_SEC ||
+	    !memchr(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)))
+		return -EINVAL;
+	return 0;
 }
 
 int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_config *cfg)
@@ -42,8 +59,7 @@ int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_confi
 	u32 subbuf = cfg->subbuf_size ? cfg->subbuf_size : KTRACE_DEFAULT_SUBBUF_SIZE;
 	int ret;
 
-	if (cfg->flags & ~KTRACE_CFG_FLAGS || cfg->reserved0 ||
-	    memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+	if (cfg->flags & ~KTRACE_CFG_FLAGS || check_trigger(cfg))
 		return -EINVAL;
 	if (!is_power_of_2(size) || !is_power_of_2(subbuf) || subbuf < KTRACE_MIN_SUBBUF_SIZE ||
 	    subbuf < PAGE_SIZE || size < 2ULL * subbuf || size / subbuf > KTRACE_MAX_SUBBUFS ||
@@ -61,9 +77,24 @@ int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_confi
 	s->nr_subbufs = size / subbuf;
 	s->meta_size = PAGE_ALIGN(sizeof(struct ktrace_meta));
 	s->cpu_stride = s->meta_size + size;
+	if (cfg->flags & KTRACE_CFG_TRIGGER) {
+		s->wake_slots = vzalloc(KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
+		if (!s->wake_slots) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		s->trigger_ns = cfg->trigger_ns;
+		s->after_ns = cfg->after_ns;
+		s->trigger_pid = cfg->trigger_pid;
+		memcpy(s->trigger_comm, cfg->trigger_comm, sizeof(s->trigger_comm));
+	}
 	ret = ktrace_bufs_alloc_locked(s);
-	if (!ret)
+	if (!ret) {
 		s->configured = true;
+	} else {
+		vfree(s->wake_slots);
+		s->wake_slots = NULL;
+	}
 out:
 	mutex_unlock(&s->lock);
 	return ret;
@@ -84,6 +115,12 @@ int ktrace_session_start(struct ktrace_session *s)
 		goto out_unlock_active;
 	}
 	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
+	if (s->wake_slots) {
+		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
+		atomic_set(&s->fired, 0);
+		s->stop_at = 0;
+		s->trigger_ts = 0;
+	}
 	rcu_assign_pointer(ktrace_active, s);
 	ret = ktrace_probes_register();
 	if (ret) {
@@ -138,6 +175,14 @@ void ktrace_session_stats(struct ktrace_session *s, struct ktrace_stats *st)
 			st->overwritten += READ_ONCE(m->overwritten);
 			st->bytes += READ_ONCE(m->head);
 		}
+	}
+	/* @stop_at is written last: the rest is complete once it is seen. */
+	st->stop_at = smp_load_acquire(&s->stop_at);
+	if (st->stop_at) {
+		st->trigger_ts = s->trigger_ts;
+		st->trigger_latency = s->trigger_latency;
+		st->trigger_tid = s->trigger_tid;
+		st->trigger_cpu = s->trigger_cpu;
 	}
 	mutex_unlock(&s->lock);
 }

@@ -201,7 +201,7 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	/* The input's own preamble and string table come through the merge. */
-	ret = merge_spools(spools, embed ? 1 : 2, w);
+	ret = merge_spools(spools, embed ? 1 : 2, w, 0);
 	bytes = w->out.total + w->out.len;
 	if (!ret)
 		ret = fxt_writer_finish(w);

@@ -34,7 +34,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
-	      "                     [--ring] [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
+	      "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
+	      "                     [--comm NAME]]] [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
 	      "\n"
 	      "Record context switches, wakeups and thread names on every CPU until\n"
 	      "SECONDS have passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
@@ -45,7 +46,15 @@ static void usage(FILE *f)
 	      "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
 	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
 	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
-	      "      --ring             flight recorder: keep the newest buffer's worth per CPU\n"
+	      "      --ring             flight recorder: keep the newest buffer's worth per CPU;\n"
+	      "                         the trace starts where every CPU's window has data\n"
+	      "      --stop-on-latency DUR  a flight recorder (implies --ring) that stops when\n"
+	      "                         a thread waits DUR (5ms, 200us) from its wakeup to\n"
+	      "                         running, as seen in the kernel; the trace marks the\n"
+	      "                         wait (ktrace:latency trigger)\n"
+	      "      --after DUR        with --stop-on-latency: record this much more (default 0)\n"
+	      "      --pid PID          with --stop-on-latency: only this thread or process\n"
+	      "      --comm NAME        with --stop-on-latency: only threads so named\n"
 	      "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
 	      "                         (entry to return, nested under recursion); repeatable\n"
 	      "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
@@ -57,7 +66,8 @@ static void usage(FILE *f)
 	      "  ktrace record -o sched.fxt -d 5\n"
 	      "  ktrace record -o make.json -- make -j2\n"
 	      "  ktrace record --ftrace 'irq:*,timer:hrtimer_expire_entry' -o irq.fxt -d 2\n"
-	      "  ktrace record --ring -b 64M -o last.fxt -- ./reproducer\n", f);
+	      "  ktrace record --ring -b 64M -o last.fxt -- ./reproducer\n"
+	      "  ktrace record --stop-on-latency 5ms --after 100ms --comm cyclictest -o lat.fxt\n", f);
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -136,8 +146,27 @@ static const char *kernel_release(void)
 	return u.release;
 }
 
+/*
+ * A ring keeps each CPU's newest records, so each CPU's window starts at a
+ * different time; the archive starts where they all have data.
+ */
+static uint64_t ring_common_start(const struct spool *spools, unsigned int n)
+{
+	uint64_t from = 0, t;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!spools[i].timed_records)
+			continue;
+		t = spools[i].min_ts + spools[i].offset;
+		if (t > from)
+			from = t;
+	}
+	return from;
+}
+
 static int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
-			 uint64_t start, struct spool *spools, unsigned int n, uint64_t *bytes)
+			 uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
+			 uint64_t *bytes)
 {
 	uint64_t threads;
 	struct fxt_writer *w = malloc(sizeof(*w));
@@ -156,11 +185,12 @@ static int write_archive(int fd, const struct source_ops *ops, const struct reco
 	/*
 	 * The threads alive now, first: the names recorded (those alive at
 	 * the start, then fork, exec and rename) come later and win, and a
-	 * thread whose events were lost still gets one.
+	 * thread whose events were lost, or written over in a ring, still
+	 * gets one.
 	 */
-	if (!ops->statedump_in_kernel)
+	if (!ops->statedump_in_kernel || ro->ring)
 		statedump_write(w, &threads);
-	ret = merge_spools(spools, n, w);
+	ret = merge_spools(spools, n, w, from);
 	*bytes = w->out.total + w->out.len;
 	if (!ret)
 		ret = fxt_writer_finish(w);
@@ -175,7 +205,7 @@ static int write_archive(int fd, const struct source_ops *ops, const struct reco
  * the spools, so write it as FXT where there is room and say where.
  */
 static void rescue(const struct source_ops *ops, const struct record_opts *ro, uint64_t start,
-		   struct spool *spools, unsigned int n)
+		   struct spool *spools, unsigned int n, uint64_t from)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
 	uint64_t bytes;
@@ -190,7 +220,7 @@ static void rescue(const struct source_ops *ops, const struct record_opts *ro, u
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, ro, start, spools, n, &bytes) && !close(fd)) {
+		if (!write_archive(fd, ops, ro, start, spools, n, from, &bytes) && !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, bytes / 1e6);
 			return;
@@ -322,9 +352,49 @@ static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *poi
 		(long long)offset, matched, (long long)residual);
 }
 
+enum {
+	OPT_STOP_ON_LATENCY = 256,
+	OPT_AFTER,
+	OPT_PID,
+	OPT_COMM,
+};
+
+/* The trigger's options: --after, --pid and --comm only mean something with it. */
+static int check_trigger_opts(struct record_opts *ro, bool after, bool pid, bool comm)
+{
+	if (!ro->trigger_ns && (after || pid || comm)) {
+		pr_err("--after, --pid and --comm go with --stop-on-latency");
+		return -EINVAL;
+	}
+	if (ro->trigger_ns)
+		ro->ring = true;
+	return 0;
+}
+
+/* Waits for the trigger's --after window once it fired; 1 when recording should stop. */
+static int trigger_done(const struct source_ops *ops, void *src, struct trigger_report *t,
+			bool *said)
+{
+	int ret = ops->trigger(src, t);
+
+	if (ret <= 0)
+		return ret;
+	if (!*said) {
+		pr_info("latency trigger: thread %u waited %.3f ms from its wakeup to running on CPU %u; recording %.3f s more",
+			t->tid, t->latency / 1e6, t->cpu,
+			t->stop_at > t->ts ? (t->stop_at - t->ts) / 1e9 : 0.0);
+		*said = true;
+	}
+	return now_mono_ns() > t->stop_at;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "stop-on-latency", required_argument, NULL, OPT_STOP_ON_LATENCY },
+		{ "after", required_argument, NULL, OPT_AFTER },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "backend", required_argument, NULL, 'B' },
@@ -348,8 +418,12 @@ int cmd_record(int argc, char **argv)
 	unsigned int nspools = 0, cli = 0, nall = 0;
 	struct clock_sync sync = { .marker_fd = -1 };
 	double duration = 0;
-	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0;
-	bool json, tty = isatty(STDERR_FILENO);
+	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0, from = 0;
+	bool json, tty = isatty(STDERR_FILENO), has_after = false, has_pid = false, has_comm = false;
+	bool said_trigger = false, triggered = false;
+	struct trigger_report trep = { 0 };
+	unsigned long long pid_arg;
+	char *end;
 	pid_t child = -1;
 	int c, ret, go = -1, status = 0, cmd_status = 0, out_fd = -1, fxt_fd;
 	void *src = NULL;
@@ -394,6 +468,40 @@ int cmd_record(int argc, char **argv)
 		case 'v':
 			ro.verbose = true;
 			break;
+		case OPT_STOP_ON_LATENCY:
+			if (parse_duration(optarg, &ro.trigger_ns) || !ro.trigger_ns) {
+				pr_err("--stop-on-latency %s: give a duration above 0 (5ms, 200us)",
+				       optarg);
+				return 2;
+			}
+			break;
+		case OPT_AFTER:
+			if (parse_duration(optarg, &ro.after_ns) || ro.after_ns > 3600000000000ULL) {
+				pr_err("--after %s: give a duration of at most an hour (100ms, 2s)",
+				       optarg);
+				return 2;
+			}
+			has_after = true;
+			break;
+		case OPT_PID:
+			errno = 0;
+			pid_arg = strtoull(optarg, &end, 10);
+			if (*end || end == optarg || errno || !pid_arg || pid_arg > 4194304) {
+				pr_err("--pid %s: give a thread or process id", optarg);
+				return 2;
+			}
+			ro.trigger_pid = pid_arg;
+			has_pid = true;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) >= sizeof(ro.trigger_comm)) {
+				pr_err("--comm '%s': give a name of 1 to 15 characters, as the kernel keeps it",
+				       optarg);
+				return 2;
+			}
+			strcpy(ro.trigger_comm, optarg);
+			has_comm = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -402,7 +510,8 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (output_format(format, out_path, &json))
+	if (output_format(format, out_path, &json) ||
+	    check_trigger_opts(&ro, has_after, has_pid, has_comm))
 		return 2;
 
 	if (!backend) {
@@ -512,7 +621,8 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out;
 	start = now_mono_ns();
-	if (!ops->statedump_in_kernel) {
+	/* A ring may write over the module's own state dump: names go in a spool too. */
+	if (!ops->statedump_in_kernel || ro.ring) {
 		/*
 		 * Every thread alive now, named before anything else in the
 		 * archive; fork, exec and rename events, recording already,
@@ -549,12 +659,25 @@ int cmd_record(int argc, char **argv)
 		}
 		if (duration > 0 && now_mono_ns() - start >= duration * 1e9)
 			break;
+		if (ro.trigger_ns) {
+			ret = trigger_done(ops, src, &trep, &said_trigger);
+			if (ret < 0) {
+				pr_err("reading the latency trigger: %s; stopping", strerror(-ret));
+				break;
+			}
+			triggered = ret;
+			if (triggered)
+				break;
+		}
 		/* A ring is read only at the end: nothing to count meanwhile. */
 		if (tty && !ro.ring && now_mono_ns() - last_progress > 500000000ULL) {
 			last_progress = now_mono_ns();
 			progress(start, spools, nspools, false);
 		}
 	}
+	/* It may have fired as the command ended. */
+	if (ro.trigger_ns && !said_trigger)
+		trigger_done(ops, src, &trep, &said_trigger);
 	clock_sync(&sync, &spools[cli]);
 	ret = ops->stop(src, &st);
 	if (capturing) {
@@ -586,7 +709,9 @@ int cmd_record(int argc, char **argv)
 		pr_err("cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
-	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nall, &bytes);
+	if (ro.ring)
+		from = ring_common_start(spools, nall);
+	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nall, from, &bytes);
 	if (!ret && json)
 		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
 	if (json)
@@ -596,7 +721,7 @@ int cmd_record(int argc, char **argv)
 	out_fd = -1;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
-		rescue(ops, &ro, t0, spools, nall);
+		rescue(ops, &ro, t0, spools, nall, from);
 		goto out;
 	}
 	pr_info("wrote %s: %llu records, %.1f MB, %llu dropped%s", out_path,
@@ -605,6 +730,12 @@ int cmd_record(int argc, char **argv)
 	if (st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",
 			(unsigned long long)st.rejected);
+	if (from)
+		pr_info("ring: the trace starts at %.6f s, where every CPU's window has data",
+			from / 1e9);
+	if (ro.trigger_ns && !said_trigger)
+		pr_info("the latency trigger did not fire: no wait reached %.3f ms",
+			ro.trigger_ns / 1e6);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		ret = -ENOENT;
 	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {

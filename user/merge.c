@@ -49,6 +49,8 @@ static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
 
 	if (!raw_ts(w, words, &ts))
 		return;
+	if (!s->timed_records++ || ts < s->min_ts)
+		s->min_ts = ts;
 	if (ts >= s->max_ts)
 		s->max_ts = ts;
 	else if (s->max_ts - ts > s->disorder)
@@ -306,7 +308,7 @@ static void cursor_free(struct cursor *c)
 	free(c->held);
 }
 
-int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
+int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w, uint64_t from)
 {
 	struct cursor *cur = calloc(n, sizeof(*cur));
 	struct heap_node **heap = calloc(n, sizeof(*heap));
@@ -341,9 +343,11 @@ int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w)
 	ret = 0;
 	while (live) {
 		struct cursor *c = (struct cursor *)heap[0];
+		uint64_t ts;
 		int more;
 
-		fxt_write_words(w, c->rec, c->words);
+		if (!from || !raw_ts(c->rec, c->words, &ts) || ts >= from)
+			fxt_write_words(w, c->rec, c->words);
 		more = cursor_next(c);
 		if (more < 0) {
 			ret = more;

@@ -24,6 +24,8 @@ struct spool {
 	uint64_t records, bytes;
 	uint64_t rejected;	/* malformed records from the recorder */
 	uint64_t max_ts;	/* the latest event time so far */
+	uint64_t min_ts;	/* the earliest, once timed_records > 0 */
+	uint64_t timed_records;
 	uint64_t disorder;	/* the most an event came before max_ts, ns */
 };
 
@@ -35,7 +37,8 @@ int spool_add(struct spool *s, const void *rec, size_t bytes);
 int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
 /* Moves the records encoded in memory buffer @o into @s, emptying @o. */
 int spool_add_encoded(struct spool *s, struct obuf *o);
-int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w);
+/* Records timed before @from (0: none) are left out; names and strings are kept. */
+int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w, uint64_t from);
 
 /* Names of every process and thread alive now, as kernel object records. */
 int statedump_write(struct fxt_writer *w, uint64_t *threads);
@@ -51,6 +54,16 @@ struct record_opts {
 	unsigned int nprobes;
 	bool ring;		/* flight recorder: keep the newest data */
 	bool verbose;
+	/* --stop-on-latency: stop after_ns after a wakeup latency of trigger_ns */
+	uint64_t trigger_ns, after_ns;
+	uint32_t trigger_pid;	/* --pid: its tid or tgid; 0 any */
+	char trigger_comm[16];	/* --comm; empty: any */
+};
+
+/* The wait that fired the latency trigger, and when recording stops. */
+struct trigger_report {
+	uint64_t ts, latency, stop_at;
+	uint32_t tid, cpu;
 };
 
 struct record_stats {
@@ -69,6 +82,8 @@ struct source_ops {
 	int (*poll)(void *priv, int timeout_ms);
 	/* Stop recording, drain everything, write final loss records. */
 	int (*stop)(void *priv, struct record_stats *st);
+	/* 1 and @t once the latency trigger fired, 0 before, -errno on error. */
+	int (*trigger)(void *priv, struct trigger_report *t);
 	void (*close)(void *priv);
 };
 
@@ -79,6 +94,8 @@ extern const struct source_ops source_kmod_ops;
 
 /* Check that a backend can run here; 0, or -errno with @why set. */
 int source_bpf_probe(char *why, size_t len);
+/* The BPF recorder built to read interrupt wakers from the preempt count. */
+const void *bpf_exact_elf(size_t *size);
 int source_kmod_probe(char *why, size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include <linux/ktrace_fxt.h>
@@ -140,53 +141,73 @@ static void detach_probes(struct source_bpf *s)
 }
 
 /*
- * Whether /proc/kallsyms lists the per-CPU preempt count, which BPF
- * programs can only reference through it.
+ * Whether the exact build of the recorder can load here: vmlinux BTF has
+ * the per-CPU preempt count (else libbpf would search module BTF, which
+ * needs CAP_SYS_ADMIN) and kallsyms lists it (the verifier needs its
+ * address).
  */
-static bool kallsyms_has_preempt_count(void)
+static bool preempt_count_usable(void)
 {
 	char line[256], *sym;
 	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	struct btf *btf = btf__load_vmlinux_btf();
+	FILE *f;
 
-	if (!f)
+	if (!btf)
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
+	found = btf__find_by_name_kind(btf, "__preempt_count", BTF_KIND_VAR) >= 0;
+	btf__free(btf);
+	f = found ? fopen("/proc/kallsyms", "re") : NULL;
+	found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
 		sym = strrchr(line, ' ');
-		found = sym && (!strcmp(sym + 1, "__preempt_count\n") || !strcmp(sym + 1, "pcpu_hot\n"));
+		found = sym && !strcmp(sym + 1, "__preempt_count\n");
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
 	return found;
 }
 
 /*
- * Interrupt wakers: exactly from the preempt count where the verifier can
- * find it, else from the interrupt tracepoints' per-CPU counts (those
- * missing on this architecture or kernel are left out).
+ * Opens the recorder: the exact build where it can load, else the one that
+ * counts interrupts from their tracepoints (the programs for the vectors
+ * this kernel lacks are left out).
  */
-static void choose_irq_context(struct sched_bpf *skel)
+static struct sched_bpf *open_recorder(void)
 {
 	static const char *const vector_tps[] = {
 		"local_timer_entry", "local_timer_exit", "irq_work_entry", "irq_work_exit",
 	};
-	struct bpf_program *vector_progs[] = {
-		skel->progs.ktrace_timer_enter, skel->progs.ktrace_timer_exit,
-		skel->progs.ktrace_irq_work_enter, skel->progs.ktrace_irq_work_exit,
-	};
-	struct bpf_program *depth_progs[] = {
-		skel->progs.ktrace_irq_enter, skel->progs.ktrace_irq_exit,
-		skel->progs.ktrace_softirq_enter, skel->progs.ktrace_softirq_exit,
-	};
-	bool exact = kallsyms_has_preempt_count();
+	struct sched_bpf *skel = calloc(1, sizeof(*skel));
+	struct bpf_program *depth_progs[8];
+	bool exact = preempt_count_usable();
+	int ret;
 
-	bpf_program__set_autoload(exact ? skel->progs.ktrace_sched_waking_depth :
-				  skel->progs.ktrace_sched_waking, false);
+	if (!skel)
+		return NULL;
+	ret = sched_bpf__create_skeleton(skel);
+	if (!ret && exact)
+		skel->skeleton->data = bpf_exact_elf(&skel->skeleton->data_sz);
+	if (!ret)
+		ret = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (ret) {
+		sched_bpf__destroy(skel);
+		errno = -ret;
+		return NULL;
+	}
+	depth_progs[0] = skel->progs.ktrace_irq_enter;
+	depth_progs[1] = skel->progs.ktrace_irq_exit;
+	depth_progs[2] = skel->progs.ktrace_softirq_enter;
+	depth_progs[3] = skel->progs.ktrace_softirq_exit;
+	depth_progs[4] = skel->progs.ktrace_timer_enter;
+	depth_progs[5] = skel->progs.ktrace_timer_exit;
+	depth_progs[6] = skel->progs.ktrace_irq_work_enter;
+	depth_progs[7] = skel->progs.ktrace_irq_work_exit;
 	for (size_t i = 0; i < ARRAY_SIZE(depth_progs); i++)
-		bpf_program__set_autoload(depth_progs[i], !exact);
-	for (size_t i = 0; i < ARRAY_SIZE(vector_progs); i++)
-		bpf_program__set_autoload(vector_progs[i], !exact &&
-					  libbpf_find_vmlinux_btf_id(vector_tps[i],
-								     BPF_TRACE_RAW_TP) >= 0);
+		bpf_program__set_autoload(depth_progs[i], !exact &&
+					  (i < 4 || libbpf_find_vmlinux_btf_id(vector_tps[i - 4],
+									       BPF_TRACE_RAW_TP) >= 0));
+	return skel;
 }
 
 static int bpf_open(void **out, const struct record_opts *o, struct spool *spools,
@@ -215,7 +236,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		       (unsigned long long)o->buffer_size, ncpus);
 		return -E2BIG;
 	}
-	s->skel = sched_bpf__open();
+	s->skel = open_recorder();
 	if (!s->skel) {
 		ret = -errno;
 		pr_err("cannot open the BPF recorder: %s", strerror(-ret));
@@ -229,6 +250,14 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	s->skel->rodata->nchunks = s->words / KTRACE_BPF_CHUNK_WORDS;
 	s->skel->rodata->nr_cpus = ncpus;
 	s->skel->rodata->ring = o->ring;
+	if (o->trigger_ns) {
+		s->skel->rodata->trigger_ns = o->trigger_ns;
+		s->skel->rodata->after_ns = o->after_ns;
+		s->skel->rodata->trigger_pid = o->trigger_pid;
+		memcpy((char *)s->skel->rodata->trigger_comm, o->trigger_comm,
+		       sizeof(s->skel->rodata->trigger_comm));
+		bpf_map__set_max_entries(s->skel->maps.wake_slots, KTRACE_WAKE_SLOTS);
+	}
 	s->opts = o;
 	/* Probe programs load only when asked for (a kernel may lack kprobes). */
 	if (!o->nprobes) {
@@ -236,7 +265,6 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_entry, false);
 		bpf_program__set_autoload(s->skel->progs.ktrace_probe_return, false);
 	}
-	choose_irq_context(s->skel);
 	bpf_map__set_max_entries(s->skel->maps.ctl, s->nbufs);
 	bpf_map__set_max_entries(s->skel->maps.data, s->nbufs * (s->words / KTRACE_BPF_CHUNK_WORDS));
 	ret = sched_bpf__load(s->skel);
@@ -419,6 +447,21 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	return s->err;
 }
 
+static int bpf_trigger(void *priv, struct trigger_report *t)
+{
+	struct source_bpf *s = priv;
+	const struct ktrace_bpf_trigger *tr = &s->skel->bss->trigger;
+
+	t->stop_at = __atomic_load_n(&tr->stop_at, __ATOMIC_ACQUIRE);
+	if (!t->stop_at)
+		return 0;
+	t->ts = tr->ts;
+	t->latency = tr->latency;
+	t->tid = tr->tid;
+	t->cpu = tr->cpu;
+	return 1;
+}
+
 static void bpf_close(void *priv)
 {
 	struct source_bpf *s = priv;
@@ -440,5 +483,6 @@ const struct source_ops source_bpf_ops = {
 	.start = bpf_start,
 	.poll = bpf_poll,
 	.stop = bpf_stop,
+	.trigger = bpf_trigger,
 	.close = bpf_close,
 };

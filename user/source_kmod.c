@@ -75,6 +75,13 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 	}
 	cfg.buffer_size = o->buffer_size;
 	cfg.flags = o->ring ? KTRACE_CFG_RING : 0;
+	if (o->trigger_ns) {
+		cfg.flags |= KTRACE_CFG_TRIGGER;
+		cfg.trigger_ns = o->trigger_ns;
+		cfg.after_ns = o->after_ns;
+		cfg.trigger_pid = o->trigger_pid;
+		memcpy(cfg.trigger_comm, o->trigger_comm, sizeof(cfg.trigger_comm));
+	}
 	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
 	cfg.subbuf_size = o->buffer_size / 16;
 	if (cfg.subbuf_size > KTRACE_DEFAULT_SUBBUF_SIZE)
@@ -284,6 +291,23 @@ static int kmod_stop(void *priv, struct record_stats *st)
 	return ret;
 }
 
+static int kmod_trigger(void *priv, struct trigger_report *t)
+{
+	struct source_kmod *s = priv;
+	struct ktrace_stats st = { .size = sizeof(st) };
+
+	if (ioctl(s->fd, KTRACE_IOC_STATS, &st))
+		return -errno;
+	if (!st.stop_at)
+		return 0;
+	t->ts = st.trigger_ts;
+	t->latency = st.trigger_latency;
+	t->stop_at = st.stop_at;
+	t->tid = st.trigger_tid;
+	t->cpu = st.trigger_cpu;
+	return 1;
+}
+
 static void kmod_close(void *priv)
 {
 	struct source_kmod *s = priv;
@@ -306,5 +330,6 @@ const struct source_ops source_kmod_ops = {
 	.start = kmod_start,
 	.poll = kmod_poll,
 	.stop = kmod_stop,
+	.trigger = kmod_trigger,
 	.close = kmod_close,
 };

@@ -267,4 +267,19 @@ if setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && [ ! -e /dev/ktrace ]; t
 		diag "$tmp/err"
 fi
 
+# Waits of known length behind a SCHED_FIFO hog, with interrupts recorded.
+run "$ktrace" record --backend bpf --ftrace 'irq:*' -o "$tmp/lat.fxt" -- \
+	"$build/tests/latency_workload" "$tmp/lat.expect" 10 5000
+if [ $rc -eq 4 ]; then
+	skip "ktrace latency on a known workload" "$(tail -1 "$tmp/err")"
+else
+	ok $rc "record --ftrace 'irq:*' -- latency_workload" || diag "$tmp/err"
+	tests/check_latency.py "$ktrace" "$tmp/lat.fxt" "$tmp/lat.expect" >"$tmp/check"
+	ok $? "ktrace latency finds each 5 ms wait behind the hog, its kind, waker and blame" ||
+		grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
+	run "$ktrace" latency "$tmp/lat.fxt" --json --top 1
+	python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['irq_recorded'] and 'hardirq_ns' in r['top'][0]['blame'] else 1)"
+	ok $? "with --ftrace 'irq:*' the blame includes interrupt handler time"
+fi
+
 finish

@@ -25,7 +25,10 @@
 
 /* ktrace_config.flags */
 #define KTRACE_CFG_RING		(1U << 0)	/* overwrite the oldest data */
-#define KTRACE_CFG_FLAGS	KTRACE_CFG_RING
+#define KTRACE_CFG_TRIGGER	(1U << 1)	/* stop on a wakeup latency (ring only) */
+#define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER)
+
+#define KTRACE_COMM_LEN		16
 
 /* Every struct starts with its size, so it can grow; reserved must be 0. */
 struct ktrace_config {
@@ -33,8 +36,16 @@ struct ktrace_config {
 	__u32 flags;
 	__u64 buffer_size;	/* per CPU, power of two; 0: the module's default */
 	__u32 subbuf_size;	/* power of two, at least 4 KiB; 0: 64 KiB */
-	__u32 reserved0;
-	__u64 reserved[4];
+	/*
+	 * KTRACE_CFG_TRIGGER, else all 0: the first switch-in whose wait
+	 * since its wakeup reaches trigger_ns, of a thread whose tid or tgid
+	 * is trigger_pid (0: any) and whose name is trigger_comm (empty: any),
+	 * writes a trigger record; every CPU records after_ns more, then stops.
+	 */
+	__u32 trigger_pid;
+	__u64 trigger_ns;
+	__u64 after_ns;
+	char trigger_comm[KTRACE_COMM_LEN];	/* NUL-terminated */
 };
 
 /* Read with KTRACE_IOC_GEOMETRY once configured. */
@@ -88,7 +99,12 @@ struct ktrace_stats {
 	__u64 lost;
 	__u64 overwritten;
 	__u64 bytes;		/* reserved in all buffers */
-	__u64 reserved[4];
+	/* The latency trigger, once it fired: nothing is recorded after stop_at. */
+	__u64 trigger_ts;	/* the switch-in that ended the wait; 0: not fired */
+	__u64 stop_at;
+	__u64 trigger_latency;	/* ns, to 1 us */
+	__u32 trigger_tid;
+	__u32 trigger_cpu;
 };
 
 /* Dynamic probes, added before START and removed by STOP or close. */

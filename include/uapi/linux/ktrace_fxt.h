@@ -642,6 +642,35 @@ static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 t
 	return n;
 }
 
+/*
+ * Latency trigger (record --stop-on-latency): each thread's latest wakeup,
+ * in a table of 2^16 words indexed by pid.  A word packs the pid (22 bits:
+ * PID_MAX_LIMIT) with the wakeup time in 1.024 us units (42 bits: 52 days
+ * before it wraps), so it is stored and loaded whole: two threads that
+ * share a slot lose a measurement, never mix theirs.
+ */
+#define KTRACE_WAKE_SLOTS		65536U
+#define KTRACE_WAKE_TS_BITS		42
+#define KTRACE_WAKE_TS_MASK		((1ULL << KTRACE_WAKE_TS_BITS) - 1)
+#define KTRACE_WAKE_TS_SHIFT		10
+
+static inline __u64 ktrace_wake_slot(__u32 pid, __u64 ts)
+{
+	return (__u64)pid << KTRACE_WAKE_TS_BITS |
+	       ((ts >> KTRACE_WAKE_TS_SHIFT) & KTRACE_WAKE_TS_MASK);
+}
+
+/* The wait since @pid's wakeup in @slot until @now, in ns; 0 if the slot is not @pid's. */
+static inline __u64 ktrace_wake_latency(__u64 slot, __u32 pid, __u64 now)
+{
+	__u64 then = slot & KTRACE_WAKE_TS_MASK, units;
+
+	if (!pid || slot >> KTRACE_WAKE_TS_BITS != pid)
+		return 0;
+	units = ((now >> KTRACE_WAKE_TS_SHIFT) - then) & KTRACE_WAKE_TS_MASK;
+	return units << KTRACE_WAKE_TS_SHIFT;
+}
+
 #define KTRACE_FXT_TRIGGER_WORDS	9
 
 /*
