@@ -29,7 +29,7 @@ for a in $(/bin/busybox --list); do
 done
 ln -sf ../bin/busybox "$root/sbin/init.busybox"
 
-progs="$build/ktrace $build/tests/workload $build/selftests/ktrace_test"
+progs="$build/ktrace $build/tests/workload $build/tests/latency_workload $build/selftests/ktrace_test"
 [ -x "$build/bench/pingpong" ] && progs="$progs $build/bench/pingpong"
 cp kmod/ktrace.ko $progs "$root/ktrace/"
 [ -f tests/kmod-api/ktrace_api_test.ko ] && cp tests/kmod-api/ktrace_api_test.ko "$root/ktrace/"

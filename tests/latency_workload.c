@@ -10,7 +10,8 @@
  *    hog, which preempts the victim and spins HOG_US: the victim's
  *    preemption latency is HOG_US.
  * usage: latency_workload EXPECT_FILE [ROUNDS [HOG_US]]
- * EXPECT_FILE gets pid, main, victim, hog, rounds and hog_us.
+ * EXPECT_FILE gets pid, main, victim, hog, rounds and hog_us, before the
+ * rounds start (a latency trigger may end the recording, and this, early).
  * Exits 4 when it cannot run (one CPU, or SCHED_FIFO refused).
  */
 #include <errno.h>
@@ -144,6 +145,13 @@ int main(int argc, char **argv)
 	while (!__atomic_load_n(&hog_tid, __ATOMIC_SEQ_CST) ||
 	       !__atomic_load_n(&victim_tid, __ATOMIC_SEQ_CST))
 		usleep(1000);
+	f = fopen(argv[1], "w");
+	if (!f)
+		die(argv[1]);
+	fprintf(f, "pid=%d\nmain=%d\nvictim=%d\nhog=%d\nrounds=%ld\nhog_us=%ld\n", getpid(),
+		getpid(), victim_tid, hog_tid, rounds, hog_us);
+	if (fclose(f))
+		die(argv[1]);
 	/* Let both block in read() before the first round. */
 	usleep(20000);
 	for (long i = 0; i < rounds; i++) {
@@ -169,11 +177,5 @@ int main(int argc, char **argv)
 	put(victim_pipe[1], 'q');
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
-	f = fopen(argv[1], "w");
-	if (!f)
-		die(argv[1]);
-	fprintf(f, "pid=%d\nmain=%d\nvictim=%d\nhog=%d\nrounds=%ld\nhog_us=%ld\n", getpid(),
-		getpid(), victim_tid, hog_tid, rounds, hog_us);
-	fclose(f);
 	return 0;
 }

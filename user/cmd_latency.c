@@ -77,6 +77,7 @@ struct latency_ctx {
 	const char *path;
 	uint64_t reported;
 	bool not_fxt;
+	bool quiet;		/* the first pass: the second reports */
 };
 
 static void on_violation(void *ctx, const struct fxt_error *e)
@@ -88,14 +89,18 @@ static void on_violation(void *ctx, const struct fxt_error *e)
 		c->not_fxt = true;
 		return;
 	}
-	if (c->reported++ < 10)
+	if (!c->quiet && c->reported++ < 10)
 		pr_warn("%s: offset %llu (0x%llx): %s: %s", c->path,
 			(unsigned long long)e->offset, (unsigned long long)e->offset, e->field,
 			e->msg);
 }
 
-/* Reads @fd from its start, handing each record to @fn; 0, or -EINVAL reported. */
-static int read_pass(int fd, struct latency_ctx *ctx, bool report, struct lat_analysis *a,
+/*
+ * Reads @fd from its start, handing each record to @fn; 0, or -EINVAL
+ * reported.  The first pass looks for names and losses only, and leaves
+ * the scheduling records undecoded; the second reports what is wrong.
+ */
+static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_analysis *a,
 		     void (*fn)(struct lat_analysis *, const struct fxt_reader *,
 				const struct fxt_record *))
 {
@@ -112,10 +117,11 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool report, struct lat_an
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
-	if (report) {
-		r.on_violation = on_violation;
-		r.ctx = ctx;
-	}
+	r.on_violation = on_violation;
+	r.ctx = ctx;
+	ctx->quiet = first;
+	if (first)
+		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
 	while (!ctx->not_fxt && (ret = fxt_reader_next(&r, &rec)) == 1)
 		fn(a, &r, &rec);
 	if (ctx->not_fxt) {
@@ -124,22 +130,21 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool report, struct lat_an
 		fxt_reader_close(&r);
 		return -EINVAL;
 	}
-	if (ret < 0 && report) {
-		if (r.records == 0 || !strcmp(r.fatal.field, "magic"))
-			pr_err("%s: not an FXT trace (offset %llu: %s: %s)", ctx->path,
-			       (unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg);
-		else
-			pr_warn("%s: offset %llu (0x%llx): %s: %s; analysed the %llu records before it",
-				ctx->path, (unsigned long long)r.fatal.offset,
-				(unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg,
-				(unsigned long long)r.records);
+	if (ret < 0 && first && r.records == 0) {
+		pr_err("%s: not an FXT trace (offset %llu: %s: %s)", ctx->path,
+		       (unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg);
+	} else if (ret < 0 && !first) {
+		pr_warn("%s: offset %llu (0x%llx): %s: %s; analysed the %llu records before it",
+			ctx->path, (unsigned long long)r.fatal.offset,
+			(unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg,
+			(unsigned long long)r.records);
 	}
 	if (ret < 0 && r.records == 0) {
 		fxt_reader_close(&r);
 		return -EINVAL;
 	}
 	if (!ret && !r.records) {
-		if (report)
+		if (first)
 			pr_err("%s: the input is empty, not an FXT trace", ctx->path);
 		fxt_reader_close(&r);
 		return -EINVAL;
@@ -399,6 +404,8 @@ int cmd_latency(int argc, char **argv)
 		lat_scan_done(a);
 		ret = read_pass(fd, &ctx, false, a, lat_record);
 	}
+	if (ctx.reported > 10)
+		pr_warn("%s: %llu spec violations in all", ctx.path, (unsigned long long)ctx.reported);
 	if (!ret) {
 		lat_done(a);
 		if (json_report)

@@ -147,15 +147,16 @@ static const char *kernel_release(void)
 }
 
 /*
- * A ring keeps each CPU's newest records, so each CPU's window starts at a
- * different time; the archive starts where they all have data.
+ * A ring keeps each CPU's newest records, so the window of a CPU whose ring
+ * wrapped starts late, and each at a different time; the archive starts
+ * where they all have data.  (A ring that never wrapped has everything.)
  */
 static uint64_t ring_common_start(const struct spool *spools, unsigned int n)
 {
 	uint64_t from = 0, t;
 
 	for (unsigned int i = 0; i < n; i++) {
-		if (!spools[i].timed_records)
+		if (!spools[i].wrapped || !spools[i].timed_records)
 			continue;
 		t = spools[i].min_ts + spools[i].offset;
 		if (t > from)

@@ -811,6 +811,9 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		rec->cat.len = rec->name.len = rec->msg.len = 0;
 		r->pos += words * 8;
 		r->records++;
+		/* Framed, not decoded nor checked: the caller does not look inside. */
+		if (r->undecoded & (1U << rec->type))
+			return 1;
 		ret = decode(r, rec);
 		if (ret == -ENOMEM)
 			return fatal(r, off, "memory", "out of memory");

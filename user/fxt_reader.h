@@ -89,6 +89,11 @@ struct fxt_reader {
 
 	struct fxt_error fatal;		/* why reading stopped early */
 	uint64_t records;
+	/*
+	 * Record types (1 << type) returned framed only (type, offset and raw
+	 * words), for a pass that does not need them: neither decoded nor checked.
+	 */
+	uint32_t undecoded;
 };
 
 /* Read from a file descriptor (streaming) or from memory (no copy). */

@@ -364,14 +364,6 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		}
 		return;
 	}
-	if (rec->type == KTRACE_FXT_REC_SCHED && rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
-		/* The legacy layout carries each side's process. */
-		if (rec->out_tid)
-			thread_get(a, rec->out_tid)->pid = rec->out_pid;
-		if (rec->in_tid)
-			thread_get(a, rec->in_tid)->pid = rec->in_pid;
-		return;
-	}
 	if (!is_loss(rec))
 		return;
 	x = fxt_find_arg(rec, "source");
@@ -706,20 +698,47 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* ---- pass 2 -------------------------------------------------------------- */
 
-static int32_t weight_of(const struct fxt_record *rec, bool incoming)
-{
-	const struct fxt_arg *x;
+/* The arguments the analysis reads, found in one pass over a record's. */
+struct sched_args {
+	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted;
+};
 
+static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
+{
+	return x->name.len == len && !memcmp(x->name.p, lit, len);
+}
+
+static void find_args(const struct fxt_record *rec, struct sched_args *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg *x = &rec->args[i];
+
+		if (name_is(x, "incoming_weight", 15))
+			sa->in_weight = x;
+		else if (name_is(x, "linux_state", 11))
+			sa->state = x;
+		else if (name_is(x, "waker", 5))
+			sa->waker = x;
+		else if (name_is(x, "irq_context", 11))
+			sa->ctx = x;
+		else if (name_is(x, "interrupted", 11))
+			sa->interrupted = x;
+	}
+}
+
+static int32_t in_weight(const struct fxt_record *rec, const struct sched_args *sa)
+{
 	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
-		return incoming ? (int32_t)rec->in_prio : (int32_t)rec->out_prio;
-	x = fxt_find_arg(rec, incoming ? "incoming_weight" : "outgoing_weight");
-	return x && x->type == KTRACE_FXT_ARG_INT32 ? (int32_t)x->i : 0;
+		return (int32_t)rec->in_prio;
+	return sa->in_weight && sa->in_weight->type == KTRACE_FXT_ARG_INT32 ?
+	       (int32_t)sa->in_weight->i : 0;
 }
 
 /* The exact Linux state, or the closest one the FXT state allows. */
-static uint32_t linux_state(const struct fxt_record *rec)
+static uint32_t linux_state(const struct fxt_record *rec, const struct sched_args *sa)
 {
-	const struct fxt_arg *x = fxt_find_arg(rec, "linux_state");
+	const struct fxt_arg *x = sa->state;
 
 	if (x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX)
 		return x->u;
@@ -773,11 +792,20 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
 {
 	struct lat_cpu *c = cpu_get(a, rec->cpu);
+	struct sched_args sa;
 	struct lat_thread *t;
 	uint32_t state;
 
 	if (!c)
 		return;
+	find_args(rec, &sa);
+	/* The legacy layout carries each side's process. */
+	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
+		if (rec->out_tid)
+			thread_get(a, rec->out_tid)->pid = rec->out_pid;
+		if (rec->in_tid)
+			thread_get(a, rec->in_tid)->pid = rec->in_pid;
+	}
 	if (!c->seen) {
 		c->seen = true;
 		c->covered_from = ts;
@@ -786,7 +814,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	if (rec->out_tid) {
 		t = thread_get(a, rec->out_tid);
-		state = linux_state(rec);
+		state = linux_state(rec, &sa);
 		t->last_cpu = rec->cpu;
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
@@ -801,7 +829,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		}
 	}
 	c->tid = rec->in_tid;
-	c->weight = weight_of(rec, true);
+	c->weight = in_weight(rec, &sa);
 	c->since = ts;
 	if (!rec->in_tid)
 		return;
@@ -815,14 +843,16 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
 {
 	struct lat_thread *t = thread_get(a, rec->tid);
-	const struct fxt_arg *waker = fxt_find_arg(rec, "waker");
-	const struct fxt_arg *ctx = fxt_find_arg(rec, "irq_context");
-	const struct fxt_arg *intr = fxt_find_arg(rec, "interrupted");
+	const struct fxt_arg *waker, *ctx;
+	struct sched_args sa;
 	struct lat_cpu *c;
 
 	/* A running or already runnable thread: nothing starts waiting. */
 	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
 		return;
+	find_args(rec, &sa);
+	waker = sa.waker;
+	ctx = sa.ctx;
 	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
 		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
 								  (uint32_t)t->last_cpu));
@@ -836,7 +866,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
 	if (t->waker_ctx != KTRACE_CTX_TASK)
-		waker = intr;
+		waker = sa.interrupted;
 	t->has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
 	t->waker = t->has_waker ? waker->u : 0;
 	t->waker_irq = -1;
@@ -892,10 +922,10 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 {
 	uint64_t ts;
 
-	a->records++;
 	if (rec->type == KTRACE_FXT_REC_SCHED) {
 		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
 			return;
+		a->records++;
 		ts = fxt_ticks_to_ns(r, rec->ts);
 	} else if (rec->type == KTRACE_FXT_REC_EVENT) {
 		ts = fxt_ticks_to_ns(r, rec->ts);
@@ -1281,7 +1311,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
-	obuf_printf(o, ",\"by\":\"%s\",\"unit\":\"ns\",\"hist_unit_ns\":%llu,\"records\":%llu,"
+	obuf_printf(o, ",\"by\":\"%s\",\"unit\":\"ns\",\"hist_unit_ns\":%llu,\"sched_records\":%llu,"
 		    "\"first_ts\":%llu,\"last_ts\":%llu,\"waits\":%llu,\"filtered\":%llu,"
 		    "\"irq_recorded\":%s,\"groups\":[",
 		    by_name(a->o.by), (unsigned long long)a->o.unit_ns,

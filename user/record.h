@@ -26,6 +26,7 @@ struct spool {
 	uint64_t max_ts;	/* the latest event time so far */
 	uint64_t min_ts;	/* the earliest, once timed_records > 0 */
 	uint64_t timed_records;
+	bool wrapped;		/* a ring wrote over older records: they start late */
 	uint64_t disorder;	/* the most an event came before max_ts, ns */
 };
 

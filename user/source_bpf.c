@@ -425,6 +425,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 			c->tail = (c->head - total + KTRACE_BPF_CHUNK_WORDS * 8 - 1) &
 				  ~(uint64_t)(KTRACE_BPF_CHUNK_WORDS * 8 - 1);
 			overwritten += c->tail;
+			s->spools[buf].wrapped = true;
 		}
 		drain_buf(s, buf, true);
 		st->dropped += c->pending + c->reported;

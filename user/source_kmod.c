@@ -220,6 +220,7 @@ static int drain_cpu(struct source_kmod *s, unsigned int cpu)
 
 		s->overwritten += (first - c->next) / s->geo.subbuf_size;
 		c->next = first;
+		s->spools[cpu].wrapped = true;
 	}
 	while (c->next < head && complete(s, c, c->next)) {
 		ret = read_subbuf(s, cpu, c->next);

@@ -224,6 +224,8 @@ static uint64_t lost_on(struct ftrace_capture *fc, unsigned int cpu)
 	p = strstr(stats, "\noverrun: ");
 	if (p && !fc->ring)
 		n += strtoull(p + 10, NULL, 10);
+	else if (p && strtoull(p + 10, NULL, 10))
+		fc->conv.spools[cpu].wrapped = true;	/* its window starts late */
 	p = strstr(stats, "\ndropped events: ");
 	if (p)
 		n += strtoull(p + 17, NULL, 10);

@@ -113,18 +113,73 @@ TEST_F(dev, configure_unknown_flag)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-TEST_F(dev, configure_reserved_not_zero)
+TEST_F(dev, configure_trigger_fields_without_the_flag)
 {
-	struct ktrace_config cfg = { .size = sizeof(cfg) };
+	struct ktrace_config cfg = { .size = sizeof(cfg), .trigger_ns = 1000 };
 
-	cfg.reserved[2] = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
-	cfg.reserved0 = 1;
+	cfg.trigger_pid = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.trigger_comm[3] = 'x';
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, configure_bad_trigger)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg), .flags = KTRACE_CFG_TRIGGER,
+				     .buffer_size = 1 << 20, .trigger_ns = 1000 };
+
+	/* A trigger needs a ring, a latency, a pid that can be, a terminated name. */
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	cfg.flags |= KTRACE_CFG_RING;
+	cfg.trigger_ns = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	cfg.trigger_ns = 1000;
+	cfg.trigger_pid = 4194305;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	cfg.trigger_pid = 0;
+	memset(cfg.trigger_comm, 'a', sizeof(cfg.trigger_comm));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * A trigger for this thread at 1 ns fires at its first wakeup: STATS names
+ * it, and the trigger record is in this CPU's buffer.
+ */
+TEST_F(dev, trigger_fires_on_this_thread)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg),
+				     .flags = KTRACE_CFG_RING | KTRACE_CFG_TRIGGER,
+				     .buffer_size = 1 << 20, .trigger_ns = 1,
+				     .after_ns = 1000000 };
+	struct ktrace_stats st = { .size = sizeof(st) };
+	pid_t tid = gettid();
+
+	cfg.trigger_pid = tid;
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	EXPECT_EQ(0, st.stop_at);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	for (int i = 0; i < 20 && !st.stop_at; i++) {
+		usleep(2000);
+		ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	}
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+	EXPECT_NE(0, st.stop_at);
+	EXPECT_EQ(tid, st.trigger_tid);
+	EXPECT_LE(st.trigger_latency, 20000000);
+	EXPECT_EQ(st.trigger_ts + cfg.after_ns, st.stop_at);
 }
 
 TEST_F(dev, configure_bad_sizes)

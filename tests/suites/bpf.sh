@@ -280,6 +280,27 @@ else
 	run "$ktrace" latency "$tmp/lat.fxt" --json --top 1
 	python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['irq_recorded'] and 'hardirq_ns' in r['top'][0]['blame'] else 1)"
 	ok $? "with --ftrace 'irq:*' the blame includes interrupt handler time"
+	# The same waits stop a flight recorder, in the kernel.
+	run "$ktrace" record --backend bpf --stop-on-latency 3ms --after 20ms --comm victim \
+		-o "$tmp/trig.fxt" -- "$build/tests/latency_workload" "$tmp/trig.expect" 10 5000
+	[ $rc -eq 0 ] && grep -q 'latency trigger: thread [0-9]* waited [4-7]\.[0-9]* ms from its wakeup to running' "$tmp/err"
+	ok $? "record --stop-on-latency 3ms stops on the victim's first wait and says so" || diag "$tmp/err"
+	tests/check_trigger.py "$ktrace" "$tmp/trig.fxt" "$tmp/trig.expect" 3000000 20000000 >"$tmp/check"
+	ok $? "the snapshot marks that wait, which ktrace latency finds; nothing after --after; all named" ||
+		grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
 fi
+run "$ktrace" record --backend bpf --stop-on-latency 10s --pid $$ -o "$tmp/none.fxt" -d 0.5
+[ $rc -eq 0 ] && grep -q 'the latency trigger did not fire: no wait reached 10000.000 ms' "$tmp/err" &&
+	"$ktrace" dump --strict "$tmp/none.fxt" >/dev/null
+ok $? "a trigger that does not fire: the ring is written at the end of -d, and it says so" || diag "$tmp/err"
+bad=0
+for args in "--after 5ms" "--comm victim" "--pid 1" "--stop-on-latency 0" "--stop-on-latency 5parsecs" \
+	"--stop-on-latency 5ms --comm a-name-longer-than-15" "--stop-on-latency 5ms --pid x" \
+	"--stop-on-latency 5ms --after 2h"; do
+	# shellcheck disable=SC2086
+	run "$ktrace" record -o "$tmp/bad.fxt" -d 1 $args
+	if [ $rc -ne 2 ] || [ -e "$tmp/bad.fxt" ] || [ ! -s "$tmp/err" ]; then bad=1; echo "# '$args': $rc"; fi
+done
+ok $bad "bad trigger options exit 2 with a message, before anything records"
 
 finish

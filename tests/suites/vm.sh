@@ -63,6 +63,19 @@ case "$ks" in *"(R)"*"(S)"*) true ;; *) false ;; esac && case "$bs" in *"(R)"*"(
 ok $? "both backends record preempted (R) and sleeping (S) switch-outs (module: $ks, BPF: $bs)"
 sed 's/^/#   /' "$R/shapes.diff" | head -10
 
+# ktrace latency on known waits, and the latency trigger, in the kernel.
+for b in kmod bpf; do
+	[ "$(status ${b}_lat)" = 0 ] &&
+		tests/check_latency.py "$ktrace" "$R/${b}_lat.fxt" "$R/${b}_lat.expect" 2 >"$R/${b}_lat.check"
+	ok $? "$b: ktrace latency finds each 20 ms wait behind the hog, its kind, waker and blame" ||
+		{ sed 's/^/# /' "$R/${b}_lat.err" | head -5; grep -E '^not ok|^#' "$R/${b}_lat.check" | sed 's/^/#   /'; }
+	[ "$(status ${b}_trig)" = 0 ] && grep -q 'latency trigger: thread' "$R/${b}_trig.err" &&
+		tests/check_trigger.py "$ktrace" "$R/${b}_trig.fxt" "$R/${b}_trig.expect" 10000000 50000000 \
+			>"$R/${b}_trig.check"
+	ok $? "$b: --stop-on-latency 10ms fires in the kernel on the victim's wait, the snapshot checks out" ||
+		{ sed 's/^/# /' "$R/${b}_trig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_trig.check" | sed 's/^/#   /'; }
+done
+
 # Stream mode with an 8 KiB buffer: losses counted exactly.
 reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$R/kmod_small.err")
 in_trace=$("$ktrace" dump --stats --quiet "$R/small.fxt" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')

@@ -36,6 +36,14 @@ echo "kmod_small $?" >>"$R/status"
 step kmod_ring ktrace record --backend kmod --ring -b 64K -o $R/ring.fxt -- workload $R/ring.expect 3000
 step bpf_ring ktrace record --backend bpf --ring -b 64K -o $R/bpfring.fxt -- workload $R/bpfring.expect 3000
 step kmod_json ktrace record -o $R/kmod.json -- workload $R/json.expect 200
+# Waits of known length behind a SCHED_FIFO hog (20 ms: TCG is slow), then
+# the same waits stopping a flight recorder in the kernel, with each backend.
+for b in kmod bpf; do
+	step ${b}_lat ktrace record --backend $b -o $R/${b}_lat.fxt -- \
+		latency_workload $R/${b}_lat.expect 5 20000
+	step ${b}_trig ktrace record --backend $b --stop-on-latency 10ms --after 50ms --comm victim \
+		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
+done
 
 # The in-kernel API and dynamic probes, from a test module.
 step api_insmod insmod ./ktrace_api_test.ko

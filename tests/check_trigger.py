@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks a recording of tests/latency_workload.c made with
+`ktrace record --stop-on-latency THRESHOLD --after AFTER --comm victim`:
+one trigger, on the victim, at one of its waits behind the hog, which
+`ktrace latency` finds too; nothing recorded after the --after window;
+every thread that ran is named.  TAP output.
+usage: check_trigger.py KTRACE TRACE.fxt EXPECT_FILE THRESHOLD_NS AFTER_NS"""
+import json
+import re
+import subprocess
+import sys
+
+ktrace, trace, expect_path = sys.argv[1:4]
+threshold, after = int(sys.argv[4]), int(sys.argv[5])
+e = {k: int(v) for k, v in (line.strip().split('=') for line in open(expect_path) if '=' in line)}
+hog_ns = e['hog_us'] * 1000
+n = failed = 0
+
+
+def ok(cond, what, detail=None):
+    global n, failed
+    n += 1
+    failed += not cond
+    print(f"{'' if cond else 'not '}ok {n} - {what}")
+    if not cond and detail is not None:
+        print(f"#   got: {detail}")
+
+
+def ts_of(line):
+    return int(round(float(line.split()[1]) * 1e9))
+
+
+dump = subprocess.run([ktrace, 'dump', '--strict', trace], capture_output=True, text=True)
+ok(dump.returncode == 0, 'the snapshot is valid FXT (dump --strict)', dump.stderr.strip()[:300])
+lines = dump.stdout.splitlines()
+trig = [l for l in lines if '"ktrace:latency":"trigger"' in l]
+ok(len(trig) == 1, 'one trigger record', trig)
+if len(trig) != 1:
+    print(f'1..{n}')
+    sys.exit(1)
+t = trig[0]
+tid = int(re.search(r'instant: \d+/(\d+) ', t).group(1))
+lat = int(re.search(r' latency=(\d+)', t).group(1))
+tts = ts_of(t)
+ok(tid == e['victim'], f"it is on the victim ({tid})", t)
+ok(threshold <= lat and 0.9 * hog_ns <= lat <= 1.5 * hog_ns,
+   f"its latency, {lat} ns, is past the threshold and about the hog's {hog_ns} ns", t)
+
+rep = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(e['victim']), '--top', '20'],
+                     capture_output=True, text=True)
+r = json.loads(rep.stdout) if rep.returncode == 0 else {'top': []}
+match = [w for w in r['top'] if w['kind'] == 'wakeup' and w['end'] == tts]
+ok(len(match) == 1 and abs(match[0]['latency'] - lat) <= 2048,
+   'ktrace latency finds the wait that ended at the trigger, within 2 us of its latency',
+   [(w['kind'], w['end'], w['latency']) for w in r['top']][:5] + [tts])
+
+sched = [ts_of(l) for l in lines if re.search(r'\] (switch|wakeup):', l)]
+ok(sched and max(sched) <= tts + after,
+   f"nothing recorded past the trigger's --after window ({(max(sched) - tts) / 1e6 if sched else None} ms after it)")
+
+named = {int(m.group(1)) for m in (re.search(r'kernel_object: thread koid=(\d+) ', l) for l in lines) if m}
+ran = set()
+for l in lines:
+    m = re.search(r'switch: tid=(\d+) .* ==> tid=(\d+)', l)
+    if m:
+        ran.update(int(x) for x in m.groups())
+ran.discard(0)
+ok(ran and ran <= named, f"every one of the {len(ran)} threads that ran is named", sorted(ran - named)[:10])
+print(f'1..{n}')
+print(f'# {n - failed} passed, {failed} failed')
+sys.exit(1 if failed else 0)
