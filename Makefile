@@ -158,10 +158,11 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
-bench: $(KTRACE) $(GEN_TRACE) $(O)/bench/pingpong $(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST) $(TEST_PROGS))
+bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST) $(TEST_PROGS))
 	@bench/bench-convert.sh $(O)
 	@bench/bench-sched.sh $(O)
 	@bench/bench-ftrace.sh $(O)
+	@bench/bench-latency.sh $(O)
 	$(if $(wildcard $(KDIR)/Makefile),@bench/bench-vm.sh $(O))
 
 install: $(KTRACE)
