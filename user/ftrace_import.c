@@ -108,6 +108,11 @@ static const struct duration_pair {
 	{ "sys_enter", "sys_exit", "syscall", NULL, "id", true },
 };
 
+/* The softirq tracepoints give only the vector: its name (kernel/softirq.c). */
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
 /* Writes @e as a duration's begin or end if it is one; the rest become instants. */
 static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 {
@@ -125,6 +130,9 @@ static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 	a = p->text_arg ? arg(e, p->text_arg) : NULL;
 	if (a && a->type == KTRACE_FXT_ARG_STRING) {
 		snprintf(name, sizeof(name), "%s %.*s", p->label, (int)a->s.len, a->s.p);
+	} else if (!strcmp(p->label, "softirq") && (a = arg(e, p->num_arg)) &&
+		   a->i >= 0 && a->i < (int64_t)ARRAY_SIZE(softirq_names)) {
+		snprintf(name, sizeof(name), "softirq %s", softirq_names[a->i]);
 	} else {
 		a = arg(e, p->num_arg);
 		snprintf(name, sizeof(name), "%s %lld", p->label, a ? (long long)a->i : -1LL);
