@@ -113,6 +113,13 @@ $(O)/user/bpf_exact.o: user/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
+# The version: the git description of the tree it was built from.
+KTRACE_VERSION	?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+
+$(O)/user/ktrace.o: user/ktrace.c $(USER_HDRS) $(wildcard .git/HEAD .git/index)
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -DKTRACE_VERSION='"$(KTRACE_VERSION)"' -c -o $@ $<
+
 $(O)/user/source_tracefs.o: user/source_tracefs.c $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) $(TRACEFS_CFLAGS) -c -o $@ $<

@@ -20,7 +20,10 @@ suite() {	# suite NAME COMMAND...
 	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
 	# A suite that dies before reporting anything is a failure too.
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name reported no result" | tee -a "$log"; fi
-	grep -E '^not ok' "$log" | sed "s/^/# $name: /" >>"$failures"
+	# The name is data, not a sed expression ("dump/convert" has a slash).
+	grep -E '^not ok' "$log" | while IFS= read -r line; do
+		printf '# %s: %s\n' "$name" "$line"
+	done >>"$failures"
 	passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
 }
 

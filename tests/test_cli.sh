@@ -49,11 +49,35 @@ run "$ktrace" dump "$tmp/trunc.fxt"
 [ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 81 ]
 ok $? "dump of a truncated trace prints the 81 whole records and fails"
 
-# Garbage: not FXT at all.
-head -c 4096 /dev/urandom >"$tmp/garbage.fxt"
+# Garbage: not FXT at all.  Refused at once, and nothing is written.
+{ printf 'x'; head -c 4095 /dev/urandom; } >"$tmp/garbage.fxt"
+echo "an earlier conversion" >"$tmp/garbage.json"
 run timeout 10 "$ktrace" convert "$tmp/garbage.fxt" -o "$tmp/garbage.json"
-[ $rc -eq 1 ] && grep -q 'offset 0 (0x0): magic' "$tmp/err" && json_valid "$tmp/garbage.json"
-ok $? "convert of random bytes fails cleanly, says the magic is missing, writes valid JSON"
+[ $rc -eq 1 ] && grep -q "garbage.fxt: not an FXT trace: it does not start with FXT's magic number record" "$tmp/err" &&
+	[ "$(cat "$tmp/garbage.json")" = "an earlier conversion" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+ok $? "convert of random bytes is refused at once, in one line, and the output file is untouched" ||
+	diag "$tmp/err"
+run "$ktrace" dump "$tmp/garbage.fxt"
+[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'not an FXT trace' "$tmp/err"
+ok $? "dump of random bytes prints no records, only the reason"
+run bash -c "cat '$tmp/garbage.fxt' | '$ktrace' dump -"
+[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'offset 0 (0x0): magic: not an FXT trace' "$tmp/err"
+ok $? "the same through a pipe stops at the first record"
+"$ktrace" convert "$tmp/s.fxt" -o "$tmp/s2.json" 2>/dev/null
+run "$ktrace" dump "$tmp/s2.json"
+[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 's2.json: this looks like JSON, not FXT' "$tmp/err"
+ok $? "dump of a JSON trace says it is JSON"
+run "$ktrace" dump --stats "$tmp/s.fxt"
+[ $rc -eq 0 ] && ! grep -q '^@' "$tmp/out" && grep -q '^threads: 5$' "$tmp/out"
+ok $? "dump --stats prints only the summary"
+run "$ktrace" dump "$tmp/s.fxt"
+grep -q 'switch: tid=102 running (R) ==> tid=100 .*  \[worker-b ==> demo\]$' "$tmp/out" &&
+	grep -q 'wakeup: tid=101 weight=20 waker=koid:102  \[worker-a woken by worker-b\]$' "$tmp/out" &&
+	grep -q 'irq_context=2 interrupted=koid:0  \[worker-a woken from hardirq\]$' "$tmp/out"
+ok $? "dump lines name the threads: switch, wakeup, wakeup from an interrupt"
+run "$ktrace" --version
+[ $rc -eq 0 ] && grep -qE '^ktrace [^ ]+ \(module ABI [0-9]+\)$' "$tmp/out"
+ok $? "ktrace --version"
 
 : >"$tmp/empty.fxt"
 run "$ktrace" convert "$tmp/empty.fxt" -o "$tmp/empty.json"

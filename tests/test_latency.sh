@@ -101,7 +101,7 @@ run "$ktrace" latency "$tmp/garbage.fxt" -o "$tmp/keep.fxt"
 ok $? "text: 'not an FXT trace', and -o's file is untouched" || diag "$tmp/err"
 "$ktrace" convert "$tmp/l.fxt" -o "$tmp/l.json" 2>/dev/null
 run "$ktrace" latency "$tmp/l.json"
-[ $rc -eq 1 ] && grep -q 'this is JSON; ktrace latency reads FXT traces' "$tmp/err"
+[ $rc -eq 1 ] && grep -q 'this looks like JSON, not FXT: ktrace reads FXT traces' "$tmp/err"
 ok $? "a JSON trace is refused at once, saying so"
 : >"$tmp/empty.fxt"
 run "$ktrace" latency "$tmp/empty.fxt"

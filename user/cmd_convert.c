@@ -51,8 +51,9 @@ int cmd_convert(int argc, char **argv)
 	const char *out_path = NULL;
 	struct convert_ctx ctx = { 0 };
 	struct fxt_reader r;
+	struct out_file of;
 	struct obuf out;
-	int c, in_fd, out_fd, ret;
+	int c, in_fd, ret;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -77,18 +78,25 @@ int cmd_convert(int argc, char **argv)
 		pr_err("cannot open %s: %s", ctx.path, strerror(errno));
 		return 1;
 	}
-	out_fd = strcmp(out_path, "-") ?
-		 open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : 1;
-	if (out_fd < 0) {
-		pr_err("cannot create %s: %s", out_path, strerror(errno));
+	/* Not FXT at all: refused before the output is touched. */
+	if (fxt_check_start(in_fd, ctx.path)) {
+		if (in_fd)
+			close(in_fd);
 		return 1;
 	}
-	if (fxt_reader_open_fd(&r, in_fd, ctx.path) || obuf_init(&out, out_fd, 4 << 20)) {
+	/* Written beside and renamed over it when the JSON is complete. */
+	if (out_file_open(&of, out_path)) {
+		if (in_fd)
+			close(in_fd);
+		return 1;
+	}
+	if (fxt_reader_open_fd(&r, in_fd, ctx.path) || obuf_init(&out, of.fd, 4 << 20)) {
 		pr_err("out of memory");
 		return 1;
 	}
 	r.on_violation = on_violation;
 	r.ctx = &ctx;
+	r.require_magic = true;
 	ret = json_convert(&r, &out, NULL);
 	if (!ret && !r.records) {
 		pr_err("%s: the input is empty, not an FXT trace", ctx.path);
@@ -109,14 +117,14 @@ int cmd_convert(int argc, char **argv)
 			(unsigned long long)r.violations);
 	if (obuf_flush(&out)) {
 		pr_err("writing %s: %s", out_path, strerror(-out.err));
+		out_file_abort(&of);
 		ret = out.err;
+	} else if (out_file_commit(&of) && !ret) {
+		/* The JSON of a damaged input is still valid, and kept: the error says what it holds. */
+		ret = -EIO;
 	}
 	obuf_free(&out);
 	fxt_reader_close(&r);
-	if (out_fd != 1 && close(out_fd) && !ret) {
-		pr_err("writing %s: %s", out_path, strerror(errno));
-		ret = -errno;
-	}
 	if (in_fd)
 		close(in_fd);
 	return ret ? 1 : 0;

@@ -14,6 +14,8 @@
 
 #define MAX_REPORTED	20
 
+static const char *const irq_context_names[] = KTRACE_IRQ_CONTEXT_NAMES;
+
 struct dump_ctx {
 	const char *path;
 	uint64_t reported;
@@ -53,6 +55,68 @@ static void set_add(struct u64set *s, uint64_t k)
 			return;
 	s->keys[i] = k;
 	s->used++;
+}
+
+/* Thread names seen so far, by tid, for the lines that name threads. */
+#define NAME_LEN	32
+
+struct name_map {
+	struct name_slot {
+		uint64_t tid;		/* 0: free */
+		char name[NAME_LEN];
+	} *slots;
+	uint32_t size, used;
+};
+
+static struct name_slot *name_slot(struct name_map *m, uint64_t tid)
+{
+	uint32_t i = (tid * 0x9e3779b97f4a7c15ULL >> 40) & (m->size - 1);
+
+	while (m->slots[i].tid && m->slots[i].tid != tid)
+		i = (i + 1) & (m->size - 1);
+	return &m->slots[i];
+}
+
+static void name_set(struct name_map *m, uint64_t tid, struct fxt_str name)
+{
+	struct name_slot *sl;
+	uint32_t n;
+
+	if (!tid)
+		return;
+	if ((m->used + 1) * 2 > m->size) {
+		struct name_map g = { .size = m->size ? m->size * 2 : 256 };
+
+		g.slots = calloc(g.size, sizeof(*g.slots));
+		if (!g.slots)
+			return;
+		for (uint32_t i = 0; i < m->size; i++)
+			if (m->slots[i].tid)
+				*name_slot(&g, m->slots[i].tid) = m->slots[i];
+		g.used = m->used;
+		free(m->slots);
+		*m = g;
+	}
+	sl = name_slot(m, tid);
+	if (!sl->tid)
+		m->used++;
+	sl->tid = tid;
+	n = name.len < NAME_LEN - 1 ? name.len : NAME_LEN - 1;
+	for (uint32_t i = 0; i < n; i++)
+		sl->name[i] = (unsigned char)name.p[i] < 0x20 ? '?' : name.p[i];
+	sl->name[n] = 0;
+}
+
+static const char *name_of(struct name_map *m, uint64_t tid)
+{
+	struct name_slot *sl;
+
+	if (!tid)
+		return "idle";
+	if (!m->size)
+		return "?";
+	sl = name_slot(m, tid);
+	return sl->tid ? sl->name : "?";
 }
 
 static void on_violation(void *ctx, const struct fxt_error *e)
@@ -128,7 +192,8 @@ static void put_ts(FILE *f, uint64_t ns)
 		(unsigned long long)(ns % 1000000000));
 }
 
-static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec)
+static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec,
+			 struct name_map *names)
 {
 	const struct fxt_arg *a;
 
@@ -181,6 +246,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		else if (ktrace_fxt_event_extra_words(rec->sub))
 			fprintf(f, " id=%llu", (unsigned long long)rec->extra);
 		put_args(f, rec);
+		if (rec->tid && strcmp(name_of(names, rec->tid), "?"))
+			fprintf(f, "  [%s]", name_of(names, rec->tid));
 		break;
 	case KTRACE_FXT_REC_KERNEL_OBJ:
 		fprintf(f, "%17skernel_object: %s koid=%llu name=", "",
@@ -189,6 +256,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			(unsigned long long)rec->koid);
 		put_str(f, rec->name);
 		put_args(f, rec);
+		if (rec->obj_type == KTRACE_FXT_OBJ_THREAD)
+			name_set(names, rec->koid, rec->name);
 		break;
 	case KTRACE_FXT_REC_USERSPACE_OBJ:
 		fprintf(f, "%17suserspace_object: ptr=0x%llx pid=%llu name=", "",
@@ -206,6 +275,13 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			fprintf(f, "[%03u] wakeup: tid=%llu", rec->cpu,
 				(unsigned long long)rec->tid);
 			put_args(f, rec);
+			a = fxt_find_arg(rec, "waker");
+			fprintf(f, "  [%s", name_of(names, rec->tid));
+			if (a && a->type == KTRACE_FXT_ARG_KOID)
+				fprintf(f, " woken by %s", name_of(names, a->u));
+			else if ((a = fxt_find_arg(rec, "irq_context")) && a->u <= KTRACE_CTX_MAX)
+				fprintf(f, " woken from %s", irq_context_names[a->u]);
+			fputc(']', f);
 			break;
 		}
 		a = fxt_find_arg(rec, "linux_state");
@@ -227,6 +303,7 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
 			put_args(f, rec);
+		fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid), name_of(names, rec->in_tid));
 		break;
 	case KTRACE_FXT_REC_LOG:
 		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
@@ -383,12 +460,15 @@ static void usage(FILE *f)
 	      "Print one line per FXT record: offset, timestamp, type and fields.\n"
 	      "\n"
 	      "  -s, --strict   exit non-zero on any spec violation\n"
-	      "  -S, --stats    print counts by record type, threads, CPUs, time span, drops\n"
-	      "  -q, --quiet    do not print the records (with --strict or --stats)\n"
+	      "  -S, --stats    print only counts by record type, threads, CPUs, time span, drops\n"
+	      "  -q, --quiet    do not print the records (with --strict)\n"
+	      "\n"
+	      "Lines that involve threads end with their names as recorded so far:\n"
+	      "[outgoing ==> incoming] for a switch, [thread woken by waker] for a wakeup.\n"
 	      "\n"
 	      "EXAMPLES\n"
 	      "  ktrace dump sched.fxt | less\n"
-	      "  ktrace dump --strict --stats --quiet sched.fxt\n", f);
+	      "  ktrace dump --strict --stats sched.fxt\n", f);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -403,6 +483,7 @@ int cmd_dump(int argc, char **argv)
 	bool strict = false, want_stats = false, quiet = false;
 	struct dump_ctx ctx = { 0 };
 	struct stats *st;
+	struct name_map names = { 0 };
 	struct fxt_reader r;
 	struct fxt_record rec;
 	int c, fd, ret;
@@ -414,6 +495,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'S':
 			want_stats = true;
+			quiet = true;	/* the summary is what was asked for */
 			break;
 		case 'q':
 			quiet = true;
@@ -436,6 +518,11 @@ int cmd_dump(int argc, char **argv)
 		pr_err("cannot open %s: %s", ctx.path, strerror(errno));
 		return 1;
 	}
+	if (fxt_check_start(fd, ctx.path)) {
+		if (fd)
+			close(fd);
+		return 1;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st || fxt_reader_open_fd(&r, fd, ctx.path)) {
 		pr_err("out of memory");
@@ -443,9 +530,10 @@ int cmd_dump(int argc, char **argv)
 	}
 	r.on_violation = on_violation;
 	r.ctx = &ctx;
+	r.require_magic = true;
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
 		if (!quiet)
-			print_record(stdout, &r, &rec);
+			print_record(stdout, &r, &rec, &names);
 		if (want_stats)
 			account(st, &r, &rec);
 	}
@@ -468,6 +556,7 @@ int cmd_dump(int argc, char **argv)
 	fxt_reader_close(&r);
 	free(st->tids.keys);
 	free(st);
+	free(names.slots);
 	if (fd)
 		close(fd);
 	return ret;

@@ -119,6 +119,7 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_ana
 	}
 	r.on_violation = on_violation;
 	r.ctx = ctx;
+	r.require_magic = true;
 	ctx->quiet = first;
 	if (first)
 		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
@@ -151,25 +152,6 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_ana
 	}
 	fxt_reader_close(&r);
 	return 0;
-}
-
-/* Whether @fd starts like a JSON trace ({"traceEvents": or [{), which this command cannot read. */
-static bool looks_like_json(int fd)
-{
-	char buf[64];
-	ssize_t n = pread(fd, buf, sizeof(buf), 0);
-	int i = 0, found = 0;
-
-	for (; i < n && found < 2; i++) {
-		if (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')
-			continue;
-		if (found == 0 && buf[i] != '{' && buf[i] != '[')
-			return false;
-		if (found == 1)
-			return buf[i] == '"' || buf[i] == '{' || buf[i] == '}' || buf[i] == ']';
-		found++;
-	}
-	return false;
 }
 
 static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
@@ -387,9 +369,7 @@ int cmd_latency(int argc, char **argv)
 		pr_err("cannot open %s: %s", ctx.path, strerror(errno));
 		return 1;
 	}
-	if (looks_like_json(fd)) {
-		pr_err("%s: this is JSON; ktrace latency reads FXT traces (ktrace record -o FILE.fxt)",
-		       ctx.path);
+	if (fxt_check_start(fd, ctx.path)) {
 		close(fd);
 		return 1;
 	}

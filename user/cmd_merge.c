@@ -77,10 +77,15 @@ static int spool_fxt(const char *path, struct spool *sp, struct sync_points *syn
 
 	if (fd < 0)
 		return -errno;
+	if (fxt_check_start(fd, path)) {
+		close(fd);
+		return -EINVAL;
+	}
 	if (fxt_reader_open_fd(&r, fd, path)) {
 		close(fd);
 		return -ENOMEM;
 	}
+	r.require_magic = true;
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
 		ret = spool_add(sp, rec.w, rec.nwords * 8ULL);
 		if (ret == -EIO || (ret = sync_point_add(sync, &r, &rec)))
@@ -96,12 +101,17 @@ static int spool_fxt(const char *path, struct spool *sp, struct sync_points *syn
 	return ret < 0 ? ret : 0;
 }
 
+/* Long-only options. */
+enum {
+	OPT_EMBED_FTRACE = 256,
+};
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
-		{ "embed-ftrace", no_argument, NULL, 'E' },
+		{ "embed-ftrace", no_argument, NULL, OPT_EMBED_FTRACE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -116,7 +126,9 @@ int cmd_merge(int argc, char **argv)
 	bool json, embed = false, mono = false;
 	char *text = NULL;
 	size_t text_len;
-	int c, ret, bad = 0, out_fd = -1, fxt_fd = -1, status = 1;
+	int c, ret, bad = 0, fxt_fd = -1, status = 1;
+	struct out_file of = { .fd = -1 };
+	bool opened = false;
 
 	while ((c = getopt_long(argc, argv, "o:F:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -126,7 +138,7 @@ int cmd_merge(int argc, char **argv)
 		case 'F':
 			format = optarg;
 			break;
-		case 'E':
+		case OPT_EMBED_FTRACE:
 			embed = true;
 			break;
 		case 'h':
@@ -189,12 +201,11 @@ int cmd_merge(int argc, char **argv)
 	}
 	spools[1].offset = offset;
 
-	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out_fd < 0) {
-		pr_err("cannot create %s: %s", out_path, strerror(errno));
+	/* Written beside and renamed over it when complete. */
+	if (out_file_open(&of, out_path))
 		goto out;
-	}
-	fxt_fd = fxt_scratch_fd(json, out_fd);
+	opened = true;
+	fxt_fd = fxt_scratch_fd(json, of.fd);
 	w = malloc(sizeof(*w));
 	if (fxt_fd < 0 || !w || fxt_writer_init(w, fxt_fd)) {
 		pr_err("cannot create a temporary file: %s", strerror(errno));
@@ -215,12 +226,17 @@ int cmd_merge(int argc, char **argv)
 				goto out;
 			}
 		}
-		ret = json_convert_fd(fxt_fd, out_fd, text, &bytes);
+		ret = json_convert_fd(fxt_fd, of.fd, text, &bytes);
 	}
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
 		goto out;
 	}
+	if (fxt_fd != of.fd)
+		close(fxt_fd);
+	fxt_fd = -1;
+	if (out_file_commit(&of))
+		goto out;
 	pr_info("wrote %s: %llu records of %s, %llu ftrace events (%llu in durations)%s, %.1f MB",
 		out_path, (unsigned long long)fxt_records, fxt_path,
 		(unsigned long long)conv.events, (unsigned long long)conv.durations,
@@ -238,11 +254,9 @@ out:
 	ftrace_conv_free(&conv);
 	spool_close(&spools[0]);
 	spool_close(&spools[1]);
-	if (fxt_fd >= 0 && fxt_fd != out_fd)
+	if (fxt_fd >= 0 && (!opened || fxt_fd != of.fd))
 		close(fxt_fd);
-	if (out_fd >= 0 && close(out_fd) && !status) {
-		pr_err("writing %s: %s", out_path, strerror(errno));
-		status = 1;
-	}
+	if (opened)
+		out_file_abort(&of);	/* nothing if it was renamed into place */
 	return status;
 }

@@ -165,9 +165,10 @@ static uint64_t ring_common_start(const struct spool *spools, unsigned int n)
 	return from;
 }
 
+/* @records: every record in the archive, as `ktrace dump --stats` counts them. */
 static int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
 			 uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-			 uint64_t *bytes)
+			 uint64_t *bytes, uint64_t *records)
 {
 	uint64_t threads;
 	struct fxt_writer *w = malloc(sizeof(*w));
@@ -193,6 +194,7 @@ static int write_archive(int fd, const struct source_ops *ops, const struct reco
 		statedump_write(w, &threads);
 	ret = merge_spools(spools, n, w, from);
 	*bytes = w->out.total + w->out.len;
+	*records = w->records;
 	if (!ret)
 		ret = fxt_writer_finish(w);
 	else
@@ -209,7 +211,7 @@ static void rescue(const struct source_ops *ops, const struct record_opts *ro, u
 		   struct spool *spools, unsigned int n, uint64_t from)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
-	uint64_t bytes;
+	uint64_t bytes, records;
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -221,7 +223,8 @@ static void rescue(const struct source_ops *ops, const struct record_opts *ro, u
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, ro, start, spools, n, from, &bytes) && !close(fd)) {
+		if (!write_archive(fd, ops, ro, start, spools, n, from, &bytes, &records) &&
+		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, bytes / 1e6);
 			return;
@@ -353,8 +356,12 @@ static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *poi
 		(long long)offset, matched, (long long)residual);
 }
 
+/* Long-only options. */
 enum {
-	OPT_STOP_ON_LATENCY = 256,
+	OPT_BACKEND = 256,
+	OPT_RING,
+	OPT_FTRACE,
+	OPT_STOP_ON_LATENCY,
 	OPT_AFTER,
 	OPT_PID,
 	OPT_COMM,
@@ -398,11 +405,11 @@ int cmd_record(int argc, char **argv)
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
-		{ "backend", required_argument, NULL, 'B' },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "ring", no_argument, NULL, 'r' },
-		{ "ftrace", required_argument, NULL, 'f' },
+		{ "ring", no_argument, NULL, OPT_RING },
+		{ "ftrace", required_argument, NULL, OPT_FTRACE },
 		{ "probe", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -419,14 +426,15 @@ int cmd_record(int argc, char **argv)
 	unsigned int nspools = 0, cli = 0, nall = 0;
 	struct clock_sync sync = { .marker_fd = -1 };
 	double duration = 0;
-	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0, from = 0;
+	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0, from = 0, archived = 0;
 	bool json, tty = isatty(STDERR_FILENO), has_after = false, has_pid = false, has_comm = false;
 	bool said_trigger = false, triggered = false;
 	struct trigger_report trep = { 0 };
 	unsigned long long pid_arg;
 	char *end;
 	pid_t child = -1;
-	int c, ret, go = -1, status = 0, cmd_status = 0, out_fd = -1, fxt_fd;
+	int c, ret, go = -1, status = 0, cmd_status = 0, fxt_fd;
+	struct out_file of = { .fd = -1 };
 	void *src = NULL;
 	long ncpu;
 
@@ -438,7 +446,7 @@ int cmd_record(int argc, char **argv)
 		case 'F':
 			format = optarg;
 			break;
-		case 'B':
+		case OPT_BACKEND:
 			backend = optarg;
 			break;
 		case 'b':
@@ -456,10 +464,10 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'r':
+		case OPT_RING:
 			ro.ring = true;
 			break;
-		case 'f':
+		case OPT_FTRACE:
 			ftrace_spec = optarg;
 			break;
 		case 'p':
@@ -569,9 +577,8 @@ int cmd_record(int argc, char **argv)
 	if (!spools)
 		return 1;
 
-	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out_fd < 0) {
-		pr_err("cannot create %s: %s", out_path, strerror(errno));
+	/* Written beside and renamed over it at the end: a failure leaves what was there. */
+	if (out_file_open(&of, out_path)) {
 		free(spools);
 		return 1;
 	}
@@ -704,7 +711,7 @@ int cmd_record(int argc, char **argv)
 		st.rejected += spools[i].rejected;
 	}
 
-	fxt_fd = fxt_scratch_fd(json, out_fd);
+	fxt_fd = fxt_scratch_fd(json, of.fd);
 	if (fxt_fd < 0) {
 		ret = -errno;
 		pr_err("cannot create a temporary file: %s", strerror(errno));
@@ -712,22 +719,23 @@ int cmd_record(int argc, char **argv)
 	}
 	if (ro.ring)
 		from = ring_common_start(spools, nall);
-	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nall, from, &bytes);
+	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nall, from, &bytes, &archived);
 	if (!ret && json)
-		ret = json_convert_fd(fxt_fd, out_fd, NULL, &bytes);
+		ret = json_convert_fd(fxt_fd, of.fd, NULL, &bytes);
 	if (json)
 		close(fxt_fd);
-	if (!ret && close(out_fd))
-		ret = -errno;
-	out_fd = -1;
-	if (ret) {
+	if (ret)
 		pr_err("writing %s: %s", out_path, strerror(-ret));
+	else
+		ret = out_file_commit(&of);	/* says what failed */
+	if (ret) {
+		out_file_abort(&of);
 		rescue(ops, &ro, t0, spools, nall, from);
 		goto out;
 	}
-	pr_info("wrote %s: %llu records, %.1f MB, %llu dropped%s", out_path,
-		(unsigned long long)st.records, bytes / 1e6, (unsigned long long)st.dropped,
-		st.dropped ? " (try a larger --buffer-size)" : "");
+	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s",
+		out_path, (unsigned long long)archived, (unsigned long long)st.records, bytes / 1e6,
+		(unsigned long long)st.dropped, st.dropped ? " (try a larger --buffer-size)" : "");
 	if (st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",
 			(unsigned long long)st.rejected);
@@ -763,9 +771,6 @@ out:
 		spool_close(&spools[i]);
 	free(spools);
 	clock_sync_free(&sync);
-	if (out_fd >= 0 && close(out_fd) && !ret) {
-		pr_err("writing %s: %s", out_path, strerror(errno));
-		ret = -errno;
-	}
+	out_file_abort(&of);	/* nothing if it was renamed into place */
 	return ret ? 1 : cmd_status;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fxt_reader.h"
+#include "utils.h"
 
 #define READ_CHUNK	(1U << 20)
 /* Large records may be up to 32 GiB by their size field; nothing sane is. */
@@ -774,9 +775,13 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 			return fatal(r, off, "record header",
 				     "input ends %zd bytes into a record header", avail);
 		memcpy(&h, r->buf + r->pos, 8);
-		if (!r->records && off == 0 && h != KTRACE_FXT_MAGIC)
+		if (!r->records && off == 0 && h != KTRACE_FXT_MAGIC) {
+			if (r->require_magic)
+				return fatal(r, off, "magic",
+					     "not an FXT trace: it does not start with FXT's magic number record");
 			violation_at(r, off, "magic",
 				     "the input does not start with the FXT magic number record");
+		}
 		if ((h & 15) == KTRACE_FXT_REC_LARGE) {
 			words = ktrace_fxt_get(h, 4, 35);
 			if (words * 8 > MAX_LARGE_BYTES)
@@ -887,4 +892,30 @@ const struct fxt_arg *fxt_find_arg(const struct fxt_record *rec, const char *nam
 		if (fxt_str_eq(rec->args[i].name, name))
 			return &rec->args[i];
 	return NULL;
+}
+
+int fxt_check_start(int fd, const char *path)
+{
+	unsigned char b[8];
+	ssize_t n = pread(fd, b, sizeof(b), 0);
+	uint64_t magic = KTRACE_FXT_MAGIC;
+	ssize_t i = 0;
+
+	if (n < 0)
+		return 0;	/* a pipe: the reader checks as it goes */
+	if (n == 0) {
+		pr_err("%s: the input is empty, not an FXT trace", path);
+		return -EINVAL;
+	}
+	if (n == sizeof(b) && !memcmp(b, &magic, sizeof(b)))
+		return 0;
+	while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
+		i++;
+	if (i < n && (b[i] == '{' || b[i] == '['))
+		pr_err("%s: this looks like JSON, not FXT: ktrace reads FXT traces (ktrace record -o FILE.fxt)",
+		       path);
+	else
+		pr_err("%s: not an FXT trace: it does not start with FXT's magic number record",
+		       path);
+	return -EINVAL;
 }

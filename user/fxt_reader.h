@@ -94,6 +94,8 @@ struct fxt_reader {
 	 * words), for a pass that does not need them: neither decoded nor checked.
 	 */
 	uint32_t undecoded;
+	/* Stop at once (fatal) when the input does not start with the magic. */
+	bool require_magic;
 };
 
 /* Read from a file descriptor (streaming) or from memory (no copy). */
@@ -109,6 +111,13 @@ void fxt_reader_close(struct fxt_reader *r);
  * best-effort) or skipped and counted in r->skipped.
  */
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
+
+/*
+ * Whether the file @fd starts as FXT does; reports what it is instead (JSON,
+ * empty, anything else) and returns -EINVAL.  0 for a pipe, which cannot be
+ * peeked at: the reader reports a missing magic as it reads.
+ */
+int fxt_check_start(int fd, const char *path);
 
 /* Ticks to nanoseconds with the current initialization record. */
 uint64_t fxt_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);

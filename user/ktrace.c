@@ -3,7 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/ktrace.h>
+
 #include "commands.h"
+
+#ifndef KTRACE_VERSION
+#define KTRACE_VERSION	"unknown"
+#endif
 
 static const struct {
 	const char *name;
@@ -20,7 +26,7 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fputs("usage: ktrace <command> [options]\n\ncommands:\n", f);
+	fputs("usage: ktrace <command> [options]\n       ktrace --version\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fputs("\n'ktrace <command> --help' describes a command.\n", f);
@@ -34,6 +40,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ktrace %s (module ABI %d)\n", KTRACE_VERSION, KTRACE_ABI_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -367,11 +367,23 @@ int out_file_open(struct out_file *f, const char *path)
 	const char *slash = strrchr(path, '/');
 	int n, ret;
 
+	struct stat st;
+
 	f->path = path;
 	f->tmp = NULL;
 	if (!strcmp(path, "-")) {
 		f->fd = 1;
 		return 0;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		pr_err("cannot create %s: it is a directory", path);
+		return -EISDIR;
+	}
+	/* Replacing a file one could not write would be a surprise. */
+	if (!access(path, F_OK) && access(path, W_OK)) {
+		ret = -errno;
+		pr_err("cannot write %s: %s", path, strerror(-ret));
+		return ret;
 	}
 	n = slash ? (int)(slash - path + 1) : 0;
 	if (asprintf(&f->tmp, "%.*s.%s.XXXXXX", n, path, slash ? slash + 1 : path) < 0) {

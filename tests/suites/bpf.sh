@@ -24,8 +24,10 @@ fi
 run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/workload" "$tmp/expect" 2000
 ok $rc "record --backend bpf -- workload"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
-grep -q "wrote $tmp/w.fxt: [0-9]* records" "$tmp/err"
-ok $? "record reports what it wrote" ||
+said=$(sed -n "s|.*wrote $tmp/w.fxt: \([0-9]*\) records (\([0-9]*\) from the recorder.*|\1 \2|p" "$tmp/err")
+counted=$("$ktrace" dump --stats "$tmp/w.fxt" | sed -n 's/^records: \([0-9]*\) .*/\1/p')
+[ -n "$said" ] && [ "${said% *}" = "$counted" ] && [ "${said#* }" -le "$counted" ]
+ok $? "record reports what it wrote: the same record count as dump --stats ($said; $counted)" ||
 	diag "$tmp/err"
 if [ -s "$tmp/expect" ]; then
 	"$build/tests/check_trace" "$tmp/w.fxt" "$tmp/expect" >"$tmp/check"
@@ -226,14 +228,16 @@ mkdir -p "$tmp/full" "$tmp/rescue"
 if mount -t tmpfs -o size=64k tmpfs "$tmp/full"; then
 	for f in x.fxt x.json; do
 		rm -f "$tmp/rescue"/*
+		echo "an earlier recording" >"$tmp/full/$f"
 		TMPDIR=$tmp/rescue run "$ktrace" record -o "$tmp/full/$f" -- \
 			sh -c "dd if=/dev/zero of=$tmp/full/fill bs=1k count=64 2>/dev/null; sleep 0.2"
 		kept=$(ls "$tmp/rescue"/ktrace-*.fxt 2>/dev/null)
 		[ $rc -eq 1 ] && grep -q "writing $tmp/full/$f: No space left on device" "$tmp/err" &&
 			grep -q "the recording was kept in $kept" "$tmp/err" &&
-			"$ktrace" dump --strict --quiet --stats "$kept" | grep -q '^cpus: [1-9]'
-		ok $? "$f on a full file system: the error names it, the recording is kept in ${kept:-nothing}" ||
-			sed 's/^/# /' "$tmp/err"
+			"$ktrace" dump --strict --quiet --stats "$kept" | grep -q '^cpus: [1-9]' &&
+			[ "$(cat "$tmp/full/$f")" = "an earlier recording" ] && ! ls -A "$tmp/full" | grep -q '^\.'
+		ok $? "$f on a full file system: the error names it, the recording is kept in ${kept:-nothing}, the earlier file is intact" ||
+			{ sed 's/^/# /' "$tmp/err"; ls -A "$tmp/full" | diag /dev/stdin; }
 		rm -f "$tmp/full"/*
 	done
 	umount "$tmp/full"
@@ -257,6 +261,20 @@ if command -v setpriv >/dev/null; then
 		{ sed 's/^/# /' "$tmp/err"; grep '^not ok\|^# ' "$tmp/check" | sed 's/^/#   /'; }
 	rm -rf "$nd"
 fi
+# A failed recording leaves the file it was to replace as it was.
+echo "an earlier recording" >"$tmp/keep.fxt"
+chmod 777 "$tmp"
+run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$ktrace" record -o "$tmp/keep.fxt" -d 1
+r1=$rc
+run "$ktrace" record --ftrace 'sched:nope' -o "$tmp/keep.fxt" -d 1
+[ $r1 -eq 1 ] && [ $rc -eq 1 ] && [ "$(cat "$tmp/keep.fxt")" = "an earlier recording" ] &&
+	! ls -A "$tmp" | grep -q '^\.keep'
+ok $? "without privileges, or with an unknown --ftrace event, the earlier file is intact and no temporary is left" ||
+	diag "$tmp/err"
+chmod 700 "$tmp"
+run "$ktrace" record -o "$tmp" -d 1
+[ $rc -eq 1 ] && grep -q "cannot create $tmp: it is a directory" "$tmp/err"
+ok $? "a directory as output is refused before recording"
 # The UNAME26 personality makes this kernel report itself as 2.6.x.
 if setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && [ ! -e /dev/ktrace ]; then
 	run setarch "$(uname -m)" --uname-2.6 "$ktrace" record -o "$tmp/old.fxt" -d 1
