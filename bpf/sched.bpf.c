@@ -308,7 +308,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 #ifdef KTRACE_EXACT_IRQ_CONTEXT
 extern const int __preempt_count __ksym;
 
-static __always_inline __u32 irq_context(void)
+static __always_inline __u32 irq_context(__u64 now)
 {
 	return ktrace_irq_context(*(const int *)bpf_this_cpu_ptr(&__preempt_count));
 }
@@ -324,6 +324,8 @@ static __always_inline __u32 irq_context(void)
 struct irq_depth {
 	__s32 hardirq;
 	__s32 softirq;
+	__u64 hardirq_since;	/* when the outermost one began */
+	__u64 softirq_since;
 };
 
 struct {
@@ -332,6 +334,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct irq_depth);
 } irq_depth SEC(".maps");
+
+/*
+ * User space attaches every exit before any entry, so a count never misses
+ * an exit; a count older than any interrupt runs is taken as stale anyway.
+ */
+#define IRQ_DEPTH_STALE_NS	(50 * 1000 * 1000)
 
 static __always_inline int irq_depth_add(bool hard, int delta)
 {
@@ -342,21 +350,31 @@ static __always_inline int irq_depth_add(bool hard, int delta)
 	if (!d)
 		return 0;
 	n = hard ? &d->hardirq : &d->softirq;
+	if (delta > 0 && *n <= 0) {
+		*n = 0;
+		if (hard)
+			d->hardirq_since = bpf_ktime_get_ns();
+		else
+			d->softirq_since = bpf_ktime_get_ns();
+	}
 	if (delta > 0 || *n > 0)
 		*n += delta;
 	return 0;
 }
 
 #ifndef KTRACE_EXACT_IRQ_CONTEXT
-static __always_inline __u32 irq_context(void)
+static __always_inline __u32 irq_context(__u64 now)
 {
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
 
 	if (!d)
 		return KTRACE_CTX_TASK;
-	return d->hardirq > 0 ? KTRACE_CTX_HARDIRQ :
-	       d->softirq > 0 ? KTRACE_CTX_SOFTIRQ : KTRACE_CTX_TASK;
+	if (d->hardirq > 0 && now - d->hardirq_since < IRQ_DEPTH_STALE_NS)
+		return KTRACE_CTX_HARDIRQ;
+	if (d->softirq > 0 && now - d->softirq_since < IRQ_DEPTH_STALE_NS)
+		return KTRACE_CTX_SOFTIRQ;
+	return KTRACE_CTX_TASK;
 }
 #endif
 
@@ -385,11 +403,12 @@ int ktrace_softirq_exit(void *ctx) { return irq_depth_add(false, -1); }
  * waking another task, and so does wake_up_new_task(); a task waking
  * itself may have them on.
  */
-static __always_inline void wakeup(struct task_struct *p, bool irqs_off, __u32 irq_ctx)
+static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool from_task)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
 	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(ts);
 
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
 						     irq_ctx),
@@ -401,7 +420,7 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, __u32 i
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
-	wakeup(p, false, irq_context());
+	wakeup(p, false, false);
 	return 0;
 }
 
@@ -409,7 +428,7 @@ int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
-	wakeup(p, true, KTRACE_CTX_TASK);
+	wakeup(p, true, true);
 	return 0;
 }
 
@@ -461,13 +480,13 @@ struct {
 static __always_inline void emit_probe(__u32 type, __u64 cookie, __u64 start, __u64 end)
 {
 	__u64 rec[5], pid_tgid = bpf_get_current_pid_tgid();
-	__u32 cpu = bpf_get_smp_processor_id(), words = type == KTRACE_FXT_EV_DURATION_COMPLETE ? 5 : 4;
+	__u32 cpu = bpf_get_smp_processor_id(), words;
+	__u16 name = cookie & 0x7fff;	/* an index: the name takes no words */
 
-	rec[0] = ktrace_fxt_event_hdr(words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, cookie);
-	rec[1] = start;
-	rec[2] = pid_tgid >> 32;
-	rec[3] = (__u32)pid_tgid;
-	rec[4] = end;
+	words = ktrace_fxt_event_head(rec, start, 0, pid_tgid >> 32, (__u32)pid_tgid,
+				      KTRACE_FXT_STR_CAT_KPROBE, 0, name, 0);
+	words = ktrace_fxt_event_finish(rec, words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, name,
+					end);
 	emit_to(nr_cpus + cpu, cpu, rec, words, start, false);
 }
 

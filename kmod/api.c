@@ -71,7 +71,7 @@ void __ktrace_event(unsigned int type, struct ktrace_string *cat, struct ktrace_
 	struct ktrace_session *s;
 	struct ktrace_cpu_buf *b;
 	u16 cref, nref;
-	u32 n = 5, i;
+	u32 n, i;
 
 	if (type > KTRACE_FXT_EV_MAX || nargs > KTRACE_MAX_API_ARGS)
 		return;
@@ -84,35 +84,18 @@ void __ktrace_event(unsigned int type, struct ktrace_string *cat, struct ktrace_
 	cref = string_ref(b, cat, ts);
 	nref = string_ref(b, name, ts);
 	/* A complete event began at @extra and ends now. */
-	rec[1] = type == KTRACE_FXT_EV_DURATION_COMPLETE ? extra : ts;
-	rec[2] = current->tgid;
-	rec[3] = current->pid;
-	n = 4;
+	n = ktrace_fxt_event_head(rec, type == KTRACE_FXT_EV_DURATION_COMPLETE ? extra : ts, 0,
+				  current->tgid, current->pid, cref, NULL, nref, NULL);
 	for (i = 0; i < nargs; i++) {
 		const struct ktrace_arg *a = &args[i];
 		u16 aref = string_ref(b, a->name, ts);
 
-		switch (a->type) {
-		case KTRACE_FXT_ARG_BOOL:
-			rec[n++] = ktrace_fxt_arg_hdr(a->type, 1, aref, !!a->u);
-			break;
-		case KTRACE_FXT_ARG_STRING:
-			rec[n++] = ktrace_fxt_arg_hdr(a->type, 1, aref, string_ref(b, a->str, ts));
-			break;
-		case KTRACE_FXT_ARG_INT64:
-		case KTRACE_FXT_ARG_UINT64:
-		case KTRACE_FXT_ARG_KOID:
-		case KTRACE_FXT_ARG_POINTER:
-			rec[n++] = ktrace_fxt_arg_hdr(a->type, 2, aref, 0);
-			rec[n++] = a->u;
-			break;
-		default:
-			rec[n++] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_NULL, 1, aref, 0);
-		}
+		n += ktrace_fxt_put_arg(&rec[n], a->type, aref,
+					a->type == KTRACE_FXT_ARG_STRING ?
+					string_ref(b, a->str, ts) : a->u);
 	}
-	if (ktrace_fxt_event_extra_words(type))
-		rec[n++] = type == KTRACE_FXT_EV_DURATION_COMPLETE ? ts : extra;
-	rec[0] = ktrace_fxt_event_hdr(n, type, nargs, 0, cref, nref);
+	n = ktrace_fxt_event_finish(rec, n, type, nargs, 0, cref, nref,
+				    type == KTRACE_FXT_EV_DURATION_COMPLETE ? ts : extra);
 	ktrace_buf_write(b, rec, n, ts);
 out:
 	preempt_enable_notrace();

@@ -35,26 +35,17 @@ static int ktrace_mark_open(struct inode *inode, struct file *file)
 static u32 encode(u64 *rec, const struct ktrace_mark *m, const char *text, u64 ts)
 {
 	u16 cref = ktrace_fxt_sref_inline(m->cat_len), nref = ktrace_fxt_sref_inline(m->name_len);
-	u32 type = mark_event_type[m->type], nargs = 0, n = 1;
+	u32 type = mark_event_type[m->type], nargs = 0, n;
 
-	rec[n++] = ts;
-	rec[n++] = current->tgid;
-	rec[n++] = current->pid;
-	n += ktrace_fxt_put_stream(&rec[n], text, m->cat_len);
-	n += ktrace_fxt_put_stream(&rec[n], text + m->cat_len, m->name_len);
+	n = ktrace_fxt_event_head(rec, ts, 0, current->tgid, current->pid, cref, text, nref,
+				  text + m->cat_len);
 	if (m->type == KTRACE_MARK_COUNTER) {
-		u16 aref = ktrace_fxt_sref_inline(5);
-
-		rec[n++] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_INT64,
-					      ktrace_fxt_arg_words(KTRACE_FXT_ARG_INT64, aref, 0),
-					      aref, 0);
-		n += ktrace_fxt_put_stream(&rec[n], "value", 5);
-		rec[n++] = m->value;
-		rec[n++] = 0;	/* counter id */
+		n += ktrace_fxt_put_arg(&rec[n], KTRACE_FXT_ARG_INT64, KTRACE_FXT_STR_VALUE,
+					m->value);
 		nargs = 1;
 	}
-	rec[0] = ktrace_fxt_event_hdr(n, type, nargs, 0, cref, nref);
-	return n;
+	/* A counter's id is 0. */
+	return ktrace_fxt_event_finish(rec, n, type, nargs, 0, cref, nref, 0);
 }
 
 static ssize_t ktrace_mark_write(struct file *file, const char __user *ubuf, size_t count,

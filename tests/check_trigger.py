@@ -44,8 +44,7 @@ tid = int(re.search(r'instant: \d+/(\d+) ', t).group(1))
 lat = int(re.search(r' latency=(\d+)', t).group(1))
 tts = ts_of(t)
 ok(tid == e['victim'], f"it is on the victim ({tid})", t)
-ok(threshold <= lat and 0.9 * hog_ns <= lat <= 1.5 * hog_ns,
-   f"its latency, {lat} ns, is past the threshold and about the hog's {hog_ns} ns", t)
+ok(threshold <= lat, f"its latency, {lat} ns, is past the threshold ({threshold} ns)", t)
 
 rep = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(e['victim']), '--top', '20'],
                      capture_output=True, text=True)

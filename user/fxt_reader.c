@@ -539,7 +539,7 @@ static int decode_sched(struct fxt_reader *r, struct fxt_record *rec, struct cur
 	uint64_t h = rec->w[0];
 	const uint64_t *p;
 
-	rec->sub = ktrace_fxt_get(h, 60, 63);
+	rec->sub = ktrace_fxt_sched_type(h);
 	if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
 		return 0;	/* a newer scheduling record: skip it */
 	p = take(c, 1);
@@ -782,15 +782,13 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 			violation_at(r, off, "magic",
 				     "the input does not start with the FXT magic number record");
 		}
-		if ((h & 15) == KTRACE_FXT_REC_LARGE) {
-			words = ktrace_fxt_get(h, 4, 35);
+		words = ktrace_fxt_rec_words(h);
+		if (ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_LARGE) {
 			if (words * 8 > MAX_LARGE_BYTES)
 				return fatal(r, off, "record size",
 					     "large record of %llu words is over the %llu MiB limit",
 					     (unsigned long long)words,
 					     (unsigned long long)(MAX_LARGE_BYTES >> 20));
-		} else {
-			words = ktrace_fxt_get(h, 4, 15);
 		}
 		if (!words)
 			return fatal(r, off, "record size", "record size is 0 (header 0x%016llx)",
@@ -801,13 +799,13 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		if ((uint64_t)avail < words * 8)
 			return fatal(r, off, "record size",
 				     "input ends inside a %s record: it is %llu bytes, %zd remain",
-				     fxt_record_type_name(h & 15),
+				     fxt_record_type_name(ktrace_fxt_rec_type(h)),
 				     (unsigned long long)words * 8, avail);
 		/* The buffer is 8-byte aligned and records are whole words. */
 		rec->offset = off;
 		rec->w = (const uint64_t *)(r->buf + r->pos);
 		rec->nwords = words;
-		rec->type = h & 15;
+		rec->type = ktrace_fxt_rec_type(h);
 		rec->sub = 0;
 		rec->nargs = 0;
 		rec->ts = 0;

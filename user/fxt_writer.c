@@ -256,26 +256,18 @@ static void write_event(struct fxt_writer *w, unsigned int type, uint64_t ts,
 	struct arg_refs refs[KTRACE_FXT_MAX_ARGS];
 	uint16_t cref, nref;
 	uint64_t *r = w->scratch;
-	uint32_t n = 1;
+	uint32_t n;
 
 	if (nargs > KTRACE_FXT_MAX_ARGS)
 		nargs = KTRACE_FXT_MAX_ARGS;
 	cref = fxt_string_ref(w, cat, strlen(cat));
 	nref = fxt_string_ref(w, name, strlen(name));
 	intern_args(w, args, nargs, refs);
-	r[n++] = ts;
-	if (!tref) {
-		r[n++] = pid;
-		r[n++] = tid;
-	}
-	n += put_sref(r + n, cref, cat);
-	n += put_sref(r + n, nref, name);
+	n = ktrace_fxt_event_head((__u64 *)r, ts, tref, pid, tid, cref, cat, nref, name);
 	if (n + args_words(args, nargs, refs) + 1 > KTRACE_FXT_MAX_RECORD_WORDS)
 		nargs = 0;	/* does not fit: keep the event, drop its arguments */
 	n += put_args(r + n, args, nargs, refs);
-	if (ktrace_fxt_event_extra_words(type))
-		r[n++] = extra;
-	r[0] = ktrace_fxt_event_hdr(n, type, nargs, tref, cref, nref);
+	n = ktrace_fxt_event_finish((__u64 *)r, n, type, nargs, tref, cref, nref, extra);
 	fxt_write_words(w, r, n);
 }
 

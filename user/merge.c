@@ -29,17 +29,10 @@ void spool_close(struct spool *s)
 /* The timestamp a raw record sorts by, if it has one. */
 static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 {
-	switch (w[0] & 15) {
-	case KTRACE_FXT_REC_EVENT:
-	case KTRACE_FXT_REC_SCHED:
-	case KTRACE_FXT_REC_LOG:
-		if (words < 2)
-			return false;
-		*ts = w[1];
-		return true;
-	default:
+	if (words < 2 || !ktrace_fxt_rec_timed(w[0]))
 		return false;
-	}
+	*ts = w[1];
+	return true;
 }
 
 /* Notes a record's time: by how much the spool is out of order. */
@@ -67,8 +60,8 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 		return -EINVAL;
 	}
 	memcpy(&h, rec, 8);
-	words = ktrace_fxt_get(h, 4, 15);
-	if ((h & 15) == KTRACE_FXT_REC_LARGE || words * 8 != bytes) {
+	words = ktrace_fxt_rec_words(h);
+	if (ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_LARGE || words * 8 != bytes) {
 		s->rejected++;
 		return -EINVAL;
 	}
@@ -86,8 +79,8 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords)
 	uint64_t records = 0;
 
 	for (size_t i = 0, words; i < nwords; i += words) {
-		words = ktrace_fxt_get(w[i], 4, 15);
-		if (!words || (w[i] & 15) == KTRACE_FXT_REC_LARGE || words > nwords - i)
+		words = ktrace_fxt_rec_words(w[i]);
+		if (!words || ktrace_fxt_rec_type(w[i]) == KTRACE_FXT_REC_LARGE || words > nwords - i)
 			return -EINVAL;
 		note_time(s, w + i, words);
 		records++;
@@ -109,7 +102,7 @@ int spool_add_encoded(struct spool *s, struct obuf *o)
 		uint32_t bytes;
 
 		memcpy(&h, o->buf + off, 8);
-		bytes = ktrace_fxt_get(h, 4, 15) * 8;
+		bytes = ktrace_fxt_rec_words(h) * 8;
 		if (!bytes || off + bytes > o->len)
 			return -EINVAL;
 		ret = spool_add(s, o->buf + off, bytes);
@@ -194,7 +187,7 @@ static int read_raw(struct cursor *c)
 {
 	if (fread(c->rec, 8, 1, c->f) != 1)
 		return ferror(c->f) ? -EIO : 0;
-	c->words = ktrace_fxt_get(c->rec[0], 4, 15);
+	c->words = ktrace_fxt_rec_words(c->rec[0]);
 	if (c->words > 1 && fread(c->rec + 1, 8, c->words - 1, c->f) != c->words - 1)
 		return -EIO;
 	return 1;
@@ -292,7 +285,7 @@ static int cursor_next(struct cursor *c)
 		if (c->node.key)
 			c->node.key = c->offset < 0 && c->node.key < (uint64_t)-c->offset ? 0 :
 				      c->node.key + c->offset;
-		if ((c->rec[0] & 15) == KTRACE_FXT_REC_EVENT && c->words >= 2) {
+		if (ktrace_fxt_rec_type(c->rec[0]) == KTRACE_FXT_REC_EVENT && c->words >= 2) {
 			c->rec[1] += c->offset;
 			if (ktrace_fxt_get(c->rec[0], 16, 19) == KTRACE_FXT_EV_DURATION_COMPLETE)
 				c->rec[c->words - 1] += c->offset;

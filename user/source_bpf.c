@@ -317,7 +317,7 @@ static void drain_buf(struct source_bpf *s, unsigned int buf, bool final)
 
 	while (tail < head) {
 		uint64_t pos = tail / 8, h = __atomic_load_n(&d[pos & mask], __ATOMIC_ACQUIRE);
-		uint32_t words = ktrace_fxt_get(h, 4, 15);
+		uint32_t words = ktrace_fxt_rec_words(h);
 
 		if (!(pos & mask)) {
 			/* The buffer's end: a run cannot wrap. */
@@ -335,7 +335,7 @@ static void drain_buf(struct source_bpf *s, unsigned int buf, bool final)
 			continue;
 		}
 		if (!h || words == 0 || words > KTRACE_BPF_MAX_WORDS || words * 8 > head - tail ||
-		    (h & 15) == KTRACE_FXT_REC_LARGE) {
+		    ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_LARGE) {
 			/* Never published, or not a record: skip what is left. */
 			spool_run(s, buf, d, run, pos - run);
 			s->uncommitted += head - tail;
@@ -351,10 +351,45 @@ static void drain_buf(struct source_bpf *s, unsigned int buf, bool final)
 	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
 }
 
+/*
+ * The interrupt-counting programs, every exit before any entry: an
+ * interrupt that began before its entry program was attached is never
+ * counted in, so none is counted in without being counted out.  The
+ * skeleton leaves programs attached here alone.
+ */
+static int attach_irq_depth(struct sched_bpf *skel)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} order[] = {
+		{ skel->progs.ktrace_irq_exit, &skel->links.ktrace_irq_exit },
+		{ skel->progs.ktrace_softirq_exit, &skel->links.ktrace_softirq_exit },
+		{ skel->progs.ktrace_timer_exit, &skel->links.ktrace_timer_exit },
+		{ skel->progs.ktrace_irq_work_exit, &skel->links.ktrace_irq_work_exit },
+		{ skel->progs.ktrace_irq_enter, &skel->links.ktrace_irq_enter },
+		{ skel->progs.ktrace_softirq_enter, &skel->links.ktrace_softirq_enter },
+		{ skel->progs.ktrace_timer_enter, &skel->links.ktrace_timer_enter },
+		{ skel->progs.ktrace_irq_work_enter, &skel->links.ktrace_irq_work_enter },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		if (!bpf_program__autoload(order[i].prog))
+			continue;
+		*order[i].link = bpf_program__attach(order[i].prog);
+		if (!*order[i].link)
+			return -errno;
+	}
+	return 0;
+}
+
 static int bpf_start(void *priv)
 {
 	struct source_bpf *s = priv;
-	int ret = sched_bpf__attach(s->skel);
+	int ret = attach_irq_depth(s->skel);
+
+	if (!ret)
+		ret = sched_bpf__attach(s->skel);
 
 	if (ret)
 		pr_err("cannot attach the BPF recorder to the scheduler tracepoints: %s",

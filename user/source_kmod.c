@@ -191,8 +191,8 @@ static int read_subbuf(struct source_kmod *s, unsigned int cpu, uint64_t pos)
 		uint32_t bytes;
 
 		memcpy(&h, p + off, 8);
-		bytes = ktrace_fxt_get(h, 4, 15) * 8;
-		if (!bytes || off + bytes > len || (h & 15) == KTRACE_FXT_REC_LARGE) {
+		bytes = ktrace_fxt_rec_words(h) * 8;
+		if (!bytes || off + bytes > len || ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_LARGE) {
 			pr_warn("CPU %u: malformed record at buffer offset %llu; skipping the rest of its sub-buffer",
 				cpu, (unsigned long long)(pos + off));
 			s->spools[cpu].rejected++;

@@ -310,12 +310,12 @@ static int count_switches(const struct ktrace_geometry *geo, const uint8_t *map,
 			uint64_t h;
 
 			memcpy(&h, data + (pos % geo->buffer_size) + off, 8);
-			if (!ktrace_fxt_get(h, 4, 15))
+			if (!ktrace_fxt_rec_words(h))
 				return -1;
-			if ((h & 15) == KTRACE_FXT_REC_SCHED && ktrace_fxt_get(h, 60, 63) ==
+			if (ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_SCHED && ktrace_fxt_sched_type(h) ==
 			    KTRACE_FXT_SCHED_CSWITCH_ARGS)
 				switches++;
-			off += ktrace_fxt_get(h, 4, 15) * 8;
+			off += ktrace_fxt_rec_words(h) * 8;
 			(*records)++;
 		}
 		if (off != sm->data_len)

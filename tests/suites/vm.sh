@@ -50,7 +50,7 @@ done
 # Equivalence: the same kinds of records with the same fields and states.
 shapes() {
 	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped' |
-		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
+		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
 			s/[0-9]+/N/g; s/"[^"]*"/S/g' | sort -u
 }
 shapes "$R/kmod.fxt" >"$R/kmod.shapes"

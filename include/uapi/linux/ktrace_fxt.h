@@ -214,6 +214,7 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_TRIGGER		= 24,
 	KTRACE_FXT_STR_LATENCY		= 25,
 	KTRACE_FXT_STR_WAKE_TS		= 26,
+	KTRACE_FXT_STR_VALUE		= 27,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -255,6 +256,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_TRIGGER]		= "trigger",
 	[KTRACE_FXT_STR_LATENCY]		= "latency",
 	[KTRACE_FXT_STR_WAKE_TS]		= "wake_ts",
+	[KTRACE_FXT_STR_VALUE]			= "value",
 };
 #endif
 
@@ -329,6 +331,32 @@ static inline __u64 ktrace_fxt_rec_hdr(__u32 type, __u32 words)
 	return ktrace_fxt_field(type, 0, 3) | ktrace_fxt_field(words, 4, 15);
 }
 
+/* Header fields every record has: its type, and its size in words. */
+static inline __u32 ktrace_fxt_rec_type(__u64 h)
+{
+	return h & 15;
+}
+
+static inline __u64 ktrace_fxt_rec_words(__u64 h)
+{
+	return ktrace_fxt_get(h, 4, ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_LARGE ? 35 : 15);
+}
+
+/* A scheduling record's kind (enum ktrace_fxt_sched_type). */
+static inline __u32 ktrace_fxt_sched_type(__u64 h)
+{
+	return ktrace_fxt_get(h, 60, 63);
+}
+
+/* Whether a record has a timestamp in its second word (events, scheduling, logs). */
+static inline int ktrace_fxt_rec_timed(__u64 h)
+{
+	__u32 type = ktrace_fxt_rec_type(h);
+
+	return type == KTRACE_FXT_REC_EVENT || type == KTRACE_FXT_REC_SCHED ||
+	       type == KTRACE_FXT_REC_LOG;
+}
+
 static inline __u64 ktrace_fxt_magic(void)
 {
 	return ktrace_fxt_rec_hdr(KTRACE_FXT_REC_METADATA, 1) |
@@ -401,6 +429,43 @@ static inline __u32 ktrace_fxt_event_extra_words(__u32 event_type)
 	return event_type == KTRACE_FXT_EV_INSTANT ||
 	       event_type == KTRACE_FXT_EV_DURATION_BEGIN ||
 	       event_type == KTRACE_FXT_EV_DURATION_END ? 0 : 1;
+}
+
+/*
+ * An event record in two steps.  ktrace_fxt_event_head() writes from w[1]:
+ * the timestamp, the thread's koids unless @thread_ref indexes a thread
+ * record, and the category and name streams of inline refs (indexed refs
+ * take no words; their text may be NULL); it returns the words so far.
+ * The caller appends the arguments (ktrace_fxt_put_arg() for indexed
+ * names); ktrace_fxt_event_finish() appends the word the event type needs
+ * (@extra: counter id, end time or correlation id) and writes the header.
+ * Nothing is checked: callers size @w for what they put in.
+ */
+static inline __u32 ktrace_fxt_event_head(__u64 *w, __u64 ts, __u32 thread_ref, __u64 pid,
+					  __u64 tid, __u16 cat, const char *cat_text, __u16 name,
+					  const char *name_text)
+{
+	__u32 n = 1;
+
+	w[n++] = ts;
+	if (!thread_ref) {
+		w[n++] = pid;
+		w[n++] = tid;
+	}
+	if (ktrace_fxt_sref_is_inline(cat))
+		n += ktrace_fxt_put_stream(&w[n], cat_text, cat & 0x7fff);
+	if (ktrace_fxt_sref_is_inline(name))
+		n += ktrace_fxt_put_stream(&w[n], name_text, name & 0x7fff);
+	return n;
+}
+
+static inline __u32 ktrace_fxt_event_finish(__u64 *w, __u32 n, __u32 event_type, __u32 nargs,
+					    __u32 thread_ref, __u16 cat, __u16 name, __u64 extra)
+{
+	if (ktrace_fxt_event_extra_words(event_type))
+		w[n++] = extra;
+	w[0] = ktrace_fxt_event_hdr(n, event_type, nargs, thread_ref, cat, name);
+	return n;
 }
 
 /* Blob record: header word, [name stream], payload stream. */
@@ -542,11 +607,36 @@ static inline __u32 ktrace_fxt_put_arg_koid(__u64 *w, __u16 name, __u64 koid)
 	return 2;
 }
 
-static inline __u32 ktrace_fxt_put_arg_u64(__u64 *w, __u16 name, __u64 value)
+/*
+ * One argument with an indexed (or empty) name: @value is the number, the
+ * koid or pointer, the bool, or for a string the index of its value.
+ * Returns the words written; an unknown type is written as null.
+ */
+static inline __u32 ktrace_fxt_put_arg(__u64 *w, __u32 type, __u16 name, __u64 value)
 {
-	w[0] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT64, 2, name, 0);
-	w[1] = value;
-	return 2;
+	switch (type) {
+	case KTRACE_FXT_ARG_INT32:
+	case KTRACE_FXT_ARG_UINT32:
+		w[0] = ktrace_fxt_arg_hdr(type, 1, name, (__u32)value);
+		return 1;
+	case KTRACE_FXT_ARG_BOOL:
+		w[0] = ktrace_fxt_arg_hdr(type, 1, name, !!value);
+		return 1;
+	case KTRACE_FXT_ARG_STRING:
+		w[0] = ktrace_fxt_arg_hdr(type, 1, name, (__u16)value);
+		return 1;
+	case KTRACE_FXT_ARG_INT64:
+	case KTRACE_FXT_ARG_UINT64:
+	case KTRACE_FXT_ARG_DOUBLE:
+	case KTRACE_FXT_ARG_POINTER:
+	case KTRACE_FXT_ARG_KOID:
+		w[0] = ktrace_fxt_arg_hdr(type, 2, name, 0);
+		w[1] = value;
+		return 2;
+	default:
+		w[0] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_NULL, 1, name, 0);
+		return 1;
+	}
 }
 
 /* ---- whole records the recorders write --------------------------------- */
@@ -681,15 +771,14 @@ static inline __u64 ktrace_wake_latency(__u64 slot, __u32 pid, __u64 now)
 static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
 					   __u64 latency, __u64 wake_ts, __u32 cpu)
 {
-	w[0] = ktrace_fxt_event_hdr(KTRACE_FXT_TRIGGER_WORDS, KTRACE_FXT_EV_INSTANT, 3, 0,
-				    KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER);
-	w[1] = ts;
-	w[2] = pid;
-	w[3] = tid;
-	ktrace_fxt_put_arg_u64(&w[4], KTRACE_FXT_STR_LATENCY, latency);
-	ktrace_fxt_put_arg_u64(&w[6], KTRACE_FXT_STR_WAKE_TS, wake_ts);
-	w[8] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_CPU, cpu);
-	return KTRACE_FXT_TRIGGER_WORDS;
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_LATENCY, 0,
+					KTRACE_FXT_STR_TRIGGER, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_LATENCY, latency);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_WAKE_TS, wake_ts);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
+				       KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER, 0);
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
@@ -742,16 +831,15 @@ static inline __u32 ktrace_fxt_put_kobj_process(__u64 *w, __u32 pid, const char 
 static inline __u32 ktrace_fxt_put_drop(__u64 *w, __u64 ts, __u32 cpu, __u64 count,
 					__u64 first_ts, __u64 last_ts)
 {
-	w[0] = ktrace_fxt_event_hdr(KTRACE_FXT_DROP_WORDS, KTRACE_FXT_EV_INSTANT, 4, 0,
-				    KTRACE_FXT_STR_CAT_META, KTRACE_FXT_STR_DROPPED);
-	w[1] = ts;
-	w[2] = 0;
-	w[3] = 0;
-	w[4] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_CPU, cpu);
-	ktrace_fxt_put_arg_u64(&w[5], KTRACE_FXT_STR_COUNT, count);
-	ktrace_fxt_put_arg_u64(&w[7], KTRACE_FXT_STR_FIRST_TS, first_ts);
-	ktrace_fxt_put_arg_u64(&w[9], KTRACE_FXT_STR_LAST_TS, last_ts);
-	return KTRACE_FXT_DROP_WORDS;
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, 0, 0, KTRACE_FXT_STR_CAT_META, 0,
+					KTRACE_FXT_STR_DROPPED, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_COUNT, count);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_FIRST_TS, first_ts);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_LAST_TS, last_ts);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 4, 0, KTRACE_FXT_STR_CAT_META,
+				       KTRACE_FXT_STR_DROPPED, 0);
 }
 
 #endif /* _UAPI_LINUX_KTRACE_FXT_H */
