@@ -20,9 +20,9 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c \
 		   user/latency.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
-		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/merge.c user/statedump.c user/source_bpf.c \
-		   user/source_kmod.c user/source_tracefs.c user/ftrace_import.c \
-		   user/bpf_exact.c
+		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/spool.c user/statedump.c user/source_bpf.c \
+		   user/source_kmod.c user/source_ftrace.c user/ftrace_import.c \
+		   user/clock_sync.c user/archive.c user/bpf_exact.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -120,7 +120,7 @@ $(O)/user/ktrace.o: user/ktrace.c $(USER_HDRS) $(wildcard .git/HEAD .git/index)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -DKTRACE_VERSION='"$(KTRACE_VERSION)"' -c -o $@ $<
 
-$(O)/user/source_tracefs.o: user/source_tracefs.c $(USER_HDRS)
+$(O)/user/source_ftrace.o: user/source_ftrace.c $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) $(TRACEFS_CFLAGS) -c -o $@ $<
 

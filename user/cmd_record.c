@@ -15,7 +15,6 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
-#include "ftrace_capture.h"
 #include "json_writer.h"
 #include "record.h"
 #include "utils.h"
@@ -111,19 +110,6 @@ static pid_t spawn(char **argv, int *go)
 	return pid;
 }
 
-static void trace_info(struct fxt_writer *w, const char *backend, uint64_t ts)
-{
-	struct fxt_arg args[4];
-	struct utsname u;
-
-	uname(&u);
-	args[0] = fxt_arg_str("host", u.nodename);
-	args[1] = fxt_arg_str("kernel", u.release);
-	args[2] = fxt_arg_str("backend", backend);
-	args[3] = fxt_arg_str("clock", "CLOCK_MONOTONIC");
-	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 4, 0);
-}
-
 static void progress(uint64_t start, const struct spool *sp, unsigned int n, bool final)
 {
 	uint64_t recs = 0, bytes = 0;
@@ -135,176 +121,6 @@ static void progress(uint64_t start, const struct spool *sp, unsigned int n, boo
 	fprintf(stderr, "\rktrace: recording %.1f s, %llu records, %.1f MB%s",
 		(now_mono_ns() - start) / 1e9, (unsigned long long)recs, bytes / 1e6,
 		final ? "\n" : "  ");
-}
-
-/* Writes the archive: preamble, trace info, names now alive, merged records. */
-static const char *kernel_release(void)
-{
-	static struct utsname u;
-
-	uname(&u);
-	return u.release;
-}
-
-/*
- * A ring keeps each CPU's newest records, so the window of a CPU whose ring
- * wrapped starts late, and each at a different time; the archive starts
- * where they all have data.  (A ring that never wrapped has everything.)
- */
-static uint64_t ring_common_start(const struct spool *spools, unsigned int n)
-{
-	uint64_t from = 0, t;
-
-	for (unsigned int i = 0; i < n; i++) {
-		if (!spools[i].wrapped || !spools[i].timed_records)
-			continue;
-		t = spools[i].min_ts + spools[i].offset;
-		if (t > from)
-			from = t;
-	}
-	return from;
-}
-
-/* @records: every record in the archive, as `ktrace dump --stats` counts them. */
-static int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
-			 uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-			 uint64_t *bytes, uint64_t *records)
-{
-	uint64_t threads;
-	struct fxt_writer *w = malloc(sizeof(*w));
-	int ret;
-
-	if (!w || fxt_writer_init(w, fd)) {
-		free(w);
-		return -ENOMEM;
-	}
-	fxt_write_preamble(w, 1, "ktrace");
-	trace_info(w, ops->name, start);
-	/* The BPF probes name their events by these indices. */
-	if (!ops->statedump_in_kernel)
-		for (unsigned int i = 0; i < ro->nprobes; i++)
-			fxt_write_string(w, KTRACE_FXT_STR_FIRST_PROBE + i, ro->probes[i].symbol);
-	/*
-	 * The threads alive now, first: the names recorded (those alive at
-	 * the start, then fork, exec and rename) come later and win, and a
-	 * thread whose events were lost, or written over in a ring, still
-	 * gets one.
-	 */
-	if (!ops->statedump_in_kernel || ro->ring)
-		statedump_write(w, &threads);
-	ret = merge_spools(spools, n, w, from);
-	*bytes = w->out.total + w->out.len;
-	*records = w->records;
-	if (!ret)
-		ret = fxt_writer_finish(w);
-	else
-		fxt_writer_finish(w);
-	free(w);
-	return ret;
-}
-
-/*
- * Writing the output failed (a full disk, say): the recording is still in
- * the spools, so write it as FXT where there is room and say where.
- */
-static void rescue(const struct source_ops *ops, const struct record_opts *ro, uint64_t start,
-		   struct spool *spools, unsigned int n, uint64_t from)
-{
-	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
-	uint64_t bytes, records;
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		int fd;
-
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		snprintf(path, sizeof(path), "%s/ktrace-%d.fxt", dirs[i], getpid());
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0)
-			continue;
-		if (!write_archive(fd, ops, ro, start, spools, n, from, &bytes, &records) &&
-		    !close(fd)) {
-			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
-			       path, bytes / 1e6);
-			return;
-		}
-		close(fd);
-		unlink(path);
-	}
-	pr_err("the recording could not be written anywhere: tried $TMPDIR, /var/tmp, /tmp and .");
-}
-
-/*
- * Clock-sync points: a clock_sync event in the trace and, when tracefs is
- * there, `trace_event_clock_sync: name=ID` in trace_marker, so ftrace text
- * captured meanwhile (trace-cmd, the `trace` file) can be aligned later by
- * `ktrace merge`, or by catapult's viewer from JSON.
- */
-struct clock_sync {
-	struct fxt_writer *w;
-	int marker_fd;
-	struct ftrace_capture *ftrace;	/* --ftrace's instance, if any */
-	struct sync_point points[2];	/* start and stop, on the recorder's clock */
-	unsigned int n;
-};
-
-static int clock_sync_init(struct clock_sync *cs)
-{
-	static const char *const markers[] = {
-		"/sys/kernel/tracing/trace_marker", "/sys/kernel/debug/tracing/trace_marker",
-	};
-
-	cs->w = malloc(sizeof(*cs->w));
-	if (!cs->w || fxt_writer_init(cs->w, -1)) {
-		free(cs->w);
-		cs->w = NULL;
-		return -ENOMEM;
-	}
-	cs->w->inline_strings = true;
-	for (size_t i = 0; i < ARRAY_SIZE(markers) && cs->marker_fd < 0; i++)
-		cs->marker_fd = open(markers[i], O_WRONLY | O_CLOEXEC);
-	return 0;
-}
-
-static void clock_sync_free(struct clock_sync *cs)
-{
-	if (cs->w) {
-		fxt_writer_finish(cs->w);
-		obuf_free(&cs->w->out);
-		free(cs->w);
-	}
-	if (cs->marker_fd >= 0)
-		close(cs->marker_fd);
-}
-
-static void clock_sync(struct clock_sync *cs, struct spool *sp)
-{
-	char id[48], line[96];
-	struct fxt_arg args[2];
-	uint64_t t1, t2;
-	int len;
-
-	snprintf(id, sizeof(id), "ktrace-%d-%u", getpid(), cs->n);
-	len = snprintf(line, sizeof(line), "trace_event_clock_sync: name=%s\n", id);
-	t1 = now_mono_ns();
-	/* EBADF: tracing is off, so no ftrace capture runs that could use it. */
-	if (cs->marker_fd >= 0 && write(cs->marker_fd, line, len) != len && errno != EBADF)
-		pr_warn("cannot write a clock sync marker to trace_marker: %s", strerror(errno));
-	if (cs->ftrace && ftrace_capture_marker(cs->ftrace, id))
-		pr_warn("--ftrace: cannot write a clock sync marker into the instance");
-	t2 = now_mono_ns();
-	if (cs->n < ARRAY_SIZE(cs->points)) {
-		snprintf(cs->points[cs->n].id, sizeof(cs->points[cs->n].id), "%s", id);
-		cs->points[cs->n].ts = t1 + (t2 - t1) / 2;
-		cs->points[cs->n].half = (t2 - t1) / 2;
-	}
-	cs->n++;
-	args[0] = fxt_arg_str("sync_id", id);
-	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", t1);
-	fxt_write_event(cs->w, KTRACE_FXT_EV_INSTANT, t1 + (t2 - t1) / 2, getpid(), gettid(),
-			"ktrace:clock", "clock_sync", args, 2, 0);
-	spool_add_encoded(sp, &cs->w->out);
 }
 
 static int parse_probe(const char *spec, struct record_opts *ro)
@@ -329,31 +145,6 @@ static int parse_probe(const char *spec, struct record_opts *ro)
 	memcpy(p->symbol, colon + 1, len + 1);
 	ro->nprobes++;
 	return 0;
-}
-
-/* Moves the captured ftrace events onto the recorder's clock. */
-static void align_ftrace(struct ftrace_capture *fc, const struct sync_point *points,
-			 unsigned int n, struct spool *sp, unsigned int nsp)
-{
-	int64_t offset, residual;
-	unsigned int matched;
-
-	if (fc->conv.lost)
-		pr_warn("--ftrace: ftrace lost %llu events in its buffers (in the trace as loss records; try a larger --buffer-size)",
-			(unsigned long long)fc->conv.lost);
-	if (clock_offset(points, n < 2 ? n : 2, fc->conv.markers, fc->conv.nmarkers, &offset,
-			 &residual, &matched)) {
-		pr_warn("--ftrace: no clock sync marker came back; %s", fc->mono ?
-			"ftrace used the monotonic clock, as the recorder does" :
-			"ftrace times are left on ftrace's own clock");
-		return;
-	}
-	/* With trace_clock mono the clocks are one: the markers only check it. */
-	for (unsigned int i = 0; !fc->mono && i < nsp; i++)
-		sp[i].offset = offset;
-	pr_info("ftrace: %llu events, clock %s, offset %lld ns from %u sync markers, residual %lld ns",
-		(unsigned long long)fc->conv.events, fc->mono ? "mono" : "local",
-		(long long)offset, matched, (long long)residual);
 }
 
 /* Long-only options. */
@@ -396,6 +187,321 @@ static int trigger_done(const struct source_ops *ops, void *src, struct trigger_
 	return now_mono_ns() > t->stop_at;
 }
 
+/* One recording: its sources, spools, clock sync, output and command. */
+struct record_run {
+	struct record_opts *ro;
+	struct {
+		const struct source_ops *ops;
+		void *priv;
+		struct spool *spools;
+		unsigned int nspools;
+	} src[2];			/* the backend, then ftrace (--ftrace) */
+	unsigned int nsrc;
+	struct spool *spools;		/* the backend's, ktrace's own (cli), ftrace's */
+	unsigned int nspools, cli, nall;
+	struct clock_sync sync;
+	struct out_file of;
+	bool opened;
+	uint64_t t0, start;
+	pid_t child;
+	int go, status;
+	struct trigger_report trep;
+	bool said_trigger;
+	struct record_stats st;
+};
+
+/* The recorder backend: --backend, or the module when it is loaded, else BPF. */
+static const struct source_ops *choose_backend(const char *name, const struct record_opts *ro,
+					       char *why, size_t len)
+{
+	char why_kmod[256] = "";
+	int ret;
+
+	if (name && !strcmp(name, "kmod")) {
+		ret = source_kmod_ops.probe(ro, why, len);
+		if (ret)
+			pr_err("--backend kmod: %s, or use --backend bpf", why);
+		return ret ? NULL : &source_kmod_ops;
+	}
+	if (name && strcmp(name, "bpf")) {
+		pr_err("--backend %s: use kmod or bpf", name);
+		return NULL;
+	}
+	if (!name && !source_kmod_ops.probe(ro, why_kmod, sizeof(why_kmod)))
+		return &source_kmod_ops;
+	ret = source_bpf_ops.probe(ro, why, len);
+	if (ret == -ENOTSUP && !name)
+		pr_err("no backend can record here: %s, and %s", why_kmod, why);
+	else if (ret == -ENOTSUP || (ret && ro->verbose))
+		pr_err("%s", why);
+	/* -EPERM: capabilities may still do; loading will tell. */
+	return ret == -ENOTSUP ? NULL : &source_bpf_ops;
+}
+
+/*
+ * Spools, the output file, clock sync and every source, opened (and so
+ * checked: an unknown --ftrace event, a probe) before anything records.
+ */
+static int record_open(struct record_run *rs, const struct source_ops *main_ops,
+		       struct record_opts *ro, const char *ftrace_spec, const char *out_path,
+		       const char *why)
+{
+	long ncpu = libbpf_num_possible_cpus();
+	int ret;
+
+	rs->ro = ro;
+	if (ncpu <= 0 || ncpu > MAX_CPUS) {
+		pr_err("cannot count the possible CPUs (/sys/devices/system/cpu/possible): %ld", ncpu);
+		return -EINVAL;
+	}
+	/*
+	 * One spool per CPU (two with -p: the BPF backend keeps probe records
+	 * apart), then one for the records ktrace itself writes, then with
+	 * --ftrace one per CPU for ftrace's.
+	 */
+	rs->nspools = ncpu * (ro->nprobes ? 2 : 1);
+	rs->cli = rs->nspools;
+	rs->nall = rs->nspools + 1 + (ftrace_spec ? ncpu : 0);
+	rs->spools = calloc(rs->nall, sizeof(*rs->spools));
+	if (!rs->spools)
+		return -ENOMEM;
+	/* Written beside and renamed over it at the end: a failure leaves what was there. */
+	ret = out_file_open(&rs->of, out_path);
+	if (ret)
+		return ret;
+	rs->opened = true;
+	for (unsigned int i = 0; i < rs->nall; i++) {
+		ret = spool_open(&rs->spools[i]);
+		if (ret) {
+			pr_err("cannot create a temporary file: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	ret = clock_sync_init(&rs->sync);
+	if (ret)
+		return ret;
+	rs->src[rs->nsrc].ops = main_ops;
+	rs->src[rs->nsrc].spools = rs->spools;
+	rs->src[rs->nsrc++].nspools = rs->nspools;
+	if (ftrace_spec) {
+		ro->ftrace = ftrace_spec;
+		rs->src[rs->nsrc].ops = &source_ftrace_ops;
+		rs->src[rs->nsrc].spools = &rs->spools[rs->cli + 1];
+		rs->src[rs->nsrc++].nspools = ncpu;
+	}
+	/* ftrace first: an unknown event is refused before the recorder loads. */
+	for (int i = rs->nsrc - 1; i >= 0; i--) {
+		ret = rs->src[i].ops->open(&rs->src[i].priv, ro, rs->src[i].spools,
+					   rs->src[i].nspools);
+		if (ret) {
+			if (ret == -EPERM && why[0])
+				pr_err("%s", why);
+			return ret;
+		}
+		if (rs->src[i].ops->marker) {
+			rs->sync.marker = rs->src[i].ops->marker;
+			rs->sync.marker_ctx = rs->src[i].priv;
+		}
+	}
+	return 0;
+}
+
+/* Every source recording, the threads alive named, the first sync point, the command let go. */
+static int record_start(struct record_run *rs)
+{
+	const struct source_ops *ops = rs->src[0].ops;
+	int ret;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	/* A closed terminal ends the recording, but does not lose it. */
+	signal(SIGHUP, on_signal);
+	/* Before anything records: the trace_info event opens the archive's time. */
+	rs->t0 = now_mono_ns();
+	for (int i = rs->nsrc - 1; i >= 0; i--) {
+		ret = rs->src[i].ops->start(rs->src[i].priv);
+		if (ret)
+			return ret;
+	}
+	rs->start = now_mono_ns();
+	/* A ring may write over the module's own state dump: names go in a spool too. */
+	if (!ops->statedump_in_kernel || rs->ro->ring) {
+		/*
+		 * Every thread alive now, named before anything else in the
+		 * archive; fork, exec and rename events, recording already,
+		 * name the rest.
+		 */
+		uint64_t threads;
+		int err = statedump_write(rs->sync.w, &threads);
+
+		if (err)
+			pr_warn("cannot list the running threads from /proc: %s; names come only from events",
+				strerror(-err));
+		spool_add_encoded(&rs->spools[rs->cli], &rs->sync.w->out);
+	}
+	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
+	if (rs->child > 0) {
+		if (write(rs->go, "g", 1) != 1)
+			pr_warn("cannot start the command");
+		close(rs->go);
+		rs->go = -1;
+	}
+	return 0;
+}
+
+/*
+ * Until the time is up, the command ends, a signal, or the latency
+ * trigger's window has passed.  A ring is read once, when it stops.
+ */
+static void record_loop(struct record_run *rs, double duration)
+{
+	bool tty = isatty(STDERR_FILENO);
+	uint64_t last_progress = 0;
+	int ret = 0;
+
+	while (!stop_requested) {
+		if (rs->ro->ring)
+			usleep(100000);
+		for (unsigned int i = 0; i < rs->nsrc && !rs->ro->ring && !ret; i++)
+			ret = rs->src[i].ops->poll(rs->src[i].priv, 100);
+		if (ret) {
+			pr_err("reading the recorder's buffers: %s; stopping, what was read is kept",
+			       strerror(-ret));
+			break;
+		}
+		if (rs->child > 0 && waitpid(rs->child, &rs->status, WNOHANG) == rs->child) {
+			rs->child = 0;
+			break;
+		}
+		if (duration > 0 && now_mono_ns() - rs->start >= duration * 1e9)
+			break;
+		if (rs->ro->trigger_ns) {
+			ret = trigger_done(rs->src[0].ops, rs->src[0].priv, &rs->trep,
+					   &rs->said_trigger);
+			if (ret < 0)
+				pr_err("reading the latency trigger: %s; stopping", strerror(-ret));
+			if (ret)
+				break;
+		}
+		if (tty && !rs->ro->ring && now_mono_ns() - last_progress > 500000000ULL) {
+			last_progress = now_mono_ns();
+			progress(rs->start, rs->spools, rs->nspools, false);
+		}
+	}
+	/* It may have fired as the command ended. */
+	if (rs->ro->trigger_ns && !rs->said_trigger)
+		trigger_done(rs->src[0].ops, rs->src[0].priv, &rs->trep, &rs->said_trigger);
+	if (tty && !rs->ro->ring)
+		progress(rs->start, rs->spools, rs->nspools, true);
+}
+
+/* The last sync point, every source stopped and drained, its clock aligned; the command ended. */
+static void record_stop(struct record_run *rs)
+{
+	int ret;
+
+	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
+	for (unsigned int i = 0; i < rs->nsrc; i++) {
+		ret = rs->src[i].ops->stop(rs->src[i].priv, &rs->st);
+		if (ret && i == 0)
+			pr_err("draining the recorder's buffers: %s", strerror(-ret));
+		if (rs->src[i].ops->align)
+			rs->src[i].ops->align(rs->src[i].priv, rs->sync.points, rs->sync.n);
+	}
+	if (rs->child > 0) {
+		/* Stopped by a signal, the duration or the trigger: let the command finish. */
+		kill(rs->child, SIGTERM);
+		waitpid(rs->child, &rs->status, 0);
+		rs->child = 0;
+		rs->status = 0;	/* its end was ours, not its own */
+	}
+	for (unsigned int i = 0; i < rs->nspools; i++) {
+		rs->st.records += rs->spools[i].records;
+		rs->st.rejected += rs->spools[i].rejected;
+	}
+}
+
+/* The archive (and JSON) into the output, or kept elsewhere when that fails. */
+static int record_write(struct record_run *rs, bool json, const char *out_path)
+{
+	const struct source_ops *ops = rs->src[0].ops;
+	uint64_t from = 0, bytes = 0, archived = 0;
+	int fxt_fd, ret;
+
+	fxt_fd = fxt_scratch_fd(json, rs->of.fd);
+	if (fxt_fd < 0) {
+		ret = -errno;
+		pr_err("cannot create a temporary file: %s", strerror(errno));
+		return ret;
+	}
+	if (rs->ro->ring)
+		from = ring_common_start(rs->spools, rs->nall);
+	ret = write_archive(fxt_fd, ops, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
+			    &archived);
+	if (!ret && json)
+		ret = json_convert_fd(fxt_fd, rs->of.fd, NULL, &bytes);
+	if (json)
+		close(fxt_fd);
+	if (ret)
+		pr_err("writing %s: %s", out_path, strerror(-ret));
+	else
+		ret = out_file_commit(&rs->of);	/* says what failed */
+	if (ret) {
+		out_file_abort(&rs->of);
+		rescue(ops, rs->ro, rs->t0, rs->spools, rs->nall, from);
+		return ret;
+	}
+	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s",
+		out_path, (unsigned long long)archived, (unsigned long long)rs->st.records,
+		bytes / 1e6, (unsigned long long)rs->st.dropped,
+		rs->st.dropped ? " (try a larger --buffer-size)" : "");
+	if (rs->st.rejected)
+		pr_warn("%llu malformed records from the recorder were left out",
+			(unsigned long long)rs->st.rejected);
+	if (from)
+		pr_info("ring: the trace starts at %.6f s, where every CPU's window has data",
+			from / 1e9);
+	if (rs->ro->trigger_ns && !rs->said_trigger)
+		pr_info("the latency trigger did not fire: no wait reached %.3f ms",
+			rs->ro->trigger_ns / 1e6);
+	return 0;
+}
+
+/* As a shell would: the command's own status, 128 + N for signal N. */
+static int command_status(int status, const char *cmd)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) && WEXITSTATUS(status) != 127) {
+		pr_info("%s exited with status %d", cmd, WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status)) {
+		pr_info("%s was killed by signal %d (%s)", cmd, WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	return 0;
+}
+
+/* Leaves the system as found: the command ended, sources closed, spools and temporaries gone. */
+static void record_close(struct record_run *rs)
+{
+	if (rs->go >= 0)
+		close(rs->go);
+	if (rs->child > 0) {
+		kill(rs->child, SIGKILL);
+		waitpid(rs->child, NULL, 0);
+	}
+	for (unsigned int i = 0; i < rs->nsrc; i++)
+		if (rs->src[i].priv)
+			rs->src[i].ops->close(rs->src[i].priv);	/* also after a failed open */
+	for (unsigned int i = 0; rs->spools && i < rs->nall; i++)
+		spool_close(&rs->spools[i]);
+	free(rs->spools);
+	clock_sync_free(&rs->sync);
+	if (rs->opened)
+		out_file_abort(&rs->of);	/* nothing if it was renamed into place */
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -417,26 +523,15 @@ int cmd_record(int argc, char **argv)
 	};
 	struct record_opts ro = { .buffer_size = DEFAULT_BUFFER_SIZE };
 	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL, *ftrace_spec = NULL;
-	struct ftrace_capture fcap = { 0 };
-	bool capturing = false, chosen = false;
-	const struct source_ops *ops = &source_bpf_ops;
+	struct record_run rs = { .go = -1, .child = -1, .sync = { .marker_fd = -1 },
+				 .of = { .fd = -1 } };
+	const struct source_ops *main_ops;
 	char why[256] = "";
-	struct record_stats st = { 0 };
-	struct spool *spools = NULL;
-	unsigned int nspools = 0, cli = 0, nall = 0;
-	struct clock_sync sync = { .marker_fd = -1 };
 	double duration = 0;
-	uint64_t t0 = 0, start = 0, threads = 0, bytes = 0, last_progress = 0, from = 0, archived = 0;
-	bool json, tty = isatty(STDERR_FILENO), has_after = false, has_pid = false, has_comm = false;
-	bool said_trigger = false, triggered = false;
-	struct trigger_report trep = { 0 };
+	bool json, has_after = false, has_pid = false, has_comm = false;
 	unsigned long long pid_arg;
 	char *end;
-	pid_t child = -1;
-	int c, ret, go = -1, status = 0, cmd_status = 0, fxt_fd;
-	struct out_file of = { .fd = -1 };
-	void *src = NULL;
-	long ncpu;
+	int c, ret, cmd_status = 0;
 
 	while ((c = getopt_long(argc, argv, "+o:F:b:d:p:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -523,254 +618,30 @@ int cmd_record(int argc, char **argv)
 	    check_trigger_opts(&ro, has_after, has_pid, has_comm))
 		return 2;
 
-	if (!backend) {
-		backend = source_kmod_probe(why, sizeof(why)) == 0 ? "kmod" : "bpf";
-		chosen = true;
-	}
-	if (!strcmp(backend, "kmod")) {
-		ops = &source_kmod_ops;
-		ret = source_kmod_probe(why, sizeof(why));
-		if (ret) {
-			pr_err("--backend kmod: %s, or use --backend bpf", why);
-			return 1;
-		}
-	} else if (!strcmp(backend, "bpf")) {
-		ret = source_bpf_probe(why, sizeof(why));
-		if (ret == -ENOTSUP && chosen)
-			pr_err("no backend can record here: %s does not exist (load the module: insmod ktrace.ko), and %s",
-			       KTRACE_DEVICE, why);
-		else if (ret == -ENOTSUP || (ret && ro.verbose))
-			pr_err("%s", why);
-		if (ret == -ENOTSUP)
-			return 1;
-		if (ro.nprobes && access("/sys/kernel/tracing/kprobe_events", F_OK) &&
-		    access("/sys/kernel/debug/tracing/kprobe_events", F_OK) &&
-		    access("/sys/bus/event_source/devices/kprobe", F_OK)) {
-			pr_err("-p needs kprobes, and this kernel (%s) has none: record on a kernel with CONFIG_KPROBES",
-			       kernel_release());
-			return 1;
-		}
-		if (ro.nprobes && kernel_older_than(kernel_release(), 5, 15)) {
-			pr_err("-p with the BPF backend needs Linux 5.15 or later (BPF attach cookies), and this is %s: load the module (insmod ktrace.ko)",
-			       kernel_release());
-			return 1;
-		}
-	} else {
-		pr_err("--backend %s: use kmod or bpf", backend);
-		return 2;
-	}
-
-	ncpu = libbpf_num_possible_cpus();
-	if (ncpu <= 0 || ncpu > MAX_CPUS) {
-		pr_err("cannot count the possible CPUs (/sys/devices/system/cpu/possible): %ld", ncpu);
-		return 1;
-	}
-	/*
-	 * One spool per CPU (two with -p: the BPF backend keeps probe records
-	 * apart), then one for the records ktrace itself writes, then with
-	 * --ftrace one per CPU for ftrace's.
-	 */
-	nspools = ncpu * (ro.nprobes ? 2 : 1);
-	cli = nspools;
-	nall = nspools + 1 + (ftrace_spec ? ncpu : 0);
-	spools = calloc(nall, sizeof(*spools));
-	if (!spools)
-		return 1;
-
-	/* Written beside and renamed over it at the end: a failure leaves what was there. */
-	if (out_file_open(&of, out_path)) {
-		free(spools);
-		return 1;
-	}
-	for (unsigned int i = 0; i < nall; i++) {
-		ret = spool_open(&spools[i]);
-		if (ret) {
-			pr_err("cannot create a temporary file: %s", strerror(-ret));
-			goto out;
-		}
-	}
-	ret = clock_sync_init(&sync);
-	if (ret)
-		goto out;
-	if (ftrace_spec) {
-		/* Unknown events are refused before anything is recorded. */
-		ret = ftrace_capture_open(&fcap, ftrace_spec, &spools[cli + 1], ncpu, &ro);
-		if (ret)
-			goto out;
-		sync.ftrace = &fcap;
-		capturing = true;
-	}
-	ret = ops->open(&src, &ro, spools, nspools);
-	if (ret) {
-		if (ret == -EPERM && why[0])
-			pr_err("%s", why);
-		goto out;
-	}
-	if (optind < argc) {
-		child = spawn(argv + optind, &go);
-		if (child < 0) {
+	main_ops = choose_backend(backend, &ro, why, sizeof(why));
+	if (!main_ops)
+		return backend && strcmp(backend, "kmod") && strcmp(backend, "bpf") ? 2 : 1;
+	ret = record_open(&rs, main_ops, &ro, ftrace_spec, out_path, why);
+	if (!ret && optind < argc) {
+		rs.child = spawn(argv + optind, &rs.go);
+		if (rs.child < 0) {
 			ret = -errno;
 			pr_err("cannot start %s: %s", argv[optind], strerror(-ret));
-			goto out;
 		}
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	/* A closed terminal ends the recording, but does not lose it. */
-	signal(SIGHUP, on_signal);
-	/* Before anything records: the trace_info event opens the archive's time. */
-	t0 = now_mono_ns();
-	if (capturing && ftrace_capture_start(&fcap)) {
-		pr_err("--ftrace: cannot turn tracing on in the instance");
-		ret = -EIO;
-		goto out;
+	if (!ret)
+		ret = record_start(&rs);
+	if (!ret) {
+		pr_info("recording with the %s backend into %s%s", main_ops->name, out_path,
+			rs.child > 0 || duration > 0 ? "" : "; Ctrl-C stops");
+		record_loop(&rs, duration);
+		record_stop(&rs);
+		ret = record_write(&rs, json, out_path);
 	}
-	ret = ops->start(src);
-	if (ret)
-		goto out;
-	start = now_mono_ns();
-	/* A ring may write over the module's own state dump: names go in a spool too. */
-	if (!ops->statedump_in_kernel || ro.ring) {
-		/*
-		 * Every thread alive now, named before anything else in the
-		 * archive; fork, exec and rename events, recording already,
-		 * name the rest.
-		 */
-		int err = statedump_write(sync.w, &threads);
-
-		if (err)
-			pr_warn("cannot list the running threads from /proc: %s; names come only from events",
-				strerror(-err));
-		spool_add_encoded(&spools[cli], &sync.w->out);
-	}
-	clock_sync(&sync, &spools[cli]);
-	if (child > 0) {
-		if (write(go, "g", 1) != 1)
-			pr_warn("cannot start %s", argv[optind]);
-		close(go);
-		go = -1;
-	}
-	pr_info("recording with the %s backend into %s%s", ops->name, out_path,
-		child > 0 || duration > 0 ? "" : "; Ctrl-C stops");
-	while (!stop_requested) {
-		ret = ops->poll(src, 100);
-		if (!ret && capturing)
-			ret = ftrace_capture_poll(&fcap);
-		if (ret) {
-			pr_err("reading the recorder's buffers: %s; stopping, what was read is kept",
-			       strerror(-ret));
-			break;
-		}
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			child = 0;
-			break;
-		}
-		if (duration > 0 && now_mono_ns() - start >= duration * 1e9)
-			break;
-		if (ro.trigger_ns) {
-			ret = trigger_done(ops, src, &trep, &said_trigger);
-			if (ret < 0) {
-				pr_err("reading the latency trigger: %s; stopping", strerror(-ret));
-				break;
-			}
-			triggered = ret;
-			if (triggered)
-				break;
-		}
-		/* A ring is read only at the end: nothing to count meanwhile. */
-		if (tty && !ro.ring && now_mono_ns() - last_progress > 500000000ULL) {
-			last_progress = now_mono_ns();
-			progress(start, spools, nspools, false);
-		}
-	}
-	/* It may have fired as the command ended. */
-	if (ro.trigger_ns && !said_trigger)
-		trigger_done(ops, src, &trep, &said_trigger);
-	clock_sync(&sync, &spools[cli]);
-	ret = ops->stop(src, &st);
-	if (capturing) {
-		int err = ftrace_capture_stop(&fcap);
-
-		if (err)
-			pr_err("--ftrace: reading the events: %s", strerror(-err));
-		align_ftrace(&fcap, sync.points, sync.n, &spools[cli + 1], ncpu);
-	}
-	if (ret)
-		pr_err("draining the recorder's buffers: %s", strerror(-ret));
-	if (tty)
-		progress(start, spools, nspools, true);
-	if (child > 0) {
-		/* Stopped by a signal or the duration: let the command finish. */
-		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
-		child = 0;
-		status = 0;	/* its end was ours, not its own */
-	}
-	for (unsigned int i = 0; i < nspools; i++) {
-		st.records += spools[i].records;
-		st.rejected += spools[i].rejected;
-	}
-
-	fxt_fd = fxt_scratch_fd(json, of.fd);
-	if (fxt_fd < 0) {
-		ret = -errno;
-		pr_err("cannot create a temporary file: %s", strerror(errno));
-		goto out;
-	}
-	if (ro.ring)
-		from = ring_common_start(spools, nall);
-	ret = write_archive(fxt_fd, ops, &ro, t0, spools, nall, from, &bytes, &archived);
-	if (!ret && json)
-		ret = json_convert_fd(fxt_fd, of.fd, NULL, &bytes);
-	if (json)
-		close(fxt_fd);
-	if (ret)
-		pr_err("writing %s: %s", out_path, strerror(-ret));
-	else
-		ret = out_file_commit(&of);	/* says what failed */
-	if (ret) {
-		out_file_abort(&of);
-		rescue(ops, &ro, t0, spools, nall, from);
-		goto out;
-	}
-	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s",
-		out_path, (unsigned long long)archived, (unsigned long long)st.records, bytes / 1e6,
-		(unsigned long long)st.dropped, st.dropped ? " (try a larger --buffer-size)" : "");
-	if (st.rejected)
-		pr_warn("%llu malformed records from the recorder were left out",
-			(unsigned long long)st.rejected);
-	if (from)
-		pr_info("ring: the trace starts at %.6f s, where every CPU's window has data",
-			from / 1e9);
-	if (ro.trigger_ns && !said_trigger)
-		pr_info("the latency trigger did not fire: no wait reached %.3f ms",
-			ro.trigger_ns / 1e6);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	if (!ret)
+		cmd_status = command_status(rs.status, argv[optind]);
+	if (!ret && WIFEXITED(rs.status) && WEXITSTATUS(rs.status) == 127)
 		ret = -ENOENT;
-	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		/* As a shell would: the command's own status, for scripts. */
-		pr_info("%s exited with status %d", argv[optind], WEXITSTATUS(status));
-		cmd_status = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		pr_info("%s was killed by signal %d (%s)", argv[optind], WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
-		cmd_status = 128 + WTERMSIG(status);
-	}
-out:
-	if (go >= 0)
-		close(go);
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
-	if (src)
-		ops->close(src);
-	if (ftrace_spec)
-		ftrace_capture_close(&fcap);	/* also after a failed open */
-	for (unsigned int i = 0; spools && i < nall; i++)
-		spool_close(&spools[i]);
-	free(spools);
-	clock_sync_free(&sync);
-	out_file_abort(&of);	/* nothing if it was renamed into place */
+	record_close(&rs);
 	return ret ? 1 : cmd_status;
 }

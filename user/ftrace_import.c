@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ftrace events as FXT records: instants with typed arguments, well-known
- * begin/end pairs as durations, and the clock-sync markers that align the
- * ftrace clock with the recorder's.  Also the parser of tracefs `trace`
- * text dumps (with or without the tgid and irq-info columns).
+ * begin/end pairs as durations, and the clock-sync markers kept aside.
+ * Also the parser of tracefs `trace` text dumps (with or without the tgid
+ * and irq-info columns).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -43,15 +43,9 @@ void ftrace_conv_free(struct ftrace_conv *c)
 
 static void add_marker(struct ftrace_conv *c, const char *text, uint64_t ts)
 {
-	const char *id = strstr(text, SYNC_PREFIX);
-	struct sync_point *sp;
-	size_t n;
+	struct sync_point p;
 
-	if (!id)
-		return;
-	id += strlen(SYNC_PREFIX);
-	n = strcspn(id, " \t\r\n");
-	if (!n || n >= sizeof(sp->id))
+	if (!clock_sync_marker(text, ts, &p))
 		return;
 	if (c->nmarkers == c->markers_cap) {
 		unsigned int cap = c->markers_cap ? c->markers_cap * 2 : 16;
@@ -62,10 +56,7 @@ static void add_marker(struct ftrace_conv *c, const char *text, uint64_t ts)
 		c->markers = m;
 		c->markers_cap = cap;
 	}
-	sp = &c->markers[c->nmarkers++];
-	memcpy(sp->id, id, n);
-	sp->id[n] = 0;
-	sp->ts = ts;
+	c->markers[c->nmarkers++] = p;
 }
 
 static const struct fxt_arg *arg(const struct ftrace_event *e, const char *name)
@@ -419,68 +410,4 @@ int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono)
 	if (f != stdin)
 		fclose(f);
 	return ret ? ret : bad;
-}
-
-/* ---- clock sync -------------------------------------------------------- */
-
-int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
-		   const struct fxt_record *rec)
-{
-	const struct fxt_arg *id, *issue;
-	struct sync_point *m;
-
-	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:clock") ||
-	    !fxt_str_eq(rec->name, "clock_sync"))
-		return 0;
-	id = fxt_find_arg(rec, "sync_id");
-	if (!id || id->type != KTRACE_FXT_ARG_STRING || id->s.len >= sizeof(m->id))
-		return 0;
-	if (sp->n == sp->cap) {
-		unsigned int cap = sp->cap ? sp->cap * 2 : 8;
-
-		m = realloc(sp->p, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		sp->p = m;
-		sp->cap = cap;
-	}
-	m = &sp->p[sp->n++];
-	memcpy(m->id, id->s.p, id->s.len);
-	m->id[id->s.len] = 0;
-	m->ts = fxt_ticks_to_ns(r, rec->ts);
-	/* The event is stamped in the middle of the write, issued at issue_ts. */
-	issue = fxt_find_arg(rec, "issue_ts");
-	m->half = issue && issue->type == KTRACE_FXT_ARG_UINT64 && issue->u <= m->ts &&
-		  m->ts - issue->u < 1000000000 ? m->ts - issue->u : 0;
-	return 0;
-}
-
-int clock_offset(const struct sync_point *rec, unsigned int nrec,
-		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
-		 int64_t *residual, unsigned int *matched)
-{
-	__int128 lo = 0, hi = 0, d, h, mid;
-	unsigned int m = 0;
-
-	for (unsigned int i = 0; i < nrec; i++)
-		for (unsigned int j = 0; j < nft; j++) {
-			if (strcmp(rec[i].id, ft[j].id))
-				continue;
-			d = (int64_t)(rec[i].ts - ft[j].ts);
-			h = rec[i].half < INT32_MAX ? rec[i].half : INT32_MAX;
-			if (!m || d - h > lo)
-				lo = d - h;
-			if (!m || d + h < hi)
-				hi = d + h;
-			m++;
-		}
-	*matched = m;
-	if (!m)
-		return -ENOENT;
-	/* lo..hi: where all windows overlap; if lo > hi, the gap between them. */
-	mid = lo + (hi - lo) / 2;
-	*offset = mid < INT64_MIN ? INT64_MIN : mid > INT64_MAX ? INT64_MAX : (int64_t)mid;
-	mid = lo > hi ? (lo - hi + 1) / 2 : 0;
-	*residual = mid > INT64_MAX ? INT64_MAX : (int64_t)mid;
-	return 0;
 }

@@ -7,9 +7,8 @@
 
 #include "fxt_reader.h"
 #include "fxt_writer.h"
+#include "clock_sync.h"
 #include "record.h"
-
-#define SYNC_PREFIX	"trace_event_clock_sync: name="
 
 /* One ftrace event, whatever it came from. */
 struct ftrace_event {
@@ -22,16 +21,6 @@ struct ftrace_event {
 	struct fxt_arg args[KTRACE_FXT_MAX_ARGS];
 	unsigned int nargs;
 	const char *text;		/* the raw argument text, for markers */
-};
-
-struct sync_point {
-	char id[64];
-	uint64_t ts;
-	/*
-	 * On the recorder's side, half the time the marker write took: ftrace
-	 * stamped the marker within ts +- half.  0 when not known.
-	 */
-	uint64_t half;
 };
 
 /* Turns ftrace events into FXT records in a spool; keeps their sync markers. */
@@ -65,26 +54,5 @@ int ftrace_conv_loss(struct ftrace_conv *c, int cpu, uint64_t count);
  * the dump used the monotonic clock.
  */
 int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono);
-
-struct sync_points {
-	struct sync_point *p;
-	unsigned int n, cap;
-};
-
-/* Keeps @rec if it is a recorder-side sync point (a clock_sync event). */
-int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,
-		   const struct fxt_record *rec);
-
-/*
- * Offset to add to ftrace timestamps, from the sync ids found on both
- * sides.  Each marker puts the offset within its write window; the offset
- * is the middle of where all windows agree.  *@residual says by how much
- * they fail to: the largest distance from the offset to a marker's window
- * (0 when they all overlap), which a stall while writing a marker does not
- * move, as it widens that marker's window.  -ENOENT when no id is common.
- */
-int clock_offset(const struct sync_point *rec, unsigned int nrec,
-		 const struct sync_point *ft, unsigned int nft, int64_t *offset,
-		 int64_t *residual, unsigned int *matched);
 
 #endif

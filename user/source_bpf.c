@@ -53,7 +53,12 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-int source_bpf_probe(char *why, size_t len)
+/*
+ * Whether this kernel can run the BPF recorder with @o: -ENOTSUP when it
+ * cannot (too old, no BTF, no kprobes for -p), -EPERM when it may lack
+ * the privileges; @why says which.
+ */
+static int bpf_probe(const struct record_opts *o, char *why, size_t len)
 {
 	struct utsname u;
 
@@ -68,6 +73,21 @@ int source_bpf_probe(char *why, size_t len)
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		snprintf(why, len,
 			 "the kernel (%s) has no BTF (/sys/kernel/btf/vmlinux): the BPF backend needs CONFIG_DEBUG_INFO_BTF=y",
+			 u.release);
+		return -ENOTSUP;
+	}
+	if (o->nprobes && access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK) &&
+	    access("/sys/bus/event_source/devices/kprobe", F_OK)) {
+		snprintf(why, len,
+			 "-p needs kprobes, and this kernel (%s) has none: record on a kernel with CONFIG_KPROBES",
+			 u.release);
+		return -ENOTSUP;
+	}
+	/* The probes name their events through BPF attach cookies. */
+	if (o->nprobes && kernel_older_than(u.release, 5, 15)) {
+		snprintf(why, len,
+			 "-p with the BPF backend needs Linux 5.15 or later (BPF attach cookies), and this is %s: load the module (insmod ktrace.ko)",
 			 u.release);
 		return -ENOTSUP;
 	}
@@ -403,11 +423,6 @@ static int bpf_poll(void *priv, int timeout_ms)
 	struct source_bpf *s = priv;
 	bool busy = false;
 
-	if (s->opts->ring) {
-		/* A flight recorder: read once, at the end. */
-		usleep(timeout_ms * 1000);
-		return 0;
-	}
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 
@@ -515,6 +530,7 @@ static void bpf_close(void *priv)
 
 const struct source_ops source_bpf_ops = {
 	.name = "bpf",
+	.probe = bpf_probe,
 	.open = bpf_open,
 	.start = bpf_start,
 	.poll = bpf_poll,

@@ -35,8 +35,10 @@ struct source_kmod {
 	int err;
 };
 
-int source_kmod_probe(char *why, size_t len)
+/* Whether the module is loaded: -ENOENT, and @why, if not. */
+static int kmod_probe(const struct record_opts *o, char *why, size_t len)
 {
+	(void)o;
 	if (access(KTRACE_DEVICE, F_OK) == 0)
 		return 0;
 	snprintf(why, len, "%s does not exist: load the module (insmod ktrace.ko)", KTRACE_DEVICE);
@@ -240,10 +242,6 @@ static int kmod_poll(void *priv, int timeout_ms)
 	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 	int ret;
 
-	if (s->ring) {		/* a flight recorder is read when it stops */
-		usleep(timeout_ms * 1000);
-		return 0;
-	}
 	ret = poll(&pfd, 1, timeout_ms);
 	if (ret < 0 && errno != EINTR)
 		return -errno;
@@ -326,6 +324,7 @@ static void kmod_close(void *priv)
 
 const struct source_ops source_kmod_ops = {
 	.name = "kmod",
+	.probe = kmod_probe,
 	.statedump_in_kernel = true,
 	.open = kmod_open,
 	.start = kmod_start,

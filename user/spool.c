@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "spool.h"
 #include "utils.h"
 
 #define SPOOL_BUF	(256 << 10)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Live ftrace capture for `ktrace record --ftrace`: a private tracefs
- * instance (removed again on every exit path) with the requested events,
- * trace_clock mono where the kernel has it, read through trace_pipe_raw
- * with libtraceevent; each event becomes FXT records with arguments typed
- * from the event's format.
+ * ftrace as a source for `ktrace record --ftrace`, beside the recorder: a
+ * private tracefs instance (removed again on every exit path) with the
+ * requested events, trace_clock mono where the kernel has it, read through
+ * trace_pipe_raw with libtraceevent; each event becomes FXT records with
+ * arguments typed from the event's format, in one spool per CPU.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,10 +15,20 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "ftrace_capture.h"
+#include "ftrace_import.h"
+#include "record.h"
 #include "utils.h"
 
 #define MAX_SYSTEMS	64
+
+struct source_ftrace {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct ftrace_conv conv;	/* events and sync markers into spools */
+	bool mono;			/* trace_clock is mono */
+	bool ring;			/* read only at the end */
+	int err;
+};
 
 /* "irq:*" or "block:block_rq_issue" as anchored regular expressions. */
 static void glob_to_regex(const char *glob, size_t n, char *out, size_t size)
@@ -56,17 +66,24 @@ static void add_system(const char **systems, char (*store)[64], unsigned int *n,
 	(*n)++;
 }
 
-int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spool *sp,
-			unsigned int n, const struct record_opts *ro)
+/*
+ * @ro->ftrace: comma-separated SYSTEM:EVENT globs; an unknown one is
+ * refused here, before anything records.  ftrace's buffers get the
+ * recorder's size per CPU, and its ring mode.
+ */
+static int ftrace_open(void **out, const struct record_opts *ro, struct spool *sp, unsigned int n)
 {
 	static char store[MAX_SYSTEMS][64];
 	const char *systems[MAX_SYSTEMS] = { 0 };
 	unsigned int nsys = 0;
-	const char *p = spec;
+	const char *p = ro->ftrace;
+	struct source_ftrace *fc = calloc(1, sizeof(*fc));
 	char name[64], kb[24];
 	int ret;
 
-	memset(fc, 0, sizeof(*fc));
+	if (!fc)
+		return -ENOMEM;
+	*out = fc;
 	if (!tracefs_tracing_dir()) {
 		pr_err("--ftrace: tracefs is not mounted and could not be (mount -t tracefs nodev /sys/kernel/tracing)");
 		return -ENOENT;
@@ -126,19 +143,27 @@ int ftrace_capture_open(struct ftrace_capture *fc, const char *spec, struct spoo
 	return 0;
 }
 
-int ftrace_capture_start(struct ftrace_capture *fc)
+static int ftrace_start(void *priv)
 {
-	return tracefs_trace_on(fc->inst) ? -EIO : 0;
+	struct source_ftrace *fc = priv;
+
+	if (!tracefs_trace_on(fc->inst))
+		return 0;
+	pr_err("--ftrace: cannot turn tracing on in the instance");
+	return -EIO;
 }
 
-int ftrace_capture_marker(struct ftrace_capture *fc, const char *id)
+/* A clock sync marker in the instance's own buffers. */
+static int ftrace_marker(void *priv, const char *id)
 {
+	struct source_ftrace *fc = priv;
+
 	return tracefs_printf(fc->inst, SYNC_PREFIX "%s\n", id) < 0 ? -EIO : 0;
 }
 
 static int on_event(struct tep_event *event, struct tep_record *record, int cpu, void *ctx)
 {
-	struct ftrace_capture *fc = ctx;
+	struct source_ftrace *fc = ctx;
 	struct tep_format_field *f;
 	struct ftrace_event e = {
 		.ts = record->ts, .cpu = cpu, .system = event->system, .name = event->name,
@@ -196,23 +221,25 @@ static int on_event(struct tep_event *event, struct tep_record *record, int cpu,
 	return fc->err ? -1 : 0;
 }
 
-static int read_events(struct ftrace_capture *fc)
+static int read_events(struct source_ftrace *fc)
 {
 	if (tracefs_iterate_raw_events(fc->tep, fc->inst, NULL, 0, on_event, fc) && fc->err)
 		return fc->err;
 	return 0;
 }
 
-int ftrace_capture_poll(struct ftrace_capture *fc)
+/* The recorder's poll waits; ftrace's buffers are read right after. */
+static int ftrace_poll(void *priv, int timeout_ms)
 {
-	return fc->ring ? 0 : read_events(fc);
+	(void)timeout_ms;
+	return read_events(priv);
 }
 
 /*
  * Events ftrace lost on @cpu: dropped, or overwritten before they were read
  * (not in ring mode, where writing over the oldest is the point).
  */
-static uint64_t lost_on(struct ftrace_capture *fc, unsigned int cpu)
+static uint64_t lost_on(struct source_ftrace *fc, unsigned int cpu)
 {
 	char path[64], *stats, *p;
 	uint64_t n = 0;
@@ -233,10 +260,13 @@ static uint64_t lost_on(struct ftrace_capture *fc, unsigned int cpu)
 	return n;
 }
 
-int ftrace_capture_stop(struct ftrace_capture *fc)
+/* Reads what is left and writes what ftrace lost as loss records. */
+static int ftrace_stop(void *priv, struct record_stats *st)
 {
+	struct source_ftrace *fc = priv;
 	int ret;
 
+	(void)st;	/* its losses are loss records, and said below */
 	tracefs_trace_off(fc->inst);
 	ret = read_events(fc);
 	for (unsigned int cpu = 0; cpu < fc->conv.nspools && !ret; cpu++) {
@@ -245,12 +275,43 @@ int ftrace_capture_stop(struct ftrace_capture *fc)
 		if (n)
 			ret = ftrace_conv_loss(&fc->conv, cpu, n);
 	}
+	if (ret)
+		pr_err("--ftrace: reading the events: %s", strerror(-ret));
+	if (fc->conv.lost)
+		pr_warn("--ftrace: ftrace lost %llu events in its buffers (in the trace as loss records; try a larger --buffer-size)",
+			(unsigned long long)fc->conv.lost);
 	return ret;
 }
 
-/* Leaves tracefs as it was: events off, the instance removed. */
-void ftrace_capture_close(struct ftrace_capture *fc)
+/* Moves the captured events onto the recorder's clock, from the sync markers. */
+static void ftrace_align(void *priv, const struct sync_point *points, unsigned int n)
 {
+	struct source_ftrace *fc = priv;
+	int64_t offset, residual;
+	unsigned int matched;
+
+	if (clock_offset(points, n < 2 ? n : 2, fc->conv.markers, fc->conv.nmarkers, &offset,
+			 &residual, &matched)) {
+		pr_warn("--ftrace: no clock sync marker came back; %s", fc->mono ?
+			"ftrace used the monotonic clock, as the recorder does" :
+			"ftrace times are left on ftrace's own clock");
+		return;
+	}
+	/* With trace_clock mono the clocks are one: the markers only check it. */
+	for (unsigned int i = 0; !fc->mono && i < fc->conv.nspools; i++)
+		fc->conv.spools[i].offset = offset;
+	pr_info("ftrace: %llu events, clock %s, offset %lld ns from %u sync markers, residual %lld ns",
+		(unsigned long long)fc->conv.events, fc->mono ? "mono" : "local",
+		(long long)offset, matched, (long long)residual);
+}
+
+/* Leaves tracefs as it was: events off, the instance removed. */
+static void ftrace_close(void *priv)
+{
+	struct source_ftrace *fc = priv;
+
+	if (!fc)
+		return;
 	if (fc->inst) {
 		tracefs_trace_off(fc->inst);
 		tracefs_event_disable(fc->inst, NULL, NULL);
@@ -263,6 +324,17 @@ void ftrace_capture_close(struct ftrace_capture *fc)
 	}
 	if (fc->tep)
 		tep_free(fc->tep);
-	fc->tep = NULL;
 	ftrace_conv_free(&fc->conv);
+	free(fc);
 }
+
+const struct source_ops source_ftrace_ops = {
+	.name = "ftrace",
+	.open = ftrace_open,
+	.start = ftrace_start,
+	.poll = ftrace_poll,
+	.stop = ftrace_stop,
+	.marker = ftrace_marker,
+	.align = ftrace_align,
+	.close = ftrace_close,
+};
