@@ -21,7 +21,7 @@ USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/uti
 		   user/latency.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/spool.c user/statedump.c user/source_bpf.c \
-		   user/source_kmod.c user/source_ftrace.c user/ftrace_import.c \
+		   user/source_kmod.c user/source_ftrace.c user/ftrace_convert.c user/ftrace_text.c \
 		   user/clock_sync.c user/archive.c user/bpf_exact.c
 USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)

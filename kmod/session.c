@@ -61,9 +61,9 @@ int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_confi
 
 	if (cfg->flags & ~KTRACE_CFG_FLAGS || check_trigger(cfg))
 		return -EINVAL;
-	if (!is_power_of_2(size) || !is_power_of_2(subbuf) || subbuf < KTRACE_MIN_SUBBUF_SIZE ||
-	    subbuf < PAGE_SIZE || size < 2ULL * subbuf || size / subbuf > KTRACE_MAX_SUBBUFS ||
-	    size > (1ULL << 30))
+	if (!ktrace_buffer_size_valid(size) || !is_power_of_2(subbuf) ||
+	    subbuf < KTRACE_MIN_SUBBUF_SIZE || subbuf < PAGE_SIZE || size < 2ULL * subbuf ||
+	    size / subbuf > KTRACE_MAX_SUBBUFS)
 		return -EINVAL;
 
 	mutex_lock(&s->lock);

@@ -43,7 +43,7 @@ int clock_sync_init(struct clock_sync *cs)
 		cs->w = NULL;
 		return -ENOMEM;
 	}
-	cs->w->inline_strings = true;
+	spool_writer(cs->w, NULL);	/* the spool is given with each point */
 	for (size_t i = 0; i < ARRAY_SIZE(markers) && cs->marker_fd < 0; i++)
 		cs->marker_fd = open(markers[i], O_WRONLY | O_CLOEXEC);
 	return 0;
@@ -84,9 +84,9 @@ void clock_sync_point(struct clock_sync *cs, struct spool *sp)
 	cs->n++;
 	args[0] = fxt_arg_str("sync_id", id);
 	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", t1);
+	cs->w->sink_ctx = sp;
 	fxt_write_event(cs->w, KTRACE_FXT_EV_INSTANT, t1 + (t2 - t1) / 2, getpid(), gettid(),
 			"ktrace:clock", "clock_sync", args, 2, 0);
-	spool_add_encoded(sp, &cs->w->out);
 }
 
 int sync_point_add(struct sync_points *sp, const struct fxt_reader *r,

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "ftrace_import.h"
+#include "ftrace_text.h"
 #include "json_writer.h"
 #include "record.h"
 #include "utils.h"

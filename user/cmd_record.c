@@ -14,12 +14,13 @@
 
 #include <bpf/libbpf.h>
 
+#include <linux/ktrace.h>
+
 #include "commands.h"
 #include "json_writer.h"
 #include "record.h"
 #include "utils.h"
 
-#define DEFAULT_BUFFER_SIZE	(4U << 20)
 #define MAX_CPUS		4096
 
 static volatile sig_atomic_t stop_requested;
@@ -332,12 +333,13 @@ static int record_start(struct record_run *rs)
 		 * name the rest.
 		 */
 		uint64_t threads;
-		int err = statedump_write(rs->sync.w, &threads);
+		int err;
 
+		rs->sync.w->sink_ctx = &rs->spools[rs->cli];
+		err = statedump_write(rs->sync.w, &threads);
 		if (err)
 			pr_warn("cannot list the running threads from /proc: %s; names come only from events",
 				strerror(-err));
-		spool_add_encoded(&rs->spools[rs->cli], &rs->sync.w->out);
 	}
 	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
 	if (rs->child > 0) {
@@ -521,7 +523,7 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct record_opts ro = { .buffer_size = DEFAULT_BUFFER_SIZE };
+	struct record_opts ro = { .buffer_size = KTRACE_DEFAULT_BUFFER_SIZE };
 	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL, *ftrace_spec = NULL;
 	struct record_run rs = { .go = -1, .child = -1, .sync = { .marker_fd = -1 },
 				 .of = { .fd = -1 } };
@@ -546,8 +548,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'b':
 			if (parse_size(optarg, &ro.buffer_size) ||
-			    (ro.buffer_size & (ro.buffer_size - 1)) || ro.buffer_size < 4096) {
-				pr_err("--buffer-size %s: give a power of two of at least 4K, e.g. 4M",
+			    !ktrace_buffer_size_valid(ro.buffer_size)) {
+				pr_err("--buffer-size %s: give a power of two from 8K to 1G, e.g. 4M",
 				       optarg);
 				return 2;
 			}

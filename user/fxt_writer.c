@@ -34,8 +34,16 @@ int fxt_writer_finish(struct fxt_writer *w)
 
 void fxt_write_words(struct fxt_writer *w, const void *words, uint32_t n)
 {
-	obuf_put(&w->out, words, (size_t)n * 8);
+	int err;
+
 	w->records++;
+	if (!w->sink) {
+		obuf_put(&w->out, words, (size_t)n * 8);
+		return;
+	}
+	err = w->sink(w->sink_ctx, words, n);
+	if (err && !w->sink_err)
+		w->sink_err = err;
 }
 
 static void put_string_record(struct fxt_writer *w, uint16_t index, const char *s, uint32_t len)

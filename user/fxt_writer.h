@@ -23,6 +23,14 @@ struct fxt_writer {
 	uint32_t next_index;
 	bool inline_strings;		/* write every string inline */
 	uint64_t records;
+	/*
+	 * When set, each record goes to @sink as it is written instead of to
+	 * @out: ktrace record writes straight into its spools this way.  Large
+	 * BLOB records go to @out whatever the sink.
+	 */
+	int (*sink)(void *ctx, const void *words, uint32_t n);
+	void *sink_ctx;
+	int sink_err;			/* the first error @sink returned */
 	uint64_t scratch[KTRACE_FXT_MAX_RECORD_WORDS];
 };
 

@@ -262,11 +262,6 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		pr_err("cannot open the BPF recorder: %s", strerror(-ret));
 		return ret;
 	}
-	if (o->buffer_size < KTRACE_BPF_CHUNK_WORDS * 8) {
-		pr_err("--buffer-size: the BPF backend needs at least %d bytes per CPU",
-		       KTRACE_BPF_CHUNK_WORDS * 8);
-		return -EINVAL;
-	}
 	s->skel->rodata->nchunks = s->words / KTRACE_BPF_CHUNK_WORDS;
 	s->skel->rodata->nr_cpus = ncpus;
 	s->skel->rodata->ring = o->ring;

@@ -15,7 +15,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "ftrace_import.h"
+#include "ftrace_convert.h"
 #include "record.h"
 #include "utils.h"
 

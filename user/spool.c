@@ -92,24 +92,17 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords)
 	return 0;
 }
 
-int spool_add_encoded(struct spool *s, struct obuf *o)
+static int spool_sink(void *ctx, const void *words, uint32_t n)
 {
-	size_t off = 0;
-	int ret = 0;
+	return spool_add(ctx, words, (size_t)n * 8);
+}
 
-	while (off + 8 <= o->len && !ret) {
-		uint64_t h;
-		uint32_t bytes;
-
-		memcpy(&h, o->buf + off, 8);
-		bytes = ktrace_fxt_rec_words(h) * 8;
-		if (!bytes || off + bytes > o->len)
-			return -EINVAL;
-		ret = spool_add(s, o->buf + off, bytes);
-		off += bytes;
-	}
-	o->len = 0;
-	return ret;
+void spool_writer(struct fxt_writer *w, struct spool *s)
+{
+	w->sink = spool_sink;
+	w->sink_ctx = s;
+	/* Records land in a spool among others': no string table of their own. */
+	w->inline_strings = true;
 }
 
 /* An entry of a min-heap: by time, then by arrival so equal times keep order. */

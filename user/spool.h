@@ -36,8 +36,8 @@ void spool_close(struct spool *s);
 int spool_add(struct spool *s, const void *rec, size_t bytes);
 /* Appends @nwords of whole records at once; -EINVAL, and nothing, if one is not. */
 int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
-/* Moves the records encoded in memory buffer @o into @s, emptying @o. */
-int spool_add_encoded(struct spool *s, struct obuf *o);
+/* Makes @w write each record straight into @s (its errors in w->sink_err), strings inline. */
+void spool_writer(struct fxt_writer *w, struct spool *s);
 /* Records timed before @from (0: none) are left out; names and strings are kept. */
 int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w, uint64_t from);
 

@@ -46,10 +46,10 @@ if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
 	grep -E '^not ok|^#' "$tmp/js" | sed 's/^/# /'
 fi
 
-# A 4 KiB buffer per CPU, its reader stopped while the workload runs:
+# An 8 KiB buffer per CPU (the smallest), its reader stopped while the workload runs:
 # losses are counted, written into the trace, add up to what record
 # reports, and every record the programs reserved reached the file.
-"$ktrace" record -b 4K -o "$tmp/small.fxt" -d 3 >"$tmp/out" 2>"$tmp/err" &
+"$ktrace" record -b 8K -o "$tmp/small.fxt" -d 3 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_for "$tmp/err" 'recording with'
 kill -STOP $pid
@@ -110,9 +110,9 @@ for sig in INT HUP; do
 		{ echo "# exit status $rc"; diag "$tmp/err"; }
 done
 
-# ftrace's own buffers overflow (4 KiB per CPU): what it lost is said and
+# ftrace's own buffers overflow (8 KiB per CPU): what it lost is said and
 # is in the trace as loss records from ftrace, per CPU.
-run "$ktrace" record --ftrace 'sched:*,irq:*,timer:*' -b 4K -o "$tmp/fl.fxt" -- "$build/tests/workload" "$tmp/fl.expect" 3000
+run "$ktrace" record --ftrace 'sched:*,irq:*,timer:*' -b 8K -o "$tmp/fl.fxt" -- "$build/tests/workload" "$tmp/fl.expect" 3000
 lost=$(sed -n 's/.*ftrace lost \([0-9]*\) events in its buffers.*/\1/p' "$tmp/err")
 in_trace=$("$ktrace" dump --strict "$tmp/fl.fxt" |
 	awk '/"ktrace:meta":"dropped".*source="ftrace"/ { for (i = 1; i <= NF; i++) if ($i ~ /^count=/) n += substr($i, 7) } END { print n + 0 }')
@@ -207,9 +207,12 @@ if [ ! -e /sys/kernel/tracing/kprobe_events ] && [ ! -e /sys/bus/event_source/de
 else
 	skip "-p on a kernel without kprobes" "this kernel has kprobes (the VM suite records probes)"
 fi
-run "$ktrace" record -b 3000 -o "$tmp/x.fxt" -d 1
-[ $rc -eq 2 ] && grep -q 'power of two' "$tmp/err"
-ok $? "a bad --buffer-size is refused" ||
+bad=0
+for b in 3000 4K 2G; do
+	run "$ktrace" record -b $b -o "$tmp/x.fxt" -d 1
+	[ $rc -eq 2 ] && grep -q 'give a power of two from 8K to 1G' "$tmp/err" || bad=1
+done
+ok $bad "a bad --buffer-size (3000, 4K, 2G) is refused, saying what is taken" ||
 	diag "$tmp/err"
 run "$ktrace" record -o "$tmp/x.fxt" -- /nonexistent/command
 [ $rc -ne 0 ] && grep -q 'cannot run /nonexistent/command' "$tmp/err" && "$ktrace" dump --quiet "$tmp/x.fxt"

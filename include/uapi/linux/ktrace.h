@@ -18,7 +18,21 @@
 
 #define KTRACE_ABI_VERSION	1
 
+/*
+ * Per-CPU buffer sizes: a power of two from 8 KiB (two sub-buffers of the
+ * smallest size) to 1 GiB, for the module, the BPF recorder and ftrace's
+ * buffers alike.
+ */
 #define KTRACE_DEFAULT_BUFFER_SIZE	(4U << 20)
+#define KTRACE_MIN_BUFFER_SIZE		(8U << 10)
+#define KTRACE_MAX_BUFFER_SIZE		(1U << 30)
+
+static inline int ktrace_buffer_size_valid(__u64 size)
+{
+	return size >= KTRACE_MIN_BUFFER_SIZE && size <= KTRACE_MAX_BUFFER_SIZE &&
+	       !(size & (size - 1));
+}
+
 #define KTRACE_DEFAULT_SUBBUF_SIZE	(64U << 10)
 #define KTRACE_MIN_SUBBUF_SIZE		4096U
 #define KTRACE_MAX_SUBBUFS		256U

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* ftrace events (live or from a text dump) as FXT records, with clock sync. */
-#ifndef KTRACE_FTRACE_IMPORT_H
-#define KTRACE_FTRACE_IMPORT_H
+#ifndef KTRACE_FTRACE_CONVERT_H
+#define KTRACE_FTRACE_CONVERT_H
 
 #include <stdint.h>
 
@@ -47,12 +47,6 @@ int ftrace_conv_event(struct ftrace_conv *c, const struct ftrace_event *e);
 /* @count events ftrace lost on @cpu: a loss record in that CPU's spool. */
 int ftrace_conv_loss(struct ftrace_conv *c, int cpu, uint64_t count);
 
-/*
- * Parses a tracefs `trace` text dump into @c.  Malformed lines are
- * reported with their number and skipped; returns the number of them, or
- * -errno when the file cannot be read.  *@mono is set when the header says
- * the dump used the monotonic clock.
- */
-int ftrace_text_import(struct ftrace_conv *c, const char *path, bool *mono);
+
 
 #endif
