@@ -5,32 +5,24 @@ round's victim waits HOG_US behind the SCHED_FIFO hog, once woken by the
 main thread and once preempted, and the report must say so.  TAP output.
 usage: check_latency.py KTRACE TRACE.fxt EXPECT_FILE [MAX_FACTOR]"""
 import json
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from tap import finish, ok, read_expect  # noqa: E402
+
 ktrace, trace, expect_path = sys.argv[1:4]
 max_factor = float(sys.argv[4]) if len(sys.argv) > 4 else 1.5
-e = dict(line.strip().split('=') for line in open(expect_path) if '=' in line)
-e = {k: int(v) for k, v in e.items()}
+e = read_expect(expect_path)
 hog_ns = e['hog_us'] * 1000
-n = failed = 0
-
-
-def ok(cond, what, detail=None):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(f"{'' if cond else 'not '}ok {n} - {what}")
-    if not cond and detail is not None:
-        print(f"#   got: {detail}")
 
 
 out = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(e['victim']),
                       '--top', str(2 * e['rounds'] + 10)], capture_output=True, text=True)
 ok(out.returncode == 0, 'ktrace latency --json reads the recording', out.stderr.strip())
 if out.returncode:
-    print(f'1..{n}')
-    sys.exit(1)
+    finish()
 r = json.loads(out.stdout)
 lo, hi = 0.9 * hog_ns, max_factor * hog_ns
 victim = next((g for g in r['groups'] if g['key'] == e['victim']), None)
@@ -72,6 +64,4 @@ ok(wake and all(w['waker'] == e['main'] and w['waker_context'] == 'task' for w i
    [(w.get('waker'), w['waker_context']) for w in wake])
 ok(victim and victim['blocked']['S']['count'] >= e['rounds'],
    'the victim slept (S) between rounds', victim and victim['blocked'])
-print(f'1..{n}')
-print(f'# {n - failed} passed, {failed} failed')
-sys.exit(1 if failed else 0)
+finish()

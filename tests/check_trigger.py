@@ -7,24 +7,18 @@ one trigger, on the victim, at one of its waits behind the hog, which
 every thread that ran is named.  TAP output.
 usage: check_trigger.py KTRACE TRACE.fxt EXPECT_FILE THRESHOLD_NS AFTER_NS"""
 import json
+import os
 import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from tap import finish, ok, read_expect  # noqa: E402
+
 ktrace, trace, expect_path = sys.argv[1:4]
 threshold, after = int(sys.argv[4]), int(sys.argv[5])
-e = {k: int(v) for k, v in (line.strip().split('=') for line in open(expect_path) if '=' in line)}
+e = read_expect(expect_path)
 hog_ns = e['hog_us'] * 1000
-n = failed = 0
-
-
-def ok(cond, what, detail=None):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(f"{'' if cond else 'not '}ok {n} - {what}")
-    if not cond and detail is not None:
-        print(f"#   got: {detail}")
 
 
 def ts_of(line):
@@ -37,8 +31,7 @@ lines = dump.stdout.splitlines()
 trig = [l for l in lines if '"ktrace:latency":"trigger"' in l]
 ok(len(trig) == 1, 'one trigger record', trig)
 if len(trig) != 1:
-    print(f'1..{n}')
-    sys.exit(1)
+    finish()
 t = trig[0]
 tid = int(re.search(r'instant: \d+/(\d+) ', t).group(1))
 lat = int(re.search(r' latency=(\d+)', t).group(1))
@@ -66,6 +59,4 @@ for l in lines:
         ran.update(int(x) for x in m.groups())
 ran.discard(0)
 ok(ran and ran <= named, f"every one of the {len(ran)} threads that ran is named", sorted(ran - named)[:10])
-print(f'1..{n}')
-print(f'# {n - failed} passed, {failed} failed')
-sys.exit(1 if failed else 0)
+finish()

@@ -37,13 +37,10 @@ int clock_sync_init(struct clock_sync *cs)
 		"/sys/kernel/tracing/trace_marker", "/sys/kernel/debug/tracing/trace_marker",
 	};
 
-	cs->w = malloc(sizeof(*cs->w));
-	if (!cs->w || fxt_writer_init(cs->w, -1)) {
-		free(cs->w);
-		cs->w = NULL;
+	/* The spool is given with each point. */
+	cs->w = spool_writer_new(NULL);
+	if (!cs->w)
 		return -ENOMEM;
-	}
-	spool_writer(cs->w, NULL);	/* the spool is given with each point */
 	for (size_t i = 0; i < ARRAY_SIZE(markers) && cs->marker_fd < 0; i++)
 		cs->marker_fd = open(markers[i], O_WRONLY | O_CLOEXEC);
 	return 0;
@@ -51,11 +48,8 @@ int clock_sync_init(struct clock_sync *cs)
 
 void clock_sync_free(struct clock_sync *cs)
 {
-	if (cs->w) {
-		fxt_writer_finish(cs->w);
-		obuf_free(&cs->w->out);
-		free(cs->w);
-	}
+	spool_writer_free(cs->w);
+	cs->w = NULL;
 	if (cs->marker_fd >= 0)
 		close(cs->marker_fd);
 }

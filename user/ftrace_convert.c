@@ -20,20 +20,13 @@ int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n
 	memset(c, 0, sizeof(*c));
 	c->spools = spools;
 	c->nspools = n;
-	c->w = malloc(sizeof(*c->w));
-	if (!c->w || fxt_writer_init(c->w, -1))
-		return -ENOMEM;
-	spool_writer(c->w, &spools[0]);
-	return 0;
+	c->w = spool_writer_new(&spools[0]);
+	return c->w ? 0 : -ENOMEM;
 }
 
 void ftrace_conv_free(struct ftrace_conv *c)
 {
-	if (c->w) {
-		fxt_writer_finish(c->w);
-		obuf_free(&c->w->out);
-		free(c->w);
-	}
+	spool_writer_free(c->w);
 	free(c->markers);
 	c->w = NULL;
 	c->markers = NULL;

@@ -169,6 +169,18 @@ static uint32_t map_get(struct u64map *m, uint64_t key, bool add, uint32_t next)
 	return next;
 }
 
+/* A new zeroed element at the end of vector @v of @n elements of @size, grown by doubling. */
+static void *vec_add(void *v, uint32_t *n, uint32_t *cap, size_t size)
+{
+	void **p = v;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*p = xrealloc(*p, *cap * size);
+	}
+	return memset((char *)*p + (*n)++ * size, 0, size);
+}
+
 static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 {
 	uint32_t i = map_get(&a->thread_map, tid, true, a->nthreads);
@@ -176,12 +188,7 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 
 	if (i < a->nthreads)
 		return &a->threads[i];
-	if (a->nthreads == a->cap_threads) {
-		a->cap_threads = a->cap_threads ? a->cap_threads * 2 : 256;
-		a->threads = xrealloc(a->threads, a->cap_threads * sizeof(*a->threads));
-	}
-	t = &a->threads[a->nthreads++];
-	memset(t, 0, sizeof(*t));
+	t = vec_add(&a->threads, &a->nthreads, &a->cap_threads, sizeof(*t));
 	t->tid = tid;
 	t->selected = -1;
 	t->last_cpu = -1;
@@ -199,16 +206,13 @@ static struct lat_thread *thread_find(struct lat_analysis *a, uint64_t tid)
 static struct lat_proc *proc_get(struct lat_analysis *a, uint64_t pid)
 {
 	uint32_t i = map_get(&a->proc_map, pid, true, a->nprocs);
+	struct lat_proc *p;
 
 	if (i < a->nprocs)
 		return &a->procs[i];
-	if (a->nprocs == a->cap_procs) {
-		a->cap_procs = a->cap_procs ? a->cap_procs * 2 : 64;
-		a->procs = xrealloc(a->procs, a->cap_procs * sizeof(*a->procs));
-	}
-	memset(&a->procs[a->nprocs], 0, sizeof(a->procs[0]));
-	a->procs[a->nprocs].pid = pid;
-	return &a->procs[a->nprocs++];
+	p = vec_add(&a->procs, &a->nprocs, &a->cap_procs, sizeof(*p));
+	p->pid = pid;
+	return p;
 }
 
 static const char *proc_name(struct lat_analysis *a, uint64_t pid)
@@ -235,12 +239,7 @@ static struct lat_group *group_get(struct lat_analysis *a, uint64_t key)
 
 	if (i < a->ngroups)
 		return &a->groups[i];
-	if (a->ngroups == a->cap_groups) {
-		a->cap_groups = a->cap_groups ? a->cap_groups * 2 : 64;
-		a->groups = xrealloc(a->groups, a->cap_groups * sizeof(*a->groups));
-	}
-	g = &a->groups[a->ngroups++];
-	memset(g, 0, sizeof(*g));
+	g = vec_add(&a->groups, &a->ngroups, &a->cap_groups, sizeof(*g));
 	g->key = key;
 	return g;
 }
@@ -350,6 +349,7 @@ static bool is_loss(const struct fxt_record *rec)
 void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	const struct fxt_arg *x;
+	struct lat_range *loss;
 
 	if (rec->type == KTRACE_FXT_REC_KERNEL_OBJ) {
 		if (rec->obj_type == KTRACE_FXT_OBJ_THREAD) {
@@ -373,16 +373,12 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		return;
 	}
 	a->lost_records += arg_u(rec, "count", 0);
-	if (a->nlosses == a->cap_losses) {
-		a->cap_losses = a->cap_losses ? a->cap_losses * 2 : 16;
-		a->losses = xrealloc(a->losses, a->cap_losses * sizeof(*a->losses));
-	}
+	loss = vec_add(&a->losses, &a->nlosses, &a->cap_losses, sizeof(*loss));
 	/* Without a time range, the loss happened some time before the record. */
-	a->losses[a->nlosses].first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", 0));
-	a->losses[a->nlosses].last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
-	if (a->losses[a->nlosses].last < a->losses[a->nlosses].first)
-		a->losses[a->nlosses].last = a->losses[a->nlosses].first;
-	a->nlosses++;
+	loss->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", 0));
+	loss->last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
+	if (loss->last < loss->first)
+		loss->last = loss->first;
 }
 
 static int cmp_range(const void *x, const void *y)

@@ -97,12 +97,28 @@ static int spool_sink(void *ctx, const void *words, uint32_t n)
 	return spool_add(ctx, words, (size_t)n * 8);
 }
 
-void spool_writer(struct fxt_writer *w, struct spool *s)
+struct fxt_writer *spool_writer_new(struct spool *s)
 {
+	struct fxt_writer *w = malloc(sizeof(*w));
+
+	if (!w || fxt_writer_init(w, -1)) {
+		free(w);
+		return NULL;
+	}
 	w->sink = spool_sink;
 	w->sink_ctx = s;
 	/* Records land in a spool among others': no string table of their own. */
 	w->inline_strings = true;
+	return w;
+}
+
+void spool_writer_free(struct fxt_writer *w)
+{
+	if (!w)
+		return;
+	fxt_writer_finish(w);
+	obuf_free(&w->out);
+	free(w);
 }
 
 /* An entry of a min-heap: by time, then by arrival so equal times keep order. */

@@ -36,8 +36,12 @@ void spool_close(struct spool *s);
 int spool_add(struct spool *s, const void *rec, size_t bytes);
 /* Appends @nwords of whole records at once; -EINVAL, and nothing, if one is not. */
 int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
-/* Makes @w write each record straight into @s (its errors in w->sink_err), strings inline. */
-void spool_writer(struct fxt_writer *w, struct spool *s);
+/*
+ * A writer whose every record goes straight into @s (or the spool its
+ * sink_ctx is set to later), strings inline; write errors in w->sink_err.
+ */
+struct fxt_writer *spool_writer_new(struct spool *s);
+void spool_writer_free(struct fxt_writer *w);
 /* Records timed before @from (0: none) are left out; names and strings are kept. */
 int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w, uint64_t from);
 

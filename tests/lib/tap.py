@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+"""TAP helpers for the Python checks: ok(), finish(), and the KEY=VALUE
+files the test workloads write."""
+import sys
+
+_n = _failed = 0
+
+
+def ok(cond, what, detail=None):
+    """One TAP line; on failure, what was seen as a comment."""
+    global _n, _failed
+    _n += 1
+    _failed += not cond
+    print(f"{'' if cond else 'not '}ok {_n} - {what}")
+    if not cond and detail is not None:
+        print(f"#   got: {detail}")
+    return cond
+
+
+def finish():
+    print(f'1..{_n}')
+    print(f'# {_n - _failed} passed, {_failed} failed')
+    sys.exit(1 if _failed else 0)
+
+
+def read_expect(path):
+    """pid=, victim=, ... as integers."""
+    return {k: int(v) for k, v in (line.strip().split('=', 1) for line in open(path) if '=' in line)}
