@@ -88,6 +88,22 @@ run "$ktrace" convert "$tmp/missing.fxt" -o "$tmp/x.json"
 [ $rc -eq 1 ] && grep -q "cannot open $tmp/missing.fxt: No such file" "$tmp/err"
 ok $? "a missing input file is named"
 
+# Outputs that are not regular files are written in place, never replaced.
+run "$ktrace" convert "$tmp/s.fxt" -o /dev/null
+[ $rc -eq 0 ] && [ -c /dev/null ]
+ok $? "convert -o /dev/null leaves /dev/null a device"
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fromfifo" &
+run "$ktrace" convert "$tmp/s.fxt" -o "$tmp/fifo"
+wait
+[ $rc -eq 0 ] && [ -p "$tmp/fifo" ] && json_valid "$tmp/fromfifo"
+ok $? "convert into a FIFO writes through it and leaves it a FIFO"
+echo "old" >"$tmp/target.json"
+ln -s "$tmp/target.json" "$tmp/link.json"
+run "$ktrace" convert "$tmp/s.fxt" -o "$tmp/link.json"
+[ $rc -eq 0 ] && [ -L "$tmp/link.json" ] && json_valid "$tmp/target.json"
+ok $? "convert through a symbolic link replaces the file it names and keeps the link"
+
 run "$ktrace" convert "$tmp/s.fxt" -o /proc/nonexistent/x.json
 [ $rc -eq 1 ] && grep -q 'cannot create /proc/nonexistent/x.json' "$tmp/err"
 ok $? "an unwritable output is named"

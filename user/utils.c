@@ -364,30 +364,51 @@ int fxt_scratch_fd(bool json, int out_fd)
 
 int out_file_open(struct out_file *f, const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash;
+	struct stat st;
 	int n, ret;
 
-	struct stat st;
-
+	memset(f, 0, sizeof(*f));
 	f->path = path;
-	f->tmp = NULL;
+	f->fd = -1;
 	if (!strcmp(path, "-")) {
 		f->fd = 1;
 		return 0;
 	}
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		pr_err("cannot create %s: it is a directory", path);
-		return -EISDIR;
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			pr_err("cannot create %s: it is a directory", path);
+			return -EISDIR;
+		}
+		/* A device or a pipe (/dev/null, a FIFO) is written in place, never replaced. */
+		if (!S_ISREG(st.st_mode)) {
+			f->fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (f->fd < 0) {
+				ret = -errno;
+				pr_err("cannot write %s: %s", path, strerror(-ret));
+				return ret;
+			}
+			f->in_place = true;
+			return 0;
+		}
+		/* Replacing a file one could not write would be a surprise. */
+		if (access(path, W_OK)) {
+			ret = -errno;
+			pr_err("cannot write %s: %s", path, strerror(-ret));
+			return ret;
+		}
 	}
-	/* Replacing a file one could not write would be a surprise. */
-	if (!access(path, F_OK) && access(path, W_OK)) {
-		ret = -errno;
-		pr_err("cannot write %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	n = slash ? (int)(slash - path + 1) : 0;
-	if (asprintf(&f->tmp, "%.*s.%s.XXXXXX", n, path, slash ? slash + 1 : path) < 0) {
+	/* Through a symbolic link, the file it names is the one replaced. */
+	f->target = realpath(path, NULL);
+	if (!f->target)
+		f->target = strdup(path);
+	if (!f->target)
+		return -ENOMEM;
+	slash = strrchr(f->target, '/');
+	n = slash ? (int)(slash - f->target + 1) : 0;
+	if (asprintf(&f->tmp, "%.*s.%s.XXXXXX", n, f->target, slash ? slash + 1 : f->target) < 0) {
 		f->tmp = NULL;
+		out_file_abort(f);
 		return -ENOMEM;
 	}
 	f->fd = mkostemp(f->tmp, O_CLOEXEC);
@@ -396,6 +417,7 @@ int out_file_open(struct out_file *f, const char *path)
 		pr_err("cannot create %s: %s", path, strerror(-ret));
 		free(f->tmp);
 		f->tmp = NULL;
+		out_file_abort(f);
 		return ret;
 	}
 	/* mkostemp() makes it 0600; an output file is 0644 less the umask. */
@@ -410,29 +432,34 @@ int out_file_commit(struct out_file *f)
 {
 	int ret = 0;
 
-	if (!f->tmp)
+	if (f->fd < 0 || f->fd == 1)
 		return 0;
 	if (close(f->fd))
 		ret = -errno;
-	else if (rename(f->tmp, f->path))
+	else if (f->tmp && rename(f->tmp, f->target))
 		ret = -errno;
+	f->fd = -1;
 	if (ret) {
 		pr_err("writing %s: %s", f->path, strerror(-ret));
-		unlink(f->tmp);
+		if (f->tmp)
+			unlink(f->tmp);
 	}
 	free(f->tmp);
-	f->tmp = NULL;
+	free(f->target);
+	f->tmp = f->target = NULL;
 	return ret;
 }
 
 void out_file_abort(struct out_file *f)
 {
-	if (!f->tmp)
-		return;
-	close(f->fd);
-	unlink(f->tmp);
+	if (f->fd >= 0 && f->fd != 1)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlink(f->tmp);
 	free(f->tmp);
-	f->tmp = NULL;
+	free(f->target);
+	f->tmp = f->target = NULL;
 }
 
 int parse_duration(const char *s, uint64_t *ns)

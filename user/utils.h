@@ -76,14 +76,16 @@ int fxt_scratch_fd(bool json, int out_fd);
  */
 struct out_file {
 	const char *path;
-	char *tmp;			/* NULL for standard output */
+	char *target;			/* the file renamed over (a link's target) */
+	char *tmp;			/* NULL when written in place */
 	int fd;
+	bool in_place;			/* standard output, a device, a pipe */
 };
 
 int out_file_open(struct out_file *f, const char *path);
 /* Close and rename into place; reports and returns -errno on failure. */
 int out_file_commit(struct out_file *f);
-/* Close and remove the temporary file; @path is left as it was. */
+/* Close and remove the temporary file, if any: @path is left as it was. Idempotent. */
 void out_file_abort(struct out_file *f);
 
 /* "5ms", "100us", "2s", "750ns"; a bare number is microseconds. */

@@ -275,6 +275,9 @@ run "$ktrace" record --ftrace 'sched:nope' -o "$tmp/keep.fxt" -d 1
 ok $? "without privileges, or with an unknown --ftrace event, the earlier file is intact and no temporary is left" ||
 	diag "$tmp/err"
 chmod 700 "$tmp"
+run "$ktrace" record -o /dev/null -d 0.3
+[ $rc -eq 0 ] && [ -c /dev/null ]
+ok $? "record -o /dev/null writes into the device and leaves it one"
 run "$ktrace" record -o "$tmp" -d 1
 [ $rc -eq 1 ] && grep -q "cannot create $tmp: it is a directory" "$tmp/err"
 ok $? "a directory as output is refused before recording"
