@@ -72,6 +72,7 @@ int ktrace_bufs_alloc_locked(struct ktrace_session *s)
 		b->nr_subbufs = s->nr_subbufs;
 		b->cpu = cpu;
 		b->ring = s->flags & KTRACE_CFG_RING;
+		b->trigger = s->wake_slots;
 		local64_set(&b->pending_lost, 0);
 		init_irq_work(&b->wakeup, ktrace_wakeup);
 	}
@@ -152,12 +153,15 @@ static void *reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
  */
 void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
 {
-	u64 n, lpos, *loss, stop = READ_ONCE(b->session->stop_at);
+	u64 n, lpos, *loss, stop;
 	void *rec;
 
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
-	if (unlikely(stop) && ts > stop)
-		return NULL;
+	if (unlikely(b->trigger)) {
+		stop = READ_ONCE(b->session->stop_at);
+		if (stop && ts > stop)
+			return NULL;
+	}
 	if (unlikely(local64_read(&b->pending_lost))) {
 		n = local64_xchg(&b->pending_lost, 0);
 		if (n) {

@@ -38,6 +38,7 @@ struct ktrace_cpu_buf {
 	u32 nr_subbufs;
 	unsigned int cpu;
 	bool ring;
+	bool trigger;			/* the session has a latency trigger */
 	local64_t pending_lost;		/* lost, not yet reported in the buffer */
 	struct irq_work wakeup;		/* wakes readers outside the probe */
 };

@@ -89,7 +89,7 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 			       ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state)),
 			       next->pid, next->prio);
 	ktrace_buf_commit(b, pos, KTRACE_FXT_CSWITCH_WORDS * 8);
-	if (unlikely(b->session->wake_slots))
+	if (unlikely(b->trigger))
 		trigger_check(b, next, ts);
 }
 
@@ -120,7 +120,7 @@ static void probe_wakeup(void *data, struct task_struct *p)
 		return;
 	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx);
 	ktrace_buf_commit(b, pos, bytes);
-	if (unlikely(b->session->wake_slots) && p->pid && trigger_watches(b->session, p))
+	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
 }

@@ -103,15 +103,17 @@ ok $? "inputs out of time order merge in order, none lost (records with a time, 
 	echo "CPU:1 [LOST 42 EVENTS]"
 	echo "CPU:0 [7 EVENTS DROPPED]"
 	echo "CPU:1 [LOST EVENTS]"
+	echo "my-instance: CPU:0 [5 EVENTS DROPPED]"
 } >"$tmp/lost.txt"
 run "$ktrace" merge "$tmp/s.fxt" "$tmp/lost.txt" -o "$tmp/lost.fxt"
 "$ktrace" dump --strict "$tmp/lost.fxt" >"$tmp/lost.dump"
-[ $rc -eq 0 ] && grep -q 'ftrace lost 49 events while capturing' "$tmp/err" &&
+[ $rc -eq 0 ] && grep -q 'ftrace lost 54 events while capturing' "$tmp/err" &&
 	grep -q 'lost.txt:11: CPU 1 lost events, ftrace does not say how many' "$tmp/err" &&
 	grep -q '"ktrace:meta":"dropped" cpu=1 count=42 .*source="ftrace"' "$tmp/lost.dump" &&
 	grep -q '"ktrace:meta":"dropped" cpu=0 count=7 .*source="ftrace"' "$tmp/lost.dump" &&
-	"$ktrace" dump --stats --quiet "$tmp/lost.fxt" | grep -q "^dropped: 66 records (49 of them ftrace's)"
-ok $? "ftrace's loss lines become loss records on their CPU (42 + 7 + an unknown number; 66 with the trace's 17)" ||
+	grep -q '"ktrace:meta":"dropped" cpu=0 count=5 .*source="ftrace"' "$tmp/lost.dump" &&
+	"$ktrace" dump --stats --quiet "$tmp/lost.fxt" | grep -q "^dropped: 71 records (54 of them ftrace's)"
+ok $? "ftrace's loss lines, with trace-cmd's instance name too, become loss records on their CPU (42 + 7 + 5 + an unknown number; 71 with the trace's 17)" ||
 	diag "$tmp/err"
 
 # A complete event written after the 2.2 million switches it spans: more

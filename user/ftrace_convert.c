@@ -87,6 +87,8 @@ static const struct duration_pair {
 } pairs[] = {
 	{ "irq_handler_entry", "irq_handler_exit", "irq", "name", "irq", false },
 	{ "softirq_entry", "softirq_exit", "softirq", "action", "vec", false },
+	/* x86's local APIC timer is no irq:* event. */
+	{ "local_timer_entry", "local_timer_exit", "local_timer", NULL, "vector", false },
 	{ "sys_enter", "sys_exit", "syscall", NULL, "id", true },
 };
 

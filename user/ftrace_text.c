@@ -19,9 +19,13 @@
  */
 static bool lost_line(const char *line, int *cpu, uint64_t *lost)
 {
+	const char *colon = strstr(line, ": CPU:");
 	unsigned long long n = 0;
 	int end = 0;
 
+	/* trace-cmd report names the instance first: "INSTANCE: CPU:0 [...]". */
+	if (colon && !memchr(line, ' ', colon - line))
+		line = colon + 2;
 	if ((sscanf(line, "CPU:%d [LOST %llu EVENTS]%n", cpu, &n, &end) == 2 && end) ||
 	    (sscanf(line, "CPU:%d [%llu EVENTS DROPPED]%n", cpu, &n, &end) == 2 && end) ||
 	    (sscanf(line, "CPU:%d [LOST EVENTS]%n", cpu, &end) == 1 && end) ||
