@@ -13,10 +13,10 @@ echo "1..1"
 if "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	"$work" tests/corpus >"$work/log" 2>&1; then
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-	echo "ok 1 - fuzz FXT reader and JSON converter for ${secs}s (${execs:-?} inputs, no crash)"
+	echo "ok 1 - fuzz FXT reader, JSON converter and latency analysis for ${secs}s (${execs:-?} inputs, no crash)"
 else
 	grep -E 'ERROR|SUMMARY|Test unit written' "$work/log" | sed 's/^/# /' | head -20
 	mkdir -p "$build/fuzz-crashes" && cp crash-* leak-* timeout-* "$build/fuzz-crashes/" 2>/dev/null
 	rm -f crash-* leak-* timeout-*
-	echo "not ok 1 - fuzz FXT reader and JSON converter (inputs saved in $build/fuzz-crashes)"
+	echo "not ok 1 - fuzz FXT reader, JSON converter and latency analysis (inputs saved in $build/fuzz-crashes)"
 fi
