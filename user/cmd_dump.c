@@ -14,7 +14,6 @@
 
 #define MAX_REPORTED	20
 
-static const char *const irq_context_names[] = KTRACE_IRQ_CONTEXT_NAMES;
 
 struct dump_ctx {
 	const char *path;
@@ -279,8 +278,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			fprintf(f, "  [%s", name_of(names, rec->tid));
 			if (a && a->type == KTRACE_FXT_ARG_KOID)
 				fprintf(f, " woken by %s", name_of(names, a->u));
-			else if ((a = fxt_find_arg(rec, "irq_context")) && a->u <= KTRACE_CTX_MAX)
-				fprintf(f, " woken from %s", irq_context_names[a->u]);
+			else if ((a = fxt_find_arg(rec, "irq_context")))
+				fprintf(f, " woken from %s", ktrace_irq_context_name(a->u));
 			fputc(']', f);
 			break;
 		}

@@ -164,7 +164,6 @@ static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
 static void write_wait(struct lat_analysis *a, struct fxt_writer *w, const struct fxt_reader *r,
 		       const struct lat_wait *wt, struct obuf *blame)
 {
-	static const char *const ctx_names[] = KTRACE_IRQ_CONTEXT_NAMES;
 	struct fxt_arg args[6];
 	unsigned int n = 0;
 	char name[32];
@@ -175,7 +174,7 @@ static void write_wait(struct lat_analysis *a, struct fxt_writer *w, const struc
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "latency", wt->end - wt->start);
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", wt->cpu);
 	if (wt->kind == LAT_WAKEUP && wt->waker_ctx != KTRACE_CTX_TASK)
-		args[n++] = fxt_arg_str("irq_context", ctx_names[wt->waker_ctx]);
+		args[n++] = fxt_arg_str("irq_context", ktrace_irq_context_name(wt->waker_ctx));
 	if (wt->kind == LAT_WAKEUP && wt->has_waker)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_KOID,
 					wt->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",

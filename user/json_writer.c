@@ -375,7 +375,6 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
  */
 static void on_irq_wakeup(struct json_writer *j, const struct fxt_record *rec, uint64_t ctx)
 {
-	static const char *const names[] = KTRACE_IRQ_CONTEXT_NAMES;
 	const struct fxt_arg *ia = fxt_find_arg(rec, "interrupted");
 	struct obuf *o = j->o;
 
@@ -389,7 +388,7 @@ static void on_irq_wakeup(struct json_writer *j, const struct fxt_record *rec, u
 	obuf_lit(o, ",\"cpu\":");
 	obuf_u64(o, rec->cpu);
 	obuf_lit(o, ",\"irq_context\":\"");
-	obuf_puts(o, ctx <= KTRACE_CTX_MAX ? names[ctx] : "unknown");
+	obuf_puts(o, ktrace_irq_context_name(ctx));
 	obuf_putc(o, '"');
 	if (ia && ia->type == KTRACE_FXT_ARG_KOID) {
 		obuf_lit(o, ",\"interrupted\":");

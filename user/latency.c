@@ -996,12 +996,6 @@ static void put_prio(struct obuf *o, int32_t weight)
 		obuf_printf(o, "nice %d", prio - 120);
 }
 
-static const char *ctx_name(uint8_t ctx)
-{
-	static const char *const names[] = KTRACE_IRQ_CONTEXT_NAMES;
-
-	return ctx <= KTRACE_CTX_MAX ? names[ctx] : "?";
-}
 
 /* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
 static void put_dur(struct obuf *o, uint64_t ns)
@@ -1070,7 +1064,7 @@ static void put_waker(struct lat_analysis *a, const struct lat_wait *w, struct o
 			obuf_printf(o, "woken on CPU %u (waker not recorded)", w->wake_cpu);
 		return;
 	}
-	obuf_printf(o, "woken from %s", ctx_name(w->waker_ctx));
+	obuf_printf(o, "woken from %s", ktrace_irq_context_name(w->waker_ctx));
 	if (w->waker_irq >= 0)
 		obuf_printf(o, " (%s)", a->irq_names[w->waker_irq]);
 	obuf_printf(o, " on CPU %u", w->wake_cpu);
@@ -1366,7 +1360,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
 		if (w->kind == LAT_WAKEUP) {
 			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
-				    ctx_name(w->waker_ctx));
+				    ktrace_irq_context_name(w->waker_ctx));
 			if (w->has_waker) {
 				obuf_printf(o, ",\"%s\":%llu",
 					    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",

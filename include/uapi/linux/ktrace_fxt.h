@@ -687,7 +687,15 @@ enum ktrace_irq_context {
 	KTRACE_CTX_MAX		= 3,
 };
 
-#define KTRACE_IRQ_CONTEXT_NAMES	{ "task", "softirq", "hardirq", "nmi" }
+#if !defined(__KERNEL__) && !defined(__bpf__)
+/* The name of an irq_context value, as reports and the JSON show it. */
+static inline const char *ktrace_irq_context_name(__u64 ctx)
+{
+	static const char *const names[] = { "task", "softirq", "hardirq", "nmi" };
+
+	return ctx <= KTRACE_CTX_MAX ? names[ctx] : "unknown";
+}
+#endif
 
 /* x86 and generic preempt_count layout (include/linux/preempt.h). */
 #define KTRACE_PC_SOFTIRQ_OFFSET	0x00000100U
