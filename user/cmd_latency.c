@@ -76,7 +76,6 @@ static int parse_u64(const char *s, uint64_t *v)
 struct latency_ctx {
 	const char *path;
 	uint64_t reported;
-	bool not_fxt;
 	bool quiet;		/* the first pass: the second reports */
 };
 
@@ -84,11 +83,6 @@ static void on_violation(void *ctx, const struct fxt_error *e)
 {
 	struct latency_ctx *c = ctx;
 
-	/* Not an FXT trace at all: said once, by the caller. */
-	if (!strcmp(e->field, "magic")) {
-		c->not_fxt = true;
-		return;
-	}
 	if (!c->quiet && c->reported++ < 10)
 		pr_warn("%s: offset %llu (0x%llx): %s: %s", c->path,
 			(unsigned long long)e->offset, (unsigned long long)e->offset, e->field,
@@ -123,14 +117,8 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_ana
 	ctx->quiet = first;
 	if (first)
 		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
-	while (!ctx->not_fxt && (ret = fxt_reader_next(&r, &rec)) == 1)
+	while ((ret = fxt_reader_next(&r, &rec)) == 1)
 		fn(a, &r, &rec);
-	if (ctx->not_fxt) {
-		pr_err("%s: not an FXT trace: it does not start with FXT's magic number record",
-		       ctx->path);
-		fxt_reader_close(&r);
-		return -EINVAL;
-	}
 	if (ret < 0 && first && r.records == 0) {
 		pr_err("%s: not an FXT trace (offset %llu: %s: %s)", ctx->path,
 		       (unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg);
