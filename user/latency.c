@@ -181,43 +181,60 @@ static void *vec_add(void *v, uint32_t *n, uint32_t *cap, size_t size)
 	return memset((char *)*p + (*n)++ * size, 0, size);
 }
 
+/*
+ * The element for @key in the vector *@v that @m indexes: appended zeroed,
+ * with *@added set, when it is new.
+ */
+static void *keyed_get(struct u64map *m, uint64_t key, void *v, uint32_t *n, uint32_t *cap,
+		       size_t size, bool *added)
+{
+	uint32_t i = map_get(m, key, true, *n);
+
+	*added = i == *n;
+	return *added ? vec_add(v, n, cap, size) : (char *)*(void **)v + (size_t)i * size;
+}
+
+/* The index of @key in @m, or UINT32_MAX. */
+static uint32_t map_find(struct u64map *m, uint64_t key)
+{
+	return m->size ? map_get(m, key, false, 0) : UINT32_MAX;
+}
+
 static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 {
-	uint32_t i = map_get(&a->thread_map, tid, true, a->nthreads);
-	struct lat_thread *t;
+	bool added;
+	struct lat_thread *t = keyed_get(&a->thread_map, tid, &a->threads, &a->nthreads,
+					 &a->cap_threads, sizeof(*t), &added);
 
-	if (i < a->nthreads)
-		return &a->threads[i];
-	t = vec_add(&a->threads, &a->nthreads, &a->cap_threads, sizeof(*t));
-	t->tid = tid;
-	t->selected = -1;
-	t->last_cpu = -1;
-	t->waker_irq = -1;
+	if (added) {
+		t->tid = tid;
+		t->selected = -1;
+		t->last_cpu = -1;
+		t->waker_irq = -1;
+	}
 	return t;
 }
 
 static struct lat_thread *thread_find(struct lat_analysis *a, uint64_t tid)
 {
-	uint32_t i = a->thread_map.size ? map_get(&a->thread_map, tid, false, 0) : UINT32_MAX;
+	uint32_t i = map_find(&a->thread_map, tid);
 
 	return i == UINT32_MAX ? NULL : &a->threads[i];
 }
 
 static struct lat_proc *proc_get(struct lat_analysis *a, uint64_t pid)
 {
-	uint32_t i = map_get(&a->proc_map, pid, true, a->nprocs);
-	struct lat_proc *p;
+	bool added;
+	struct lat_proc *p = keyed_get(&a->proc_map, pid, &a->procs, &a->nprocs, &a->cap_procs,
+				       sizeof(*p), &added);
 
-	if (i < a->nprocs)
-		return &a->procs[i];
-	p = vec_add(&a->procs, &a->nprocs, &a->cap_procs, sizeof(*p));
 	p->pid = pid;
 	return p;
 }
 
 static const char *proc_name(struct lat_analysis *a, uint64_t pid)
 {
-	uint32_t i = a->proc_map.size ? map_get(&a->proc_map, pid, false, 0) : UINT32_MAX;
+	uint32_t i = map_find(&a->proc_map, pid);
 
 	return i == UINT32_MAX || !a->procs[i].name[0] ? "?" : a->procs[i].name;
 }
@@ -234,12 +251,10 @@ const char *lat_thread_name(struct lat_analysis *a, uint64_t tid)
 
 static struct lat_group *group_get(struct lat_analysis *a, uint64_t key)
 {
-	uint32_t i = map_get(&a->group_map, key, true, a->ngroups);
-	struct lat_group *g;
+	bool added;
+	struct lat_group *g = keyed_get(&a->group_map, key, &a->groups, &a->ngroups,
+					&a->cap_groups, sizeof(*g), &added);
 
-	if (i < a->ngroups)
-		return &a->groups[i];
-	g = vec_add(&a->groups, &a->ngroups, &a->cap_groups, sizeof(*g));
 	g->key = key;
 	return g;
 }
