@@ -27,13 +27,26 @@ USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
-# The module is built against Debian's linux-headers-amd64 (the newest installed).
-KREL		?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
-KDIR		?= /usr/src/linux-headers-$(KREL)
-KMOD		:= kmod/ktrace.ko
-KMOD_TEST	:= tests/kmod-api/ktrace_api_test.ko
-KMOD_SRCS	:= $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h kmod/Kbuild) include/uapi/linux/ktrace.h \
-		   include/uapi/linux/ktrace_fxt.h
+# The kernel ktrace.ko is built for, as every out-of-tree module picks it:
+# KDIR when given, else the running kernel's build tree, else Debian's
+# newest generic headers (scripts/pick-kernel.sh).  Each kernel gets its own
+# copy of the sources under $(O)/kmod/KREL, so builds for several kernels
+# sit side by side.
+ifeq ($(origin KDIR),undefined)
+KREL		?= $(shell scripts/pick-kernel.sh)
+KDIR		:= $(firstword $(wildcard /lib/modules/$(KREL)/build) /usr/src/linux-headers-$(KREL))
+else
+KREL		?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || \
+		     $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+endif
+export KREL
+HAVE_KDIR	:= $(if $(KREL),$(wildcard $(KDIR)/Makefile))
+KOBJ		:= $(O)/kmod/$(KREL)
+KMOD		:= $(KOBJ)/kmod/ktrace.ko
+KMOD_TEST	:= $(KOBJ)/tests/kmod-api/ktrace_api_test.ko
+KMOD_SRCS	:= $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h) kmod/Kbuild \
+		   include/uapi/linux/ktrace.h include/uapi/linux/ktrace_fxt.h
+KMOD_TEST_SRCS	:= tests/kmod-api/ktrace_api_test.c tests/kmod-api/Kbuild
 KSELFTEST_DIR	:= $(O)/linux-source/tools/testing/selftests
 SELFTEST	:= $(O)/selftests/ktrace_test
 
@@ -55,19 +68,38 @@ CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
 TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD)
 
-.PHONY: all user bpf kmod selftests check check-fuzz vm-check checkpatch bench install clean
+.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install clean
 
-all: user $(if $(wildcard $(KDIR)/Makefile),kmod)
+# The CLI always; the module when there are headers for the chosen kernel.
+# A module that does not build for it is reported, not fatal: the CLI
+# records with BPF.  `make kmod` fails instead.
+all: user
+ifneq ($(HAVE_KDIR),)
+	@$(MAKE) --no-print-directory kmod && echo "ktrace: ktrace.ko for Linux $(KREL): $(KMOD)" || \
+	{ echo "ktrace: ktrace.ko does not build for Linux $(KREL) ($(KDIR)); the CLI is built." \
+	"Build for another kernel with 'make KDIR=/lib/modules/RELEASE/build' or 'make KREL=RELEASE';" \
+	"headers here: $$(ls -d /usr/src/linux-headers-* 2>/dev/null | sed 's|.*/linux-headers-||' | grep -v common | tr '\n' ' ')" >&2; }
+else
+	@echo "ktrace: no kernel headers for Linux $(or $(KREL),$$(uname -r)): the CLI is built, ktrace.ko is not" \
+	"(install linux-headers-$$(uname -r), or 'make KDIR=/path/to/build')"
+endif
 
 kmod: $(KMOD) $(KMOD_TEST)
 
-$(KMOD_TEST): tests/kmod-api/ktrace_api_test.c tests/kmod-api/Kbuild kmod/ktrace_api.h $(KMOD)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod-api W=1 \
-		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/kmod/Module.symvers \
+# The kernel's own check, before Kbuild's less helpful errors.
+kmod-kdir:
+	@[ -f "$(KDIR)/Makefile" ] || { echo "ktrace: no kernel build tree at '$(KDIR)' (Linux $(or $(KREL),unknown));" \
+		"install its headers or pass KDIR=/lib/modules/RELEASE/build" >&2; exit 1; }
+
+$(KMOD): $(KMOD_SRCS) | kmod-kdir
+	@mkdir -p $(KOBJ) && tar -cf - $(KMOD_SRCS) | tar -xpf - -C $(KOBJ)
+	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m W=1 \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
-$(KMOD): $(KMOD_SRCS)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CONFIG_KTRACE=m W=1 \
+$(KMOD_TEST): $(KMOD_TEST_SRCS) $(KMOD)
+	@tar -cf - $(KMOD_TEST_SRCS) | tar -xpf - -C $(KOBJ)
+	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
+		KBUILD_EXTRA_SYMBOLS=$(abspath $(KOBJ))/kmod/Module.symvers \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 checkpatch:
@@ -150,7 +182,7 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
-	$(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(KMOD_TEST) $(SELFTEST))
+	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST))
 	@scripts/run-tests.sh $(O)
 
 # The module's tests in a VM booting Debian's kernel (also part of check).
@@ -165,17 +197,15 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
-bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(wildcard $(KDIR)/Makefile),$(KMOD) $(SELFTEST) $(TEST_PROGS))
+bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
 	@bench/bench-convert.sh $(O)
 	@bench/bench-sched.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
-	$(if $(wildcard $(KDIR)/Makefile),@bench/bench-vm.sh $(O))
+	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
 
 install: $(KTRACE)
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
 
 clean:
 	rm -rf $(O)
-	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean)
-	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod-api clean)

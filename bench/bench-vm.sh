@@ -6,7 +6,7 @@
 # usage: bench/bench-vm.sh BUILD_DIR
 set -eu
 build=${1:-build}
-krel=${KREL:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+krel=${KREL:-$(scripts/pick-kernel.sh)}
 KTRACE_VM_SCRIPT=bench/vm-bench-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm-bench.log" 2>&1 || {
 	echo "bench-vm: the VM run failed; see $build/vm-bench.log"; exit 1; }
 R=$build/vm/results

@@ -28,7 +28,7 @@ unsigned long ktrace_session_gen;
 
 u64 ktrace_clock(void)
 {
-	return ktime_get_mono_fast_ns();
+	return ktrace_now();
 }
 EXPORT_SYMBOL_GPL(ktrace_clock);
 
@@ -80,7 +80,7 @@ void __ktrace_event(unsigned int type, struct ktrace_string *cat, struct ktrace_
 	if (!s)
 		goto out;
 	b = s->bufs[smp_processor_id()];
-	ts = ktime_get_mono_fast_ns();
+	ts = ktrace_now();
 	cref = string_ref(b, cat, ts);
 	nref = string_ref(b, name, ts);
 	/* A complete event began at @extra and ends now. */

@@ -66,74 +66,98 @@ static int copy_arg_out(void __user *arg, void *src, size_t ksize)
 	return 0;
 }
 
+/* An ioctl's argument, copied in before and out after the session lock. */
+union ktrace_ioctl_arg {
+	struct ktrace_config cfg;
+	struct ktrace_geometry geo;
+	struct ktrace_consume con;
+	struct ktrace_stats st;
+	struct ktrace_probe probe;
+};
+
+static void ktrace_geometry_locked(struct ktrace_session *s, struct ktrace_geometry *geo)
+{
+	lockdep_assert_held(&s->lock);
+	geo->nr_cpus = nr_cpu_ids;
+	geo->buffer_size = s->buffer_size;
+	geo->subbuf_size = s->subbuf_size;
+	geo->nr_subbufs = s->nr_subbufs;
+	geo->cpu_stride = s->cpu_stride;
+	geo->meta_size = s->meta_size;
+}
+
+/* Every command's work, under the session lock (the states: internal.h). */
+static int ktrace_ioctl_locked(struct ktrace_session *s, unsigned int cmd,
+			       union ktrace_ioctl_arg *u)
+{
+	lockdep_assert_held(&s->lock);
+	switch (cmd) {
+	case KTRACE_IOC_CONFIGURE:
+		return ktrace_session_configure_locked(s, &u->cfg);
+	case KTRACE_IOC_GEOMETRY:
+		if (!s->configured)
+			return -EINVAL;
+		ktrace_geometry_locked(s, &u->geo);
+		return 0;
+	case KTRACE_IOC_START:
+		return ktrace_session_start_locked(s);
+	case KTRACE_IOC_STOP:
+		return ktrace_session_stop_locked(s);
+	case KTRACE_IOC_FLUSH:
+		if (!s->configured)
+			return -EINVAL;
+		ktrace_bufs_flush(s);
+		return 0;
+	case KTRACE_IOC_CONSUME:
+		if (memchr_inv(u->con.reserved, 0, sizeof(u->con.reserved)))
+			return -EINVAL;
+		return ktrace_buf_consume_locked(s, u->con.cpu, u->con.consumed);
+	case KTRACE_IOC_ADD_PROBE:
+		return ktrace_dynprobe_add_locked(s, &u->probe);
+	case KTRACE_IOC_STATS:
+		ktrace_session_stats_locked(s, &u->st);
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * One lock for every command.  User memory is copied outside it: a fault
+ * takes mmap_lock, which ktrace_mmap() holds while it takes the session lock.
+ */
 static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	struct ktrace_session *s = file->private_data;
 	void __user *arg = (void __user *)uarg;
-	union {
-		struct ktrace_config cfg;
-		struct ktrace_geometry geo;
-		struct ktrace_consume con;
-		struct ktrace_stats st;
-		struct ktrace_probe probe;
-	} u;
-	int ret;
+	union ktrace_ioctl_arg u;
+	int ret = 0;
 
-	memset(&u, 0, sizeof(u));
-	switch (cmd) {
-	case KTRACE_IOC_ABI_VERSION:
+	if (cmd == KTRACE_IOC_ABI_VERSION)
 		return KTRACE_ABI_VERSION;
-	case KTRACE_IOC_CONFIGURE:
+	memset(&u, 0, sizeof(u));
+	if (cmd == KTRACE_IOC_CONFIGURE)
 		ret = copy_arg_in(&u.cfg, sizeof(u.cfg), arg);
-		return ret ? ret : ktrace_session_configure(s, &u.cfg);
-	case KTRACE_IOC_GEOMETRY:
-		mutex_lock(&s->lock);
-		if (!s->configured) {
-			mutex_unlock(&s->lock);
-			return -EINVAL;
-		}
-		u.geo.nr_cpus = nr_cpu_ids;
-		u.geo.buffer_size = s->buffer_size;
-		u.geo.subbuf_size = s->subbuf_size;
-		u.geo.nr_subbufs = s->nr_subbufs;
-		u.geo.cpu_stride = s->cpu_stride;
-		u.geo.meta_size = s->meta_size;
-		mutex_unlock(&s->lock);
-		return copy_arg_out(arg, &u.geo, sizeof(u.geo));
-	case KTRACE_IOC_START:
-		return ktrace_session_start(s);
-	case KTRACE_IOC_STOP:
-		return ktrace_session_stop(s);
-	case KTRACE_IOC_FLUSH:
-		mutex_lock(&s->lock);
-		if (s->configured)
-			ktrace_bufs_flush(s);
-		mutex_unlock(&s->lock);
-		return s->configured ? 0 : -EINVAL;
-	case KTRACE_IOC_CONSUME:
+	else if (cmd == KTRACE_IOC_CONSUME)
 		ret = copy_arg_in(&u.con, sizeof(u.con), arg);
-		if (ret)
-			return ret;
-		if (memchr_inv(u.con.reserved, 0, sizeof(u.con.reserved)))
-			return -EINVAL;
-		mutex_lock(&s->lock);
-		ret = ktrace_buf_consume_locked(s, u.con.cpu, u.con.consumed);
-		mutex_unlock(&s->lock);
-		return ret;
-	case KTRACE_IOC_ADD_PROBE:
+	else if (cmd == KTRACE_IOC_ADD_PROBE)
 		ret = copy_arg_in(&u.probe, sizeof(u.probe), arg);
-		if (ret)
-			return ret;
-		mutex_lock(&s->lock);
-		ret = ktrace_dynprobe_add_locked(s, &u.probe);
-		mutex_unlock(&s->lock);
+	if (ret)
 		return ret;
-	case KTRACE_IOC_STATS:
-		ktrace_session_stats(s, &u.st);
+
+	mutex_lock(&s->lock);
+	ret = ktrace_ioctl_locked(s, cmd, &u);
+	mutex_unlock(&s->lock);
+	if (ret)
+		return ret;
+
+	if (cmd == KTRACE_IOC_GEOMETRY)
+		return copy_arg_out(arg, &u.geo, sizeof(u.geo));
+	if (cmd == KTRACE_IOC_STATS)
 		return copy_arg_out(arg, &u.st, sizeof(u.st));
-	default:
-		return -ENOTTY;
-	}
+	if (cmd == KTRACE_IOC_STOP)
+		wake_up_interruptible(&s->wq);	/* poll() now says EPOLLHUP */
+	return 0;
 }
 
 /* CPU n's meta page and buffer, at offset n * cpu_stride, read-only. */
@@ -176,6 +200,7 @@ static __poll_t ktrace_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/* No .llseek: nonseekable_open() makes lseek() fail with -ESPIPE everywhere. */
 static const struct file_operations ktrace_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ktrace_open,
@@ -184,7 +209,6 @@ static const struct file_operations ktrace_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= ktrace_mmap,
 	.poll		= ktrace_poll,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice ktrace_misc = {

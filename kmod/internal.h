@@ -8,6 +8,7 @@
 #include <asm/local64.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
@@ -46,10 +47,22 @@ struct ktrace_cpu_buf {
 /*
  * A session: one open /dev/ktrace.
  *
+ * States, moved only by ioctls under @lock:
+ *
+ *   open() --> new --CONFIGURE--> configured --START--> running
+ *                                  |  ^  ADD_PROBE*        |
+ *                                  |  +------STOP----------+
+ *                                  +--> release() (after the last munmap)
+ *
+ * mmap, GEOMETRY, CONSUME, FLUSH and STATS need "configured"; ADD_PROBE
+ * needs "configured" and not running; a stopped session may START again.
+ * release() stops a running session.  open() admits one session at a time,
+ * so there is one lock and no lock order.
+ *
  * Life cycle: created by open(), freed by release() (which an mmap keeps
  * from happening while a mapping exists).  @lock guards @configured,
- * @running, @bufs (the pointers) and the geometry.  Probes reach the
- * session through ktrace_active (RCU-sched) only while @running.
+ * @running, @bufs (the pointers), the probe list and the geometry.  Probes
+ * reach the session through ktrace_active (RCU-sched) only while @running.
  */
 struct ktrace_session {
 	struct mutex lock;		/* guards the fields below but @wq */
@@ -88,6 +101,15 @@ struct ktrace_session {
 
 extern struct ktrace_session __rcu *ktrace_active;
 
+/*
+ * The recorder's clock, for every timestamp: CLOCK_MONOTONIC, NMI-safe,
+ * lock-free (also on PREEMPT_RT), the clock BPF's bpf_ktime_get_ns() reads.
+ */
+static __always_inline u64 ktrace_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
 /* buffer.c */
 int ktrace_bufs_alloc_locked(struct ktrace_session *s);
 void ktrace_bufs_free(struct ktrace_session *s);
@@ -101,10 +123,10 @@ int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 co
 /* session.c */
 struct ktrace_session *ktrace_session_new(void);
 void ktrace_session_free(struct ktrace_session *s);
-int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_config *cfg);
-int ktrace_session_start(struct ktrace_session *s);
-int ktrace_session_stop(struct ktrace_session *s);
-void ktrace_session_stats(struct ktrace_session *s, struct ktrace_stats *st);
+int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrace_config *cfg);
+int ktrace_session_start_locked(struct ktrace_session *s);
+int ktrace_session_stop_locked(struct ktrace_session *s);
+void ktrace_session_stats_locked(struct ktrace_session *s, struct ktrace_stats *st);
 
 /* probes_sched.c */
 struct task_struct;

@@ -74,7 +74,7 @@ static ssize_t ktrace_mark_write(struct file *file, const char __user *ubuf, siz
 	preempt_disable();
 	s = rcu_dereference_sched(ktrace_active);
 	if (s) {
-		ts = ktime_get_mono_fast_ns();
+		ts = ktrace_now();
 		words = encode(rec, &m, text, ts);
 		ktrace_buf_write(s->bufs[smp_processor_id()], rec, words, ts);
 	}
@@ -86,7 +86,6 @@ static const struct file_operations ktrace_mark_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ktrace_mark_open,
 	.write		= ktrace_mark_write,
-	.llseek		= no_llseek,
 };
 
 /* Open to all; ktrace_mark_open() decides who may write. */

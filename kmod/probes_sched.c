@@ -81,7 +81,7 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 
 	if (!b)
 		return;
-	ts = ktime_get_mono_fast_ns();
+	ts = ktrace_now();
 	rec = ktrace_buf_reserve(b, KTRACE_FXT_CSWITCH_WORDS * 8, ts, &pos);
 	if (!rec)
 		return;
@@ -114,7 +114,7 @@ static void probe_wakeup(void *data, struct task_struct *p)
 
 	if (!b)
 		return;
-	ts = ktime_get_mono_fast_ns();
+	ts = ktrace_now();
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
@@ -128,7 +128,7 @@ static void probe_wakeup(void *data, struct task_struct *p)
 /* Thread (and, for a group leader, process) name records for @p. */
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
-	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktime_get_mono_fast_ns();
+	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktrace_now();
 	char name[TASK_COMM_LEN];
 	u32 len;
 

@@ -12,9 +12,12 @@
 #include "internal.h"
 #include "ktrace_api.h"
 
+/*
+ * The recording session, for the probes.  Written only by START and STOP
+ * under the session's lock; /dev/ktrace admits one open file at a time
+ * (dev.c), so no two sessions ever race for it.
+ */
 struct ktrace_session __rcu *ktrace_active;
-/* Serialises starting and stopping across sessions. */
-static DEFINE_MUTEX(ktrace_active_lock);
 
 struct ktrace_session *ktrace_session_new(void)
 {
@@ -30,8 +33,9 @@ struct ktrace_session *ktrace_session_new(void)
 
 void ktrace_session_free(struct ktrace_session *s)
 {
-	ktrace_session_stop(s);
 	mutex_lock(&s->lock);
+	if (s->running)
+		ktrace_session_stop_locked(s);
 	ktrace_dynprobes_remove_locked(s);
 	mutex_unlock(&s->lock);
 	ktrace_bufs_free(s);
@@ -53,12 +57,13 @@ static int check_trigger(const struct ktrace_config *cfg)
 	return 0;
 }
 
-int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_config *cfg)
+int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrace_config *cfg)
 {
 	u64 size = cfg->buffer_size ? cfg->buffer_size : ktrace_buffer_size;
 	u32 subbuf = cfg->subbuf_size ? cfg->subbuf_size : KTRACE_DEFAULT_SUBBUF_SIZE;
 	int ret;
 
+	lockdep_assert_held(&s->lock);
 	if (cfg->flags & ~KTRACE_CFG_FLAGS || check_trigger(cfg))
 		return -EINVAL;
 	if (!ktrace_buffer_size_valid(size) || !is_power_of_2(subbuf) ||
@@ -66,11 +71,8 @@ int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_confi
 	    size / subbuf > KTRACE_MAX_SUBBUFS)
 		return -EINVAL;
 
-	mutex_lock(&s->lock);
-	if (s->configured) {
-		ret = -EBUSY;	/* buffers may be mapped: never replaced */
-		goto out;
-	}
+	if (s->configured)
+		return -EBUSY;	/* buffers may be mapped: never replaced */
 	s->flags = cfg->flags;
 	s->buffer_size = size;
 	s->subbuf_size = subbuf;
@@ -79,10 +81,8 @@ int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_confi
 	s->cpu_stride = s->meta_size + size;
 	if (cfg->flags & KTRACE_CFG_TRIGGER) {
 		s->wake_slots = vzalloc(KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
-		if (!s->wake_slots) {
-			ret = -ENOMEM;
-			goto out;
-		}
+		if (!s->wake_slots)
+			return -ENOMEM;
 		s->trigger_ns = cfg->trigger_ns;
 		s->after_ns = cfg->after_ns;
 		s->trigger_pid = cfg->trigger_pid;
@@ -95,25 +95,18 @@ int ktrace_session_configure(struct ktrace_session *s, const struct ktrace_confi
 		vfree(s->wake_slots);
 		s->wake_slots = NULL;
 	}
-out:
-	mutex_unlock(&s->lock);
 	return ret;
 }
 
-int ktrace_session_start(struct ktrace_session *s)
+int ktrace_session_start_locked(struct ktrace_session *s)
 {
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&s->lock);
-	if (!s->configured || s->running) {
-		ret = s->running ? -EBUSY : -EINVAL;
-		goto out;
-	}
-	mutex_lock(&ktrace_active_lock);
-	if (rcu_access_pointer(ktrace_active)) {
-		ret = -EBUSY;
-		goto out_unlock_active;
-	}
+	lockdep_assert_held(&s->lock);
+	if (!s->configured)
+		return -EINVAL;
+	if (s->running || rcu_access_pointer(ktrace_active))
+		return -EBUSY;
 	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
 	if (s->wake_slots) {
 		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
@@ -126,45 +119,36 @@ int ktrace_session_start(struct ktrace_session *s)
 	if (ret) {
 		RCU_INIT_POINTER(ktrace_active, NULL);
 		synchronize_rcu();
-		goto out_unlock_active;
+		return ret;
 	}
 	s->running = true;
 	static_branch_enable(&ktrace_recording);
 	ktrace_statedump(s);
-out_unlock_active:
-	mutex_unlock(&ktrace_active_lock);
-out:
-	mutex_unlock(&s->lock);
-	return ret;
+	return 0;
 }
 
-int ktrace_session_stop(struct ktrace_session *s)
+/* Stops the probes and waits until none runs; the caller wakes pollers. */
+int ktrace_session_stop_locked(struct ktrace_session *s)
 {
-	mutex_lock(&s->lock);
-	if (!s->running) {
-		mutex_unlock(&s->lock);
+	lockdep_assert_held(&s->lock);
+	if (!s->running)
 		return -EINVAL;
-	}
-	mutex_lock(&ktrace_active_lock);
 	/* After this no probe runs, and none will see the session again. */
 	static_branch_disable(&ktrace_recording);
 	ktrace_dynprobes_remove_locked(s);
 	ktrace_probes_unregister();
 	RCU_INIT_POINTER(ktrace_active, NULL);
 	synchronize_rcu();
-	mutex_unlock(&ktrace_active_lock);
 	s->running = false;
 	ktrace_bufs_flush(s);
-	mutex_unlock(&s->lock);
-	wake_up_interruptible(&s->wq);
 	return 0;
 }
 
-void ktrace_session_stats(struct ktrace_session *s, struct ktrace_stats *st)
+void ktrace_session_stats_locked(struct ktrace_session *s, struct ktrace_stats *st)
 {
 	unsigned int cpu;
 
-	mutex_lock(&s->lock);
+	lockdep_assert_held(&s->lock);
 	st->nr_cpus = nr_cpu_ids;
 	if (s->bufs) {
 		for_each_possible_cpu(cpu) {
@@ -184,5 +168,4 @@ void ktrace_session_stats(struct ktrace_session *s, struct ktrace_stats *st)
 		st->trigger_tid = s->trigger_tid;
 		st->trigger_cpu = s->trigger_cpu;
 	}
-	mutex_unlock(&s->lock);
 }

@@ -31,8 +31,9 @@ ln -sf ../bin/busybox "$root/sbin/init.busybox"
 
 progs="$build/ktrace $build/tests/workload $build/tests/latency_workload $build/selftests/ktrace_test"
 [ -x "$build/bench/pingpong" ] && progs="$progs $build/bench/pingpong"
-cp kmod/ktrace.ko $progs "$root/ktrace/"
-[ -f tests/kmod-api/ktrace_api_test.ko ] && cp tests/kmod-api/ktrace_api_test.ko "$root/ktrace/"
+kobj=$build/kmod/$krel
+cp "$kobj/kmod/ktrace.ko" $progs "$root/ktrace/"
+[ -f "$kobj/tests/kmod-api/ktrace_api_test.ko" ] && cp "$kobj/tests/kmod-api/ktrace_api_test.ko" "$root/ktrace/"
 cp "$script" "$root/ktrace/run-in-vm.sh"
 # The libraries the programs need, at the paths the loader looks for them.
 for lib in $(ldd $progs | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do

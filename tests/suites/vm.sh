@@ -6,7 +6,7 @@
 # dmesg.  usage: tests/suites/vm.sh BUILD_DIR.  TAP output.
 set -u
 build=${1:-build}
-krel=${KREL:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+krel=${KREL:-$(scripts/pick-kernel.sh)}
 ktrace=$build/ktrace
 R=$build/vm/results
 source "$(dirname "$0")/../lib/tap.sh"
@@ -16,7 +16,7 @@ status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 echo "TAP version 13"
 [ -n "$krel" ] && [ -r "/boot/vmlinuz-$krel" ] || skip "module in a VM" "no /boot/vmlinuz matching the headers (install linux-image-amd64)"
 command -v qemu-system-x86_64 >/dev/null || skip "module in a VM" "qemu-system-x86 is not installed"
-[ -f kmod/ktrace.ko ] && [ -x "$build/selftests/ktrace_test" ] || skip "module in a VM" "ktrace.ko or the selftests are not built (make kmod selftests)"
+[ -f "$build/kmod/$krel/kmod/ktrace.ko" ] && [ -x "$build/selftests/ktrace_test" ] || skip "module in a VM" "ktrace.ko or the selftests are not built (make kmod selftests)"
 
 start=$(date +%s)
 scripts/vm-run.sh "$build" "$krel" >"$build/vm-run.log" 2>&1
