@@ -11,6 +11,12 @@
  * is committed as padding) and reserves at the start of the next.  A
  * sub-buffer is complete, and may be read, when its commit count reaches
  * a whole sub-buffer for the lap it is in.
+ *
+ * PREEMPT_RT: writers take no lock and allocate nothing, so nothing here can
+ * sleep.  They only need to stay on their CPU: tracepoint probes run under
+ * preempt_disable_notrace() on every kernel, RT included; the API, marks
+ * and the state dump disable preemption themselves, because on RT neither
+ * a spinlock_t nor BH-off does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +46,15 @@ static inline u64 complete_at(const struct ktrace_cpu_buf *b, u64 pos)
 	return (pos / b->size + 1) * b->subbuf_size;
 }
 
+/*
+ * Wakes the reader, outside the probe that filled a sub-buffer: probes run
+ * under the runqueue or pi_lock, where a wake_up() could deadlock.  On
+ * PREEMPT_RT this irq_work runs in the per-CPU irq_work/N thread (SCHED_FIFO
+ * 1), which is right, since the wait queue's spinlock_t sleeps there, and it
+ * must not become IRQ_WORK_INIT_HARD.  A busier SCHED_FIFO task on that CPU
+ * delays it; the reader also polls every 100 ms, so the wakeup is late, not
+ * lost, and a stream buffer that fills meanwhile counts its losses.
+ */
 static void ktrace_wakeup(struct irq_work *work)
 {
 	struct ktrace_cpu_buf *b = container_of(work, struct ktrace_cpu_buf, wakeup);
@@ -208,7 +223,11 @@ void ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 t
 	ktrace_buf_commit(b, pos, words * 8);
 }
 
-/* Runs on the buffer's CPU (or with the CPU offline): close the current sub-buffer. */
+/*
+ * Runs on the buffer's CPU (or with the CPU offline): close the current
+ * sub-buffer.  An IPI's handler runs in hard interrupt context on RT too,
+ * where only lock-free work is allowed: local64 operations and irq_work.
+ */
 static void flush_cpu(void *arg)
 {
 	struct ktrace_cpu_buf *b = arg;

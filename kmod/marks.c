@@ -71,6 +71,7 @@ static ssize_t ktrace_mark_write(struct file *file, const char __user *ubuf, siz
 	if (copy_from_user(text, ubuf + sizeof(m), m.cat_len + m.name_len))
 		return -EFAULT;
 
+	/* The user's bytes are copied above: nothing below may fault or sleep. */
 	preempt_disable();
 	s = rcu_dereference_sched(ktrace_active);
 	if (s) {

@@ -93,7 +93,16 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 		trigger_check(b, next, ts);
 }
 
-/* The kind of interrupt the current code serves, if any. */
+/*
+ * The kind of interrupt the current code serves, if any.  On PREEMPT_RT
+ * most of what is an interrupt elsewhere runs in a task: device handlers in
+ * their irq/N-name threads (in_hardirq() is false there, and the waker
+ * named is that thread, which is what ran the handler), softirqs in the task
+ * that serves them (ksoftirqd, ktimers/N on 6.12-rt, or whoever re-enabled
+ * bottom halves), where in_serving_softirq() is true because on RT it reads
+ * that task's own softirq count.  Hard interrupts proper (the timer, IPIs,
+ * IRQF_NO_THREAD handlers) and NMIs are reported as on other kernels.
+ */
 static u32 irq_context(void)
 {
 	if (in_nmi())
