@@ -11,6 +11,7 @@
  * scheduler's buffer lets its busiest writers (see reserve()) do without.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -454,6 +455,39 @@ int BPF_PROG(ktrace_task_rename, struct task_struct *task, const char *comm)
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	emit_names(task, name, bpf_ktime_get_ns());
+	return 0;
+}
+
+/*
+ * CPU hotplug, as the module records it (kmod/hotplug.c): cpu_online when
+ * the task driving the hotplug is about to start the CPU, cpu_offline once
+ * takedown_cpu() has seen it die.  Both run on another CPU; the CPU itself
+ * writes nothing meanwhile, so its buffer still has one writer at a time.
+ * The states' numbers differ between kernels: CO-RE reads them.
+ */
+static __always_inline void emit_cpu_state(__u32 cpu, bool online)
+{
+	__u64 rec[KTRACE_FXT_CPU_STATE_WORDS], ts = bpf_ktime_get_ns();
+
+	if (cpu < nr_cpus)
+		emit_to(cpu, cpu, rec, ktrace_fxt_put_cpu_state(rec, ts, cpu, online), ts, false);
+}
+
+SEC("tp_btf/cpuhp_enter")
+int BPF_PROG(ktrace_cpuhp_enter, unsigned int cpu, int target, int idx,
+	     int (*fun)(unsigned int))
+{
+	if (idx == bpf_core_enum_value(enum cpuhp_state, CPUHP_BRINGUP_CPU) && target > idx)
+		emit_cpu_state(cpu, true);
+	return 0;
+}
+
+/* CPUHP_TEARDOWN_CPU has no startup callback: its exit is a teardown. */
+SEC("tp_btf/cpuhp_exit")
+int BPF_PROG(ktrace_cpuhp_exit, unsigned int cpu, int state, int idx, int ret)
+{
+	if (idx == bpf_core_enum_value(enum cpuhp_state, CPUHP_TEARDOWN_CPU) && !ret)
+		emit_cpu_state(cpu, false);
 	return 0;
 }
 

@@ -149,6 +149,10 @@ void ktrace_statedump(struct ktrace_session *s);
 int ktrace_marks_init(void);
 void ktrace_marks_exit(void);
 
+/* hotplug.c */
+int ktrace_hotplug_init(void);
+void ktrace_hotplug_exit(void);
+
 /* dev.c */
 int ktrace_dev_init(void);
 void ktrace_dev_exit(void);

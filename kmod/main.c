@@ -21,10 +21,15 @@ static int __init ktrace_init(void)
 	ret = ktrace_probes_init();
 	if (ret)
 		return ret;
+	ret = ktrace_hotplug_init();
+	if (ret < 0) {
+		pr_err("cannot register for CPU hotplug: %d\n", ret);
+		return ret;
+	}
 	ret = ktrace_dev_init();
 	if (ret) {
 		pr_err("cannot register /dev/ktrace: %d\n", ret);
-		return ret;
+		goto err_hotplug_exit;
 	}
 	ret = ktrace_marks_init();
 	if (ret) {
@@ -35,6 +40,8 @@ static int __init ktrace_init(void)
 
 err_dev_exit:
 	ktrace_dev_exit();
+err_hotplug_exit:
+	ktrace_hotplug_exit();
 	return ret;
 }
 
@@ -43,6 +50,7 @@ static void __exit ktrace_exit(void)
 	/* An open session holds a module reference: none is left here. */
 	ktrace_marks_exit();
 	ktrace_dev_exit();
+	ktrace_hotplug_exit();
 }
 
 module_init(ktrace_init);

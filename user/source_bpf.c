@@ -227,6 +227,11 @@ static struct sched_bpf *open_recorder(void)
 		bpf_program__set_autoload(depth_progs[i], !exact &&
 					  (i < 4 || libbpf_find_vmlinux_btf_id(vector_tps[i - 4],
 									       BPF_TRACE_RAW_TP) >= 0));
+	/* A kernel without CPU hotplug has no cpuhp tracepoints, and no hotplug to record. */
+	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_enter,
+				  libbpf_find_vmlinux_btf_id("cpuhp_enter", BPF_TRACE_RAW_TP) >= 0);
+	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_exit,
+				  libbpf_find_vmlinux_btf_id("cpuhp_exit", BPF_TRACE_RAW_TP) >= 0);
 	return skel;
 }
 

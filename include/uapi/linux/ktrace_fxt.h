@@ -215,6 +215,8 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_LATENCY		= 25,
 	KTRACE_FXT_STR_WAKE_TS		= 26,
 	KTRACE_FXT_STR_VALUE		= 27,
+	KTRACE_FXT_STR_CPU_OFFLINE	= 28,
+	KTRACE_FXT_STR_CPU_ONLINE	= 29,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -257,6 +259,8 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_LATENCY]		= "latency",
 	[KTRACE_FXT_STR_WAKE_TS]		= "wake_ts",
 	[KTRACE_FXT_STR_VALUE]			= "value",
+	[KTRACE_FXT_STR_CPU_OFFLINE]		= "cpu_offline",
+	[KTRACE_FXT_STR_CPU_ONLINE]		= "cpu_online",
 };
 #endif
 
@@ -848,6 +852,26 @@ static inline __u32 ktrace_fxt_put_drop(__u64 *w, __u64 ts, __u32 cpu, __u64 cou
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_LAST_TS, last_ts);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 4, 0, KTRACE_FXT_STR_CAT_META,
 				       KTRACE_FXT_STR_DROPPED, 0);
+}
+
+#define KTRACE_FXT_CPU_STATE_WORDS	5
+
+/*
+ * CPU hotplug: an instant in category "ktrace:meta" named "cpu_offline"
+ * (the CPU is down: nothing it ran goes on until it is back) or
+ * "cpu_online" (it comes up: what follows on it starts afresh), on thread
+ * 0/0 with the cpu.  The kernel traces nothing on an offline CPU, not even
+ * its last context switch, so without them the last thread switched in
+ * there would seem to run until the CPU came back.
+ */
+static inline __u32 ktrace_fxt_put_cpu_state(__u64 *w, __u64 ts, __u32 cpu, int online)
+{
+	__u16 name = online ? KTRACE_FXT_STR_CPU_ONLINE : KTRACE_FXT_STR_CPU_OFFLINE;
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, 0, 0, KTRACE_FXT_STR_CAT_META, 0, name, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 1, 0, KTRACE_FXT_STR_CAT_META,
+				       name, 0);
 }
 
 #endif /* _UAPI_LINUX_KTRACE_FXT_H */
