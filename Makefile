@@ -36,8 +36,8 @@ ifeq ($(origin KDIR),undefined)
 KREL		?= $(shell scripts/pick-kernel.sh)
 KDIR		:= $(firstword $(wildcard /lib/modules/$(KREL)/build) /usr/src/linux-headers-$(KREL))
 else
-KREL		?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || \
-		     $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+# The release the kernel reports (uname -r), which Debian's include/config/kernel.release is not.
+KREL		?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 endif
 export KREL
 HAVE_KDIR	:= $(if $(KREL),$(wildcard $(KDIR)/Makefile))
@@ -80,8 +80,9 @@ ifneq ($(HAVE_KDIR),)
 	"Build for another kernel with 'make KDIR=/lib/modules/RELEASE/build' or 'make KREL=RELEASE';" \
 	"headers here: $$(ls -d /usr/src/linux-headers-* 2>/dev/null | sed 's|.*/linux-headers-||' | grep -v common | tr '\n' ' ')" >&2; }
 else
-	@echo "ktrace: no kernel headers for Linux $(or $(KREL),$$(uname -r)): the CLI is built, ktrace.ko is not" \
-	"(install linux-headers-$$(uname -r), or 'make KDIR=/path/to/build')"
+	@echo "ktrace: the CLI is built, ktrace.ko is not:" \
+	$(if $(filter command line environment,$(origin KDIR)),"no kernel build tree at '$(KDIR)'.", \
+	"no kernel headers for Linux $$(uname -r) (install linux-headers-$$(uname -r)), or pass KDIR=/path/to/build.")
 endif
 
 kmod: $(KMOD) $(KMOD_TEST)
