@@ -56,18 +56,19 @@ static void opt_name(char *buf, size_t len, const struct option *longopts, int l
 		snprintf(buf, len, "-%c", c);
 }
 
-/* The long option @arg ("--name" or "--name=value") names, if any. */
+/* The option of @longopts that @arg ("--name" or "--name=value") names and getopt refused. */
 static const struct option *long_option(const struct option *longopts, const char *arg)
 {
 	size_t n = strcspn(arg + 2, "=");
 
+	/* getopt_long() sets optopt to the value of a known option it refused. */
 	for (const struct option *o = longopts; o->name; o++)
-		if (!strncmp(o->name, arg + 2, n) && (!o->name[n] || optopt == o->val))
+		if (o->val == optopt && !strncmp(o->name, arg + 2, n))
 			return o;
 	return NULL;
 }
 
-/* What getopt_long() did not take: @c is '?' (unknown, or a value it takes not) or ':' (missing). */
+/* What getopt_long() refused: @c is '?' (unknown, or a value it takes not) or ':' (missing). */
 static int bad_option(const struct cli_command *cmd, const struct option *longopts, char **argv,
 		      int c)
 {
@@ -75,7 +76,7 @@ static int bad_option(const struct cli_command *cmd, const struct option *longop
 	const struct option *o = NULL;
 	char name[64];
 
-	/* Unknown long options leave optopt 0; short ones and known long ones set it. */
+	/* An unknown long option leaves optopt 0; a short one, or a known long one, sets it. */
 	if (!strncmp(arg, "--", 2) && (!optopt || (o = long_option(longopts, arg))))
 		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
 	else
@@ -90,19 +91,25 @@ static int bad_option(const struct cli_command *cmd, const struct option *longop
 	return 2;
 }
 
+static unsigned int count_options(const struct option *o)
+{
+	unsigned int n = 0;
+
+	while (o[n].name)
+		n++;
+	return n;
+}
+
 int cli_parse_options(const struct cli_command *cmd, int argc, char **argv, void *ctx)
 {
-	unsigned int nopts = 0, nargs;
+	unsigned int nopts = count_options(cmd->longopts), nargs;
+	struct option longopts[nopts + 2];
 	bool stop_at_operand = cmd->shortopts[0] == '+';
 	char shortopts[64];
 	char name[64];
 	int c, longindex;
 
 	verb = cmd->name;
-	while (cmd->longopts[nopts].name)
-		nopts++;
-	struct option longopts[nopts + 2];
-
 	memcpy(longopts, cmd->longopts, nopts * sizeof(*longopts));
 	longopts[nopts] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[nopts + 1] = (struct option){ 0 };

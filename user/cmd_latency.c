@@ -8,13 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "fxt_reader.h"
 #include "fxt_writer.h"
-#include "json_writer.h"
 #include "latency.h"
 #include "utils.h"
 

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ktrace merge: a recorded FXT trace plus a saved ftrace text dump, clocks aligned. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "ftrace_text.h"
-#include "json_writer.h"
 #include "record.h"
 #include "utils.h"
 

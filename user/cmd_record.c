@@ -17,7 +17,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "json_writer.h"
 #include "record.h"
 #include "utils.h"
 
