@@ -17,7 +17,7 @@ static int convert_opt(void *ctx, const struct cli_arg *a)
 	return 0;
 }
 
-static const struct option convert_opts[] = {
+static const struct option convert_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ 0 }
 };
@@ -34,7 +34,7 @@ static const struct cli_command convert_cmd = {
 	.examples = "  ktrace convert sched.fxt -o sched.json\n"
 		    "  ktrace convert sched.fxt -o - | gzip > sched.json.gz\n",
 	.shortopts = "o:",
-	.longopts = convert_opts,
+	.longopts = convert_options,
 	.min_args = 1,
 	.max_args = 1,
 	.opt = convert_opt,

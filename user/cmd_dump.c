@@ -430,13 +430,13 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 		(unsigned long long)r->violations, (unsigned long long)r->skipped);
 }
 
-struct dump_opts {
+struct dump_args {
 	bool strict, stats, quiet;
 };
 
 static int dump_opt(void *ctx, const struct cli_arg *a)
 {
-	struct dump_opts *o = ctx;
+	struct dump_args *o = ctx;
 
 	switch (a->c) {
 	case 's':
@@ -453,7 +453,7 @@ static int dump_opt(void *ctx, const struct cli_arg *a)
 	return 0;
 }
 
-static const struct option dump_opts[] = {
+static const struct option dump_options[] = {
 	{ "strict", no_argument, NULL, 's' },
 	{ "stats", no_argument, NULL, 'S' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -476,7 +476,7 @@ static const struct cli_command dump_cmd = {
 	.examples = "  ktrace dump sched.fxt | less\n"
 		    "  ktrace dump --strict --stats sched.fxt\n",
 	.shortopts = "sSq",
-	.longopts = dump_opts,
+	.longopts = dump_options,
 	.min_args = 1,
 	.max_args = 1,
 	.opt = dump_opt,
@@ -484,7 +484,7 @@ static const struct cli_command dump_cmd = {
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump_opts o = { 0 };
+	struct dump_args o = { 0 };
 	struct stats *st;
 	struct name_map names = { 0 };
 	struct cli_input in;

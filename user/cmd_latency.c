@@ -265,7 +265,7 @@ static int latency_opt(void *ctx, const struct cli_arg *a)
 	return 0;
 }
 
-static const struct option latency_opts[] = {
+static const struct option latency_options[] = {
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -313,7 +313,7 @@ static const struct cli_command latency_cmd = {
 		    "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n",
 	.durations = true,
 	.shortopts = "mo:F:",
-	.longopts = latency_opts,
+	.longopts = latency_options,
 	.min_args = 1,
 	.max_args = 1,
 	.opt = latency_opt,

@@ -13,14 +13,14 @@
 #include "commands.h"
 #include "utils.h"
 
-struct mark_opts {
+struct mark_args {
 	struct ktrace_mark m;
 	const char *cat;
 };
 
 static int mark_opt(void *ctx, const struct cli_arg *a)
 {
-	struct mark_opts *o = ctx;
+	struct mark_args *o = ctx;
 	char *end;
 
 	switch (a->c) {
@@ -44,7 +44,7 @@ static int mark_opt(void *ctx, const struct cli_arg *a)
 	return 0;
 }
 
-static const struct option mark_opts[] = {
+static const struct option mark_options[] = {
 	{ "category", required_argument, NULL, 'c' },
 	{ "begin", no_argument, NULL, 'b' },
 	{ "end", no_argument, NULL, 'e' },
@@ -67,7 +67,7 @@ static const struct cli_command mark_cmd = {
 		    "  ktrace mark -b build; make; ktrace mark -e build\n"
 		    "  ktrace mark -C 42 queue_depth\n",
 	.shortopts = "c:beC:",
-	.longopts = mark_opts,
+	.longopts = mark_options,
 	.min_args = 1,
 	.max_args = 1,
 	.opt = mark_opt,
@@ -75,7 +75,7 @@ static const struct cli_command mark_cmd = {
 
 int cmd_mark(int argc, char **argv)
 {
-	struct mark_opts o = { .m = { .size = sizeof(o.m), .type = KTRACE_MARK_INSTANT },
+	struct mark_args o = { .m = { .size = sizeof(o.m), .type = KTRACE_MARK_INSTANT },
 			       .cat = "mark" };
 	struct ktrace_mark m;
 	const char *cat, *name;

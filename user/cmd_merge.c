@@ -100,7 +100,7 @@ static int merge_opt(void *ctx, const struct cli_arg *a)
 	return 0;
 }
 
-static const struct option merge_opts[] = {
+static const struct option merge_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'F' },
 	{ "embed-ftrace", no_argument, NULL, OPT_EMBED_FTRACE },
@@ -125,7 +125,7 @@ static const struct cli_command merge_cmd = {
 		    "  trace-cmd report -R > /dev/null; cat /sys/kernel/tracing/trace > ftrace.txt\n"
 		    "  ktrace merge sched.fxt ftrace.txt -o merged.json\n",
 	.shortopts = "o:F:",
-	.longopts = merge_opts,
+	.longopts = merge_options,
 	.min_args = 2,
 	.max_args = 2,
 	.opt = merge_opt,

@@ -515,7 +515,7 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 	return 0;
 }
 
-static const struct option record_opts[] = {
+static const struct option record_options[] = {
 	{ "stop-on-latency", required_argument, NULL, OPT_STOP_ON_LATENCY },
 	{ "after", required_argument, NULL, OPT_AFTER },
 	{ "pid", required_argument, NULL, OPT_PID },
@@ -569,7 +569,7 @@ static const struct cli_command record_cmd = {
 		    "  ktrace record --stop-on-latency 5ms --after 100ms --comm cyclictest -o lat.fxt\n",
 	.durations = true,
 	.shortopts = "+o:F:b:d:p:v",
-	.longopts = record_opts,
+	.longopts = record_options,
 	.min_args = 0,
 	.max_args = CLI_ANY_ARGS,
 	.opt = record_opt,
