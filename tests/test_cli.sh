@@ -1,14 +1,17 @@
 #!/bin/bash
 # ktrace dump and convert as a user runs them: the scenario trace against
-# its golden dump and DevTools' trace engine, and bad input of every kind.
-# usage: tests/test_cli.sh BUILD_DIR.  TAP output; no root needed.
+# its golden dump and DevTools' trace engine, and bad input of every kind;
+# the options every command parses alike (durations, sizes, pids).
+# usage: tests/test_cli.sh BUILD_DIR.  TAP output; no root needed (the
+# checks that record or mount SKIP without it).
 set -u
 build=${1:-build}
 ktrace=$build/ktrace
 gen=$build/tests/gen_trace
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/lib/tap.sh"
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 json_valid() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1"; }
 
 echo "TAP version 13"
@@ -127,5 +130,130 @@ ok $? "an unknown option prints the usage"
 run "$ktrace" frobnicate
 [ $rc -eq 2 ] && grep -q "unknown command 'frobnicate'" "$tmp/err"
 ok $? "an unknown command is named"
+
+# Durations: a number and a unit; a bare number only where it is seconds (-d).
+run "$ktrace" record -d 300xs -o "$tmp/d.fxt"
+[ $rc -eq 2 ] && [ "$(cat "$tmp/err")" = "ktrace record: -d '300xs': unknown unit 'xs' (use ns, us, ms, s, m or h)" ] &&
+	[ ! -e "$tmp/d.fxt" ]
+ok $? "record -d 300xs is refused, naming the option and the unit, before anything records" ||
+	diag "$tmp/err"
+bad=0
+# Each case: the option the message must name, then the arguments.
+while read -r opt args; do
+	# shellcheck disable=SC2086
+	run "$ktrace" record -o "$tmp/d.fxt" $args
+	if [ $rc -ne 2 ] || [ -e "$tmp/d.fxt" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+		! grep -q "^ktrace record: $opt '" "$tmp/err"; then
+		bad=1; echo "# '$args' exited $rc:"; diag "$tmp/err"
+	fi
+done <<'EOF'
+-d -d -5
+-d -d 5ms7
+-d -d 0
+-d -d ms
+--duration --duration 1e3
+-d -d 5_s
+-d -d 99999999999h
+--stop-on-latency --stop-on-latency 200
+--after --stop-on-latency 5ms --after 5
+--after --stop-on-latency 5ms --after 5parsecs
+--after --stop-on-latency 5ms --after 2h
+EOF
+ok $bad "bad durations (negative, trailing junk, 0, no number, too long, bare where a unit is needed) are refused in one line naming the option"
+run "$ktrace" latency "$tmp/s.fxt" --min-latency 200
+[ $rc -eq 2 ] && grep -q "^ktrace latency: --min-latency '200': give a unit, as in 200us or 200ms" "$tmp/err"
+ok $? "latency --min-latency 200 asks for a unit: a bare number there used to be microseconds" ||
+	diag "$tmp/err"
+run "$ktrace" record --help
+[ $rc -eq 0 ] && grep -q 'A bare number is seconds where an option says so' "$tmp/out" &&
+	grep -q '^  -d, --duration DUR .*a bare number is seconds' "$tmp/out"
+ok $? "record --help says how durations are written"
+
+# Pids: one range and one message in every command.
+bad=0
+for pid in 0 -1 4194305 99999999999999999999 12x ""; do
+	run "$ktrace" record -o "$tmp/p.fxt" --stop-on-latency 5ms --pid "$pid"
+	rmsg=$(cat "$tmp/err"); rrc=$rc
+	run "$ktrace" latency "$tmp/s.fxt" --pid "$pid"
+	if [ $rrc -ne 2 ] || [ $rc -ne 2 ] ||
+		[ "$rmsg" != "ktrace record: --pid '$pid': give a thread or process id from 1 to 4194304" ] ||
+		[ "$(cat "$tmp/err")" != "ktrace latency: --pid '$pid': give a thread or process id from 1 to 4194304" ]; then
+		bad=1; echo "# --pid '$pid': record $rrc, latency $rc:"; echo "$rmsg" | sed 's/^/# /'; diag "$tmp/err"
+	fi
+done
+ok $bad "--pid 0, -1, 4194305, too large, 12x and empty: refused alike by record and latency"
+run "$ktrace" record -o "$tmp/p.fxt" --stop-on-latency 5ms --pid 4194304
+[ $rc -eq 1 ] && grep -q -- '--pid 4194304: no such thread or process is running' "$tmp/err" && [ ! -e "$tmp/p.fxt" ]
+ok $? "record --pid of no running thread is refused before recording" || diag "$tmp/err"
+
+# Sizes and the getopt tail.
+bad=0
+for b in 4Q 4MB 99999999999999999999 0x10 ""; do
+	run "$ktrace" record -o "$tmp/b.fxt" -b "$b"
+	[ $rc -eq 2 ] && grep -q "^ktrace record: -b '$b': " "$tmp/err" && [ ! -e "$tmp/b.fxt" ] ||
+		{ bad=1; echo "# -b '$b': $rc"; diag "$tmp/err"; }
+done
+ok $bad "bad sizes (unknown unit, too large, hex, empty) are refused naming -b"
+run "$ktrace" convert "$tmp/s.fxt" -o
+[ $rc -eq 2 ] && grep -q "^ktrace convert: -o needs an argument$" "$tmp/err" &&
+	grep -q "^'ktrace convert --help' describes every option.$" "$tmp/err"
+ok $? "a missing argument is named, with the synopsis and where the rest is" || diag "$tmp/err"
+run "$ktrace" dump --strict=yes "$tmp/s.fxt"
+[ $rc -eq 2 ] && grep -q "^ktrace dump: --strict takes no argument$" "$tmp/err"
+ok $? "an argument to an option that takes none is named" || diag "$tmp/err"
+run "$ktrace" merge "$tmp/s.fxt" -o "$tmp/m.fxt"
+[ $rc -eq 2 ] && grep -q "^ktrace merge: 1 operand is missing$" "$tmp/err" && [ ! -e "$tmp/m.fxt" ]
+ok $? "a missing operand is counted" || diag "$tmp/err"
+bad=0
+for c in dump convert latency mark merge record; do
+	run "$ktrace" $c --help
+	[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q "^usage: ktrace $c" "$tmp/out" &&
+		grep -q '^  -h, --help  *this text$' "$tmp/out" && grep -q '^EXAMPLES$' "$tmp/out" ||
+		{ bad=1; echo "# $c --help: $rc"; }
+done
+ok $bad "every command's --help: usage, -h, EXAMPLES, on stdout"
+
+# A convert that fails after its output was opened removes its temporary file.
+echo "an earlier conversion" >"$tmp/keep.json"
+tried=0 bad=0
+for kib in $(seq 4000 1000 16000); do
+	(ulimit -v $kib; exec "$ktrace" convert "$tmp/s.fxt" -o "$tmp/keep.json") >"$tmp/out" 2>"$tmp/err"
+	grep -q 'out of memory' "$tmp/err" || continue
+	tried=$((tried + 1))
+	if [ "$(cat "$tmp/keep.json")" != "an earlier conversion" ] || ls -A "$tmp" | grep -q '^\.keep\.json\.'; then
+		bad=1; echo "# ulimit -v $kib:"; diag "$tmp/err"
+	fi
+done
+if [ $tried -gt 0 ]; then
+	ok $bad "convert out of memory ($tried address space limits): no temporary left, the old output kept"
+else
+	skip "convert out of memory leaves no temporary" "no address space limit from 4000 to 16000 KiB made it run out"
+fi
+if [ "$(id -u)" -eq 0 ] && mkdir "$tmp/full" && mount -t tmpfs -o size=4k tmpfs "$tmp/full" 2>/dev/null; then
+	echo "old" >"$tmp/full/x.json"
+	run "$ktrace" convert "$tmp/s.fxt" -o "$tmp/full/x.json"
+	[ $rc -eq 1 ] && grep -q "writing $tmp/full/x.json: No space left on device" "$tmp/err" &&
+		[ "$(ls -A "$tmp/full")" = "x.json" ] && [ "$(cat "$tmp/full/x.json")" = "old" ]
+	ok $? "convert onto a full disk: the error names the file, no temporary left, the old output kept" ||
+		diag "$tmp/err"
+	umount "$tmp/full"
+else
+	skip "convert onto a full disk" "mounting a 4 KiB tmpfs needs root"
+fi
+
+# -d with units, recording: the trace's own time span says how long it ran.
+if [ "$(id -u)" -ne 0 ]; then
+	skip "record -d 300ms and -d 5ms" "not root: loading BPF programs needs root"
+elif [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip "record -d 300ms and -d 5ms" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+else
+	for d in 300ms 5ms; do
+		run timeout 120 "$ktrace" record --backend bpf -d $d -o "$tmp/d$d.fxt"
+		span=$("$ktrace" dump --stats "$tmp/d$d.fxt" 2>/dev/null | sed -n 's/^time: .* (\([0-9.]*\) s)$/\1/p')
+		[ $rc -eq 0 ] && [ -n "$span" ] && awk -v s="$span" 'BEGIN { exit !(s < 2) }'
+		ok $? "record -d $d stops by itself: the trace spans ${span:-?} s, not $d read as seconds" ||
+			diag "$tmp/err"
+	done
+fi
 
 finish

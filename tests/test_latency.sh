@@ -2,7 +2,8 @@
 # ktrace latency on a trace whose waits are known (gen_trace latency): exact
 # latencies, blame, wakers, migration, what is not measured, filters, the
 # report as JSON, the annotated trace (FXT and JSON, read by DevTools'
-# trace engine), and bad input of every kind.
+# trace engine), durations with units, filters that match nothing, and bad
+# input of every kind.
 # usage: tests/test_latency.sh BUILD_DIR.  TAP output; no root needed.
 set -u
 build=${1:-build}
@@ -59,6 +60,36 @@ ok $? "--by cpu groups waits by the CPU they ended on"
 run "$ktrace" latency "$tmp/l.fxt" --json --min-latency 1us
 jcheck "r['waits'] == 2 and r['filtered'] == 2"
 ok $? "--min-latency 1us keeps the 2 waits of at least 1 us"
+# Durations take their unit; decimals are exact; only 0 goes bare.
+bad=0
+for d in 900ns 0.9us 0.0009ms 0.9µs 0.9μs 0.0000009s; do
+	run "$ktrace" latency "$tmp/l.fxt" --json --top 10 --min-latency $d
+	jcheck "r['waits'] == 3 and min(w['latency'] for w in r['top']) == 900" || { bad=1; echo "# --min-latency $d"; }
+done
+run "$ktrace" latency "$tmp/l.fxt" --json --top 10 --min-latency 0
+jcheck "r['waits'] == 4 and r['filtered'] == 0" || { bad=1; echo "# --min-latency 0"; }
+run "$ktrace" latency "$tmp/l.fxt" --json --top 10 --min-latency 901ns
+jcheck "r['waits'] == 2" || { bad=1; echo "# --min-latency 901ns"; }
+ok $bad "--min-latency 900ns = 0.9us = 0.9µs = 0.0009ms keep the 900 ns wait, 901ns does not, a bare 0 keeps all"
+
+# A filter that matches nothing in the trace: an error saying what the trace holds.
+for f in "--pid 999999|--pid 999999: no such thread or process in $tmp/l.fxt; it holds 6 threads on 2 CPUs (0 to 1)" \
+	"--comm nobody|--comm 'nobody': no thread or process of that name in $tmp/l.fxt; it holds 6 threads on 2 CPUs (0 to 1)" \
+	"--cpu 7|--cpu 7: no context switch on that CPU in $tmp/l.fxt; it holds 6 threads on 2 CPUs (0 to 1)" \
+	"--pid 201 --comm victim|--pid 201 --comm 'victim': no thread in $tmp/l.fxt is both (1 of --pid, 1 named so)"; do
+	# shellcheck disable=SC2086
+	run "$ktrace" latency "$tmp/l.fxt" ${f%%|*} --json -o "$tmp/nomatch.fxt"
+	[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/nomatch.fxt" ] &&
+		[ "$(cat "$tmp/err")" = "ktrace: error: ${f#*|}" ]
+	ok $? "${f%%|*} matches nothing: exit 1, no report, no -o file, and the reason on stderr" ||
+		diag "$tmp/err"
+done
+run "$ktrace" latency "$tmp/l.fxt" --comm a-name-longer-than-15
+grep -q 'the kernel keeps 15 characters of a name$' "$tmp/err"
+ok $? "a --comm longer than the kernel keeps says so"
+run "$ktrace" latency "$tmp/l.fxt" --pid 201 --comm app --cpu 1 --json
+[ $rc -eq 0 ] && jcheck "r['waits'] == 1"
+ok $? "filters that match, together: the report (hog 201 of process app on CPU 1)" || diag "$tmp/err"
 run "$ktrace" latency "$tmp/l.fxt" --json --comm hog --top 1
 jcheck "[x['key'] for x in r['groups'] if x['wakeup']['count']] == [201] and r['top'][0]['tid'] == 201"
 ok $? "--comm hog keeps only the hog's waits"

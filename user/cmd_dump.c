@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ktrace dump: one readable line per FXT record, spec checks and statistics. */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "fxt_reader.h"
 #include "utils.h"
-
-#define MAX_REPORTED	20
-
-
-struct dump_ctx {
-	const char *path;
-	uint64_t reported;
-};
 
 /* A set of u64 keys (tids), open addressing; 0 is stored out of band. */
 struct u64set {
@@ -116,18 +106,6 @@ static const char *name_of(struct name_map *m, uint64_t tid)
 		return "?";
 	sl = name_slot(m, tid);
 	return sl->tid ? sl->name : "?";
-}
-
-static void on_violation(void *ctx, const struct fxt_error *e)
-{
-	struct dump_ctx *d = ctx;
-
-	if (d->reported++ < MAX_REPORTED)
-		pr_warn("%s: offset %llu (0x%llx): %s: %s", d->path,
-			(unsigned long long)e->offset, (unsigned long long)e->offset, e->field,
-			e->msg);
-	else if (d->reported == MAX_REPORTED + 1)
-		pr_warn("%s: more spec violations follow; only the count is reported", d->path);
 }
 
 static void put_str(FILE *f, struct fxt_str s)
@@ -452,111 +430,106 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 		(unsigned long long)r->violations, (unsigned long long)r->skipped);
 }
 
-static void usage(FILE *f)
+struct dump_args {
+	bool strict, stats, quiet;
+};
+
+static int dump_opt(void *ctx, const struct cli_arg *a)
 {
-	fputs("usage: ktrace dump [--strict] [--stats] [--quiet] FILE.fxt\n"
-	      "\n"
-	      "Print one line per FXT record: offset, timestamp, type and fields.\n"
-	      "\n"
-	      "  -s, --strict   exit non-zero on any spec violation\n"
-	      "  -S, --stats    print only counts by record type, threads, CPUs, time span, drops\n"
-	      "  -q, --quiet    do not print the records (with --strict)\n"
-	      "\n"
-	      "Lines that involve threads end with their names as recorded so far:\n"
-	      "[outgoing ==> incoming] for a switch, [thread woken by waker] for a wakeup.\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "  ktrace dump sched.fxt | less\n"
-	      "  ktrace dump --strict --stats sched.fxt\n", f);
+	struct dump_args *o = ctx;
+
+	switch (a->c) {
+	case 's':
+		o->strict = true;
+		break;
+	case 'S':
+		o->stats = true;
+		o->quiet = true;	/* the summary is what was asked for */
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	}
+	return 0;
 }
+
+static const struct option dump_options[] = {
+	{ "strict", no_argument, NULL, 's' },
+	{ "stats", no_argument, NULL, 'S' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ 0 }
+};
+
+static const struct cli_command dump_cmd = {
+	.name = "dump",
+	.usage = "usage: ktrace dump [--strict] [--stats] [--quiet] FILE.fxt\n"
+		 "\n"
+		 "Print one line per FXT record: offset, timestamp, type and fields.\n"
+		 "Lines that involve threads end with their names as recorded so far:\n"
+		 "[outgoing ==> incoming] for a switch, [thread woken by waker] for a wakeup.\n"
+		 "FILE may be '-' for standard input.\n"
+		 "\n"
+		 "  -s, --strict           exit non-zero on any spec violation\n"
+		 "  -S, --stats            print only counts by record type, threads, CPUs, time\n"
+		 "                         span, drops\n"
+		 "  -q, --quiet            do not print the records (with --strict)\n",
+	.examples = "  ktrace dump sched.fxt | less\n"
+		    "  ktrace dump --strict --stats sched.fxt\n",
+	.shortopts = "sSq",
+	.longopts = dump_options,
+	.min_args = 1,
+	.max_args = 1,
+	.opt = dump_opt,
+};
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "strict", no_argument, NULL, 's' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	bool strict = false, want_stats = false, quiet = false;
-	struct dump_ctx ctx = { 0 };
+	struct dump_args o = { 0 };
 	struct stats *st;
 	struct name_map names = { 0 };
+	struct cli_input in;
 	struct fxt_reader r;
 	struct fxt_record rec;
-	int c, fd, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "sSqh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			strict = true;
-			break;
-		case 'S':
-			want_stats = true;
-			quiet = true;	/* the summary is what was asked for */
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
-	ctx.path = argv[optind];
-	fd = strcmp(ctx.path, "-") ? open(ctx.path, O_RDONLY) : 0;
-	if (fd < 0) {
-		pr_err("cannot open %s: %s", ctx.path, strerror(errno));
+	ret = cli_parse_options(&dump_cmd, argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	if (cli_open_trace(&in, argv[optind], 0))
 		return 1;
-	}
-	if (fxt_check_start(fd, ctx.path)) {
-		if (fd)
-			close(fd);
-		return 1;
-	}
 	st = calloc(1, sizeof(*st));
-	if (!st || fxt_reader_open_fd(&r, fd, ctx.path)) {
+	if (!st) {
 		pr_err("out of memory");
+		cli_close_trace(&in);
 		return 1;
 	}
-	r.on_violation = on_violation;
-	r.ctx = &ctx;
-	r.require_magic = true;
+	if (cli_trace_reader(&in, &r)) {
+		free(st);
+		cli_close_trace(&in);
+		return 1;
+	}
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
-		if (!quiet)
+		if (!o.quiet)
 			print_record(stdout, &r, &rec, &names);
-		if (want_stats)
+		if (o.stats)
 			account(st, &r, &rec);
 	}
 	fflush(stdout);
 	if (ret < 0)
-		pr_err("%s: offset %llu (0x%llx): %s: %s; stopped reading there", ctx.path,
-		       (unsigned long long)r.fatal.offset, (unsigned long long)r.fatal.offset,
-		       r.fatal.field, r.fatal.msg);
-	if (ret == 0 && !r.records) {
-		pr_err("%s: the input is empty, not an FXT trace", ctx.path);
+		cli_trace_report(&in, true, &r.fatal, "; stopped reading there");
+	if (cli_trace_empty(&in, &r, ret))
 		ret = -EINVAL;
-	}
-	if (want_stats)
+	if (o.stats)
 		print_stats(stdout, st, &r);
-	if (r.violations && strict)
-		pr_err("%s: %llu spec violations, the first at offset %llu: %s: %s", ctx.path,
+	if (r.violations && o.strict)
+		pr_err("%s: %llu spec violations, the first at offset %llu: %s: %s", in.path,
 		       (unsigned long long)r.violations, (unsigned long long)r.first.offset,
 		       r.first.field, r.first.msg);
-	ret = ret < 0 || r.skipped || (strict && r.violations) ? 1 : 0;
+	ret = ret < 0 || r.skipped || (o.strict && r.violations) ? 1 : 0;
 	fxt_reader_close(&r);
 	free(st->tids.keys);
 	free(st);
 	free(names.slots);
-	if (fd)
-		close(fd);
+	cli_close_trace(&in);
 	return ret;
 }

@@ -5,17 +5,14 @@
  * written back with each of those waits as a slice on its thread.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "fxt_reader.h"
 #include "fxt_writer.h"
-#include "json_writer.h"
 #include "latency.h"
 #include "utils.h"
 
@@ -30,71 +27,12 @@ enum {
 	OPT_JSON,
 };
 
-static void usage(FILE *f)
-{
-	fputs("usage: ktrace latency TRACE.fxt [options]\n"
-	      "\n"
-	      "Why did a thread wait?  Wakeup latency (sched_waking to switch-in) and\n"
-	      "preemption latency (switched out runnable to switch-in), as separate\n"
-	      "distributions, blocked time by Linux state (S, D), and the worst waits with\n"
-	      "what held the CPU meanwhile: threads with their priority, interrupt handlers\n"
-	      "(when recorded with --ftrace 'irq:*'), idle.  Waits that cannot be measured\n"
-	      "(begun before the trace, no recorded wakeup, overlapping lost records) are\n"
-	      "counted, never silently dropped.  p50/p90/p99 are within 3%; max is exact.\n"
-	      "\n"
-	      "  --by KEY            thread (default), process, cpu, or all\n"
-	      "  --pid PID           only this thread, or the threads of this process\n"
-	      "  --comm NAME         only threads with this thread or process name\n"
-	      "  --cpu N             only waits that ended on CPU N\n"
-	      "  --min-latency DUR   only waits at least this long (5ms, 200us; bare = us)\n"
-	      "  --top N             list the N worst waits with their blame (default 5)\n"
-	      "  --hist              runqlat's log2 histogram for each row\n"
-	      "  -m, --msecs         milliseconds instead of microseconds\n"
-	      "  --json              the report as JSON (nanoseconds)\n"
-	      "  -o, --output FILE   write the trace back with each of the worst waits as a\n"
-	      "                      slice on its thread (category ktrace:latency), as FXT,\n"
-	      "                      or JSON when FILE ends in .json\n"
-	      "  -F, --format FMT    fxt or json for -o, whatever the extension\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "  ktrace latency sched.fxt\n"
-	      "  ktrace latency sched.fxt --comm cyclictest --hist\n"
-	      "  ktrace latency sched.fxt --by cpu --min-latency 1ms --top 20 -o worst.fxt\n"
-	      "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n",
-	      f);
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return end == s || *end || errno || *s == '-' ? -EINVAL : 0;
-}
-
-struct latency_ctx {
-	const char *path;
-	uint64_t reported;
-	bool quiet;		/* the first pass: the second reports */
-};
-
-static void on_violation(void *ctx, const struct fxt_error *e)
-{
-	struct latency_ctx *c = ctx;
-
-	if (!c->quiet && c->reported++ < 10)
-		pr_warn("%s: offset %llu (0x%llx): %s: %s", c->path,
-			(unsigned long long)e->offset, (unsigned long long)e->offset, e->field,
-			e->msg);
-}
-
 /*
- * Reads @fd from its start, handing each record to @fn; 0, or -EINVAL
+ * Reads @in from its start, handing each record to @fn; 0, or -EINVAL
  * reported.  The first pass looks for names and losses only, and leaves
  * the scheduling records undecoded; the second reports what is wrong.
  */
-static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_analysis *a,
+static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 		     void (*fn)(struct lat_analysis *, const struct fxt_reader *,
 				const struct fxt_record *))
 {
@@ -102,44 +40,25 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_ana
 	struct fxt_record rec;
 	int ret;
 
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		pr_err("%s: cannot read it twice (%s): give a file, not a pipe", ctx->path,
-		       strerror(errno));
-		return -errno;
-	}
-	if (fxt_reader_open_fd(&r, fd, ctx->path)) {
-		pr_err("out of memory");
-		return -ENOMEM;
-	}
-	r.on_violation = on_violation;
-	r.ctx = ctx;
-	r.require_magic = true;
-	ctx->quiet = first;
+	in->quiet = first;
+	ret = cli_trace_reader(in, &r);
+	if (ret)
+		return ret;
 	if (first)
 		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
 	while ((ret = fxt_reader_next(&r, &rec)) == 1)
 		fn(a, &r, &rec);
-	if (ret < 0 && first && r.records == 0) {
-		pr_err("%s: not an FXT trace (offset %llu: %s: %s)", ctx->path,
-		       (unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg);
-	} else if (ret < 0 && !first) {
-		pr_warn("%s: offset %llu (0x%llx): %s: %s; analysed the %llu records before it",
-			ctx->path, (unsigned long long)r.fatal.offset,
-			(unsigned long long)r.fatal.offset, r.fatal.field, r.fatal.msg,
-			(unsigned long long)r.records);
-	}
-	if (ret < 0 && r.records == 0) {
-		fxt_reader_close(&r);
-		return -EINVAL;
-	}
-	if (!ret && !r.records) {
-		if (first)
-			pr_err("%s: the input is empty, not an FXT trace", ctx->path);
-		fxt_reader_close(&r);
-		return -EINVAL;
-	}
+	if (ret < 0 && first && r.records == 0)
+		cli_trace_report(in, true, &r.fatal, NULL);
+	else if (ret < 0 && !first)
+		cli_trace_report(in, false, &r.fatal, "; analysed the %llu records before it",
+				 (unsigned long long)r.records);
+	if ((ret < 0 && r.records == 0) || cli_trace_empty(in, &r, ret))
+		ret = -EINVAL;
+	else
+		ret = 0;
 	fxt_reader_close(&r);
-	return 0;
+	return ret;
 }
 
 static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
@@ -185,29 +104,32 @@ static bool has_time(const struct fxt_record *rec)
  * The input again, record for record, with a slice for each wait placed
  * in time order; written beside @out_path and renamed only when complete.
  */
-static int annotate(struct lat_analysis *a, int in_fd, struct latency_ctx *ctx,
-		    const char *out_path, bool json)
+static int annotate(struct lat_analysis *a, struct cli_input *in, const char *out_path, bool json)
 {
 	const struct lat_wait *waits;
+	struct cli_output out;
 	struct fxt_writer w;
 	struct fxt_reader r;
 	struct fxt_record rec;
-	struct out_file of;
 	struct obuf blame;
 	uint32_t n, i = 0;
-	int fxt_fd, ret;
+	int ret;
 
 	waits = lat_waits_by_start(a, &n);
-	ret = out_file_open(&of, out_path);
+	ret = cli_output_open(&out, out_path, json);
 	if (ret)
 		return ret;
-	fxt_fd = fxt_scratch_fd(json, of.fd);
-	if (fxt_fd < 0 || lseek(in_fd, 0, SEEK_SET) < 0 || fxt_writer_init(&w, fxt_fd) ||
-	    obuf_init(&blame, -1, 512) || fxt_reader_open_fd(&r, in_fd, ctx->path)) {
-		ret = -errno ? -errno : -ENOMEM;
-		pr_err("cannot write %s: %s", out_path, strerror(-ret));
-		out_file_abort(&of);
+	in->quiet = true;	/* the second pass reported what is wrong */
+	ret = cli_trace_reader(in, &r);
+	if (ret) {
+		cli_output_abort(&out);
 		return ret;
+	}
+	if (fxt_writer_init(&w, out.fd) || obuf_init(&blame, -1, 512)) {
+		pr_err("out of memory writing %s", out_path);
+		fxt_reader_close(&r);
+		cli_output_abort(&out);
+		return -ENOMEM;
 	}
 	/* Indexed strings are the input's: ours go inline. */
 	w.inline_strings = true;
@@ -223,19 +145,13 @@ static int annotate(struct lat_analysis *a, int in_fd, struct latency_ctx *ctx,
 	fxt_reader_close(&r);
 	obuf_free(&blame);
 	ret = fxt_writer_finish(&w);
-	if (!ret && json) {
-		uint64_t bytes;
-
-		ret = json_convert_fd(fxt_fd, of.fd, NULL, &bytes);
-		close(fxt_fd);
-	}
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
-		out_file_abort(&of);
+		cli_output_abort(&out);
 		return ret;
 	}
-	ret = out_file_commit(&of);
-	if (!ret && of.fd != 1)
+	ret = cli_output_commit(&out, NULL);
+	if (!ret)
 		pr_info("wrote %s: the trace with %u waits as slices (category ktrace:latency)",
 			out_path, n);
 	return ret;
@@ -253,139 +169,203 @@ static int parse_by(const char *s, enum lat_by *by)
 	return -EINVAL;
 }
 
+/*
+ * A --pid, --comm or --cpu that matches nothing in the trace is a mistake
+ * (a wrong id, a name the kernel cut to 15 characters), not an empty
+ * report: said, with what the trace holds; -ENOENT.
+ */
+static int check_filters(struct lat_analysis *a, const struct lat_opts *lo, const char *path)
+{
+	struct lat_matches m;
+	char holds[96];
+
+	lat_matches(a, &m);
+	snprintf(holds, sizeof(holds), "it holds %u threads on %u CPUs", m.threads, m.cpus);
+	if (m.cpus)
+		snprintf(holds + strlen(holds), sizeof(holds) - strlen(holds), " (0 to %u)",
+			 m.max_cpu);
+	if (lo->pid >= 0 && !m.pid_threads) {
+		pr_err("--pid %lld: no such thread or process in %s; %s", (long long)lo->pid, path,
+		       holds);
+		return -ENOENT;
+	}
+	if (lo->comm && !m.comm_threads) {
+		pr_err("--comm '%s': no thread or process of that name in %s; %s%s", lo->comm, path,
+		       holds, strlen(lo->comm) > 15 ? "; the kernel keeps 15 characters of a name" : "");
+		return -ENOENT;
+	}
+	if (lo->pid >= 0 && lo->comm && !m.both_threads) {
+		pr_err("--pid %lld --comm '%s': no thread in %s is both (%u of --pid, %u named so)",
+		       (long long)lo->pid, lo->comm, path, m.pid_threads, m.comm_threads);
+		return -ENOENT;
+	}
+	if (lo->cpu >= 0 && !m.cpu_seen) {
+		pr_err("--cpu %lld: no context switch on that CPU in %s; %s", (long long)lo->cpu, path,
+		       holds);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+struct latency_args {
+	struct lat_opts lo;
+	const char *out_path, *format;
+	bool json_report;
+};
+
+static int latency_opt(void *ctx, const struct cli_arg *a)
+{
+	struct latency_args *la = ctx;
+	struct lat_opts *lo = &la->lo;
+	uint32_t pid;
+	uint64_t v;
+
+	switch (a->c) {
+	case OPT_BY:
+		if (parse_by(a->text, &lo->by))
+			return cli_usage_error("%s '%s': use thread, process, cpu or all", a->name,
+					       a->text);
+		break;
+	case OPT_PID:
+		if (cli_parse_pid(a->name, a->text, &pid))
+			return -EINVAL;
+		lo->pid = pid;
+		break;
+	case OPT_COMM:
+		lo->comm = a->text;
+		break;
+	case OPT_CPU:
+		if (cli_parse_uint(a->name, a->text, 65535, &v))
+			return -EINVAL;
+		lo->cpu = v;
+		break;
+	case OPT_MIN_LATENCY:
+		return cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &lo->min_ns);
+	case OPT_HIST:
+		lo->hist = true;
+		break;
+	case OPT_TOP:
+		if (cli_parse_uint(a->name, a->text, 100000, &v))
+			return -EINVAL;
+		lo->top = v;
+		break;
+	case OPT_JSON:
+		la->json_report = true;
+		break;
+	case 'm':
+		lo->unit_ns = 1000000;
+		break;
+	case 'o':
+		la->out_path = a->text;
+		break;
+	case 'F':
+		la->format = a->text;
+		break;
+	}
+	return 0;
+}
+
+static const struct option latency_options[] = {
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "msecs", no_argument, NULL, 'm' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'F' },
+	{ 0 }
+};
+
+static const struct cli_command latency_cmd = {
+	.name = "latency",
+	.usage = "usage: ktrace latency TRACE.fxt [options]\n"
+		 "\n"
+		 "Why did a thread wait?  Wakeup latency (sched_waking to switch-in) and\n"
+		 "preemption latency (switched out runnable to switch-in), as separate\n"
+		 "distributions, blocked time by Linux state (S, D), and the worst waits with\n"
+		 "what held the CPU meanwhile: threads with their priority, interrupt handlers\n"
+		 "(when recorded with --ftrace 'irq:*'), idle.  Waits that cannot be measured\n"
+		 "(begun before the trace, no recorded wakeup, overlapping lost records) are\n"
+		 "counted, never silently dropped.  p50/p90/p99 are within 3%; max is exact.\n"
+		 "A --pid, --comm or --cpu that matches nothing in the trace is an error\n"
+		 "(exit status 1) that says what the trace holds.\n"
+		 "\n"
+		 "  --by KEY               thread (default), process, cpu, or all\n"
+		 "  --pid PID              only this thread, or the threads of this process\n"
+		 "  --comm NAME            only threads with this thread or process name\n"
+		 "  --cpu N                only waits that ended on CPU N\n"
+		 "  --min-latency DUR      only waits at least this long (5ms, 200us)\n"
+		 "  --top N                list the N worst waits with their blame (default 5)\n"
+		 "  --hist                 runqlat's log2 histogram for each row\n"
+		 "  -m, --msecs            milliseconds instead of microseconds\n"
+		 "  --json                 the report as JSON (nanoseconds)\n"
+		 "  -o, --output FILE      write the trace back with each of the worst waits as a\n"
+		 "                         slice on its thread (category ktrace:latency), as FXT,\n"
+		 "                         or JSON when FILE ends in .json\n"
+		 "  -F, --format FMT       fxt or json for -o, whatever the extension\n",
+	.examples = "  ktrace latency sched.fxt\n"
+		    "  ktrace latency sched.fxt --comm cyclictest --hist\n"
+		    "  ktrace latency sched.fxt --by cpu --min-latency 1ms --top 20 -o worst.fxt\n"
+		    "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n",
+	.durations = true,
+	.shortopts = "mo:F:",
+	.longopts = latency_options,
+	.min_args = 1,
+	.max_args = 1,
+	.opt = latency_opt,
+};
+
 int cmd_latency(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
-		{ "hist", no_argument, NULL, OPT_HIST },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "msecs", no_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct lat_opts lo = { .pid = -1, .cpu = -1, .top = 5, .unit_ns = 1000 };
-	const char *out_path = NULL, *format = NULL;
-	struct latency_ctx ctx = { 0 };
-	bool json_report = false, json_out = false;
+	struct latency_args la = { .lo = { .pid = -1, .cpu = -1, .top = 5, .unit_ns = 1000 } };
+	bool json_out = false;
 	struct lat_analysis *a;
+	struct cli_input in;
 	struct obuf out;
-	uint64_t v;
-	int c, fd, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "mo:F:h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_BY:
-			if (parse_by(optarg, &lo.by)) {
-				pr_err("--by: '%s' is not thread, process, cpu or all", optarg);
-				return 2;
-			}
-			break;
-		case OPT_PID:
-			if (parse_u64(optarg, &v) || v > INT32_MAX) {
-				pr_err("--pid: '%s' is not a process or thread id", optarg);
-				return 2;
-			}
-			lo.pid = v;
-			break;
-		case OPT_COMM:
-			lo.comm = optarg;
-			break;
-		case OPT_CPU:
-			if (parse_u64(optarg, &v) || v > 65535) {
-				pr_err("--cpu: '%s' is not a CPU number", optarg);
-				return 2;
-			}
-			lo.cpu = v;
-			break;
-		case OPT_MIN_LATENCY:
-			if (parse_duration(optarg, &lo.min_ns)) {
-				pr_err("--min-latency: '%s' is not a duration (5ms, 200us, 1s)", optarg);
-				return 2;
-			}
-			break;
-		case OPT_HIST:
-			lo.hist = true;
-			break;
-		case OPT_TOP:
-			if (parse_u64(optarg, &v) || v > 100000) {
-				pr_err("--top: '%s' is not a count from 0 to 100000", optarg);
-				return 2;
-			}
-			lo.top = v;
-			break;
-		case OPT_JSON:
-			json_report = true;
-			break;
-		case 'm':
-			lo.unit_ns = 1000000;
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'F':
-			format = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
+	ret = cli_parse_options(&latency_cmd, argc, argv, &la);
+	if (ret >= 0)
+		return ret;
+	if (la.out_path && cli_output_format(la.format, la.out_path, &json_out))
+		return 2;
+	if (la.out_path && !strcmp(la.out_path, "-")) {
+		cli_usage_error("-o -: the report goes to standard output; write the trace to a file");
 		return 2;
 	}
-	if (out_path && output_format(format, out_path, &json_out))
-		return 2;
-	if (out_path && !strcmp(out_path, "-")) {
-		pr_err("-o -: the report goes to standard output; write the trace to a file");
-		return 2;
-	}
-	ctx.path = argv[optind];
-	fd = open(ctx.path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		pr_err("cannot open %s: %s", ctx.path, strerror(errno));
+	if (cli_open_trace(&in, argv[optind], CLI_INPUT_REREAD))
 		return 1;
-	}
-	if (fxt_check_start(fd, ctx.path)) {
-		close(fd);
-		return 1;
-	}
-	a = lat_new(&lo);
+	a = lat_new(&la.lo);
 	if (!a || obuf_init(&out, 1, 1 << 16)) {
 		pr_err("out of memory");
-		close(fd);
+		cli_close_trace(&in);
 		return 1;
 	}
-	ret = read_pass(fd, &ctx, true, a, lat_scan);
+	ret = read_pass(&in, true, a, lat_scan);
 	if (!ret) {
 		lat_scan_done(a);
-		ret = read_pass(fd, &ctx, false, a, lat_record);
+		ret = read_pass(&in, false, a, lat_record);
 	}
-	if (ctx.reported > 10)
-		pr_warn("%s: %llu spec violations in all", ctx.path, (unsigned long long)ctx.reported);
 	if (!ret) {
 		lat_done(a);
-		if (json_report)
-			lat_report_json(a, &out, ctx.path);
+		ret = check_filters(a, &la.lo, in.path);
+	}
+	if (!ret) {
+		if (la.json_report)
+			lat_report_json(a, &out, in.path);
 		else
-			lat_report_text(a, &out, ctx.path);
+			lat_report_text(a, &out, in.path);
 		if (obuf_flush(&out))
 			ret = out.err;
 	}
-	if (!ret && out_path)
-		ret = annotate(a, fd, &ctx, out_path, json_out);
+	if (!ret && la.out_path)
+		ret = annotate(a, &in, la.out_path, json_out);
 	obuf_free(&out);
 	lat_free(a);
-	close(fd);
+	cli_close_trace(&in);
 	return ret ? 1 : 0;
 }

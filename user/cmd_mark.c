@@ -2,7 +2,6 @@
 /* ktrace mark: an instant, duration or counter event from the command line. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,82 +9,91 @@
 
 #include <linux/ktrace.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "utils.h"
 
-static void usage(FILE *f)
+struct mark_args {
+	struct ktrace_mark m;
+	const char *cat;
+};
+
+static int mark_opt(void *ctx, const struct cli_arg *a)
 {
-	fputs("usage: ktrace mark [-c CATEGORY] [--begin | --end | --counter VALUE] NAME\n"
-	      "\n"
-	      "Write an event into the running recording (module backend), on this\n"
-	      "thread and with the recorder's clock.  Without a recording it is dropped.\n"
-	      "\n"
-	      "  -c, --category CAT   the event's category (default: mark)\n"
-	      "  -b, --begin          begin a duration named NAME\n"
-	      "  -e, --end            end the duration\n"
-	      "  -C, --counter VALUE  a counter sample\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "  ktrace mark checkpoint\n"
-	      "  ktrace mark -b build; make; ktrace mark -e build\n"
-	      "  ktrace mark -C 42 queue_depth\n", f);
+	struct mark_args *o = ctx;
+	char *end;
+
+	switch (a->c) {
+	case 'c':
+		o->cat = a->text;
+		break;
+	case 'b':
+		o->m.type = KTRACE_MARK_BEGIN;
+		break;
+	case 'e':
+		o->m.type = KTRACE_MARK_END;
+		break;
+	case 'C':
+		o->m.type = KTRACE_MARK_COUNTER;
+		errno = 0;
+		o->m.value = strtoll(a->text, &end, 0);
+		if (errno || *end || end == a->text)
+			return cli_usage_error("%s '%s': give an integer", a->name, a->text);
+		break;
+	}
+	return 0;
 }
+
+static const struct option mark_options[] = {
+	{ "category", required_argument, NULL, 'c' },
+	{ "begin", no_argument, NULL, 'b' },
+	{ "end", no_argument, NULL, 'e' },
+	{ "counter", required_argument, NULL, 'C' },
+	{ 0 }
+};
+
+static const struct cli_command mark_cmd = {
+	.name = "mark",
+	.usage = "usage: ktrace mark [-c CATEGORY] [--begin | --end | --counter VALUE] NAME\n"
+		 "\n"
+		 "Write an event into the running recording (module backend), on this\n"
+		 "thread and with the recorder's clock.  Without a recording it is dropped.\n"
+		 "\n"
+		 "  -c, --category CAT     the event's category (default: mark)\n"
+		 "  -b, --begin            begin a duration named NAME\n"
+		 "  -e, --end              end the duration\n"
+		 "  -C, --counter VALUE    a counter sample\n",
+	.examples = "  ktrace mark checkpoint\n"
+		    "  ktrace mark -b build; make; ktrace mark -e build\n"
+		    "  ktrace mark -C 42 queue_depth\n",
+	.shortopts = "c:beC:",
+	.longopts = mark_options,
+	.min_args = 1,
+	.max_args = 1,
+	.opt = mark_opt,
+};
 
 int cmd_mark(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "category", required_argument, NULL, 'c' },
-		{ "begin", no_argument, NULL, 'b' },
-		{ "end", no_argument, NULL, 'e' },
-		{ "counter", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct ktrace_mark m = { .size = sizeof(m), .type = KTRACE_MARK_INSTANT };
-	const char *cat = "mark", *name;
+	struct mark_args o = { .m = { .size = sizeof(o.m), .type = KTRACE_MARK_INSTANT },
+			       .cat = "mark" };
+	struct ktrace_mark m;
+	const char *cat, *name;
 	char buf[sizeof(m) + 2 * KTRACE_MARK_MAX_LEN];
-	char *end;
-	int c, fd;
+	int ret, fd;
 	ssize_t n;
 
-	while ((c = getopt_long(argc, argv, "c:beC:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			cat = optarg;
-			break;
-		case 'b':
-			m.type = KTRACE_MARK_BEGIN;
-			break;
-		case 'e':
-			m.type = KTRACE_MARK_END;
-			break;
-		case 'C':
-			m.type = KTRACE_MARK_COUNTER;
-			errno = 0;
-			m.value = strtoll(optarg, &end, 0);
-			if (errno || *end || end == optarg) {
-				pr_err("--counter %s: give an integer", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	ret = cli_parse_options(&mark_cmd, argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	m = o.m;
+	cat = o.cat;
 	name = argv[optind];
 	m.cat_len = strlen(cat);
 	m.name_len = strlen(name);
 	if (!m.name_len || m.name_len > KTRACE_MARK_MAX_LEN || m.cat_len > KTRACE_MARK_MAX_LEN) {
-		pr_err("the name (1 to %d bytes) or category (up to %d) is too long or empty",
-		       KTRACE_MARK_MAX_LEN, KTRACE_MARK_MAX_LEN);
+		cli_usage_error("the name (1 to %d bytes) or category (up to %d) is too long or empty",
+				KTRACE_MARK_MAX_LEN, KTRACE_MARK_MAX_LEN);
 		return 2;
 	}
 	memcpy(buf, &m, sizeof(m));

@@ -1,40 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ktrace merge: a recorded FXT trace plus a saved ftrace text dump, clocks aligned. */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "ftrace_text.h"
-#include "json_writer.h"
 #include "record.h"
 #include "utils.h"
-
-static void usage(FILE *f)
-{
-	fputs("usage: ktrace merge TRACE.fxt FTRACE.txt -o OUT.fxt|OUT.json [--embed-ftrace]\n"
-	      "\n"
-	      "Merge a saved ftrace text dump (the format of tracefs's `trace` file, with\n"
-	      "or without the tgid and irq-info columns) into a recorded trace, by time.\n"
-	      "The clocks are aligned through the `trace_event_clock_sync: name=ID`\n"
-	      "markers that `ktrace record` writes into trace_marker and into the trace;\n"
-	      "irq, softirq and syscall entry/exit pairs become durations.\n"
-	      "\n"
-	      "  -o, --output FILE    merged trace, FXT or JSON by extension\n"
-	      "  -F, --format FMT     fxt or json\n"
-	      "      --embed-ftrace   JSON only: put the ftrace text into systemTraceEvents, for\n"
-	      "                       catapult's trace viewer to align, instead of merging it\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "  ktrace record -o sched.fxt -d 5 & trace-cmd record -e irq sleep 5; wait\n"
-	      "  trace-cmd report -R > /dev/null; cat /sys/kernel/tracing/trace > ftrace.txt\n"
-	      "  ktrace merge sched.fxt ftrace.txt -o merged.json\n", f);
-}
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -71,21 +46,18 @@ static char *slurp(const char *path, size_t *len)
 static int spool_fxt(const char *path, struct spool *sp, struct sync_points *sync,
 		     uint64_t *records)
 {
+	struct cli_input in;
 	struct fxt_reader r;
 	struct fxt_record rec;
-	int fd = open(path, O_RDONLY), ret;
+	int ret;
 
-	if (fd < 0)
-		return -errno;
-	if (fxt_check_start(fd, path)) {
-		close(fd);
-		return -EINVAL;
+	ret = cli_open_trace(&in, path, 0);
+	if (!ret)
+		ret = cli_trace_reader(&in, &r);
+	if (ret) {
+		cli_close_trace(&in);
+		return ret;
 	}
-	if (fxt_reader_open_fd(&r, fd, path)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r.require_magic = true;
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
 		ret = spool_add(sp, rec.w, rec.nwords * 8ULL);
 		if (ret == -EIO || (ret = sync_point_add(sync, &r, &rec)))
@@ -93,11 +65,10 @@ static int spool_fxt(const char *path, struct spool *sp, struct sync_points *syn
 	}
 	*records = r.records;
 	if (ret < 0 && r.fatal.msg[0])
-		pr_err("%s: offset %llu (0x%llx): %s: %s; merging the %llu records before it",
-		       path, (unsigned long long)r.fatal.offset, (unsigned long long)r.fatal.offset,
-		       r.fatal.field, r.fatal.msg, (unsigned long long)r.records);
+		cli_trace_report(&in, true, &r.fatal, "; merging the %llu records before it",
+				 (unsigned long long)r.records);
 	fxt_reader_close(&r);
-	close(fd);
+	cli_close_trace(&in);
 	return ret < 0 ? ret : 0;
 }
 
@@ -106,16 +77,64 @@ enum {
 	OPT_EMBED_FTRACE = 256,
 };
 
+struct merge_args {
+	const char *out_path, *format;
+	bool embed;
+};
+
+static int merge_opt(void *ctx, const struct cli_arg *a)
+{
+	struct merge_args *ma = ctx;
+
+	switch (a->c) {
+	case 'o':
+		ma->out_path = a->text;
+		break;
+	case 'F':
+		ma->format = a->text;
+		break;
+	case OPT_EMBED_FTRACE:
+		ma->embed = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct option merge_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "embed-ftrace", no_argument, NULL, OPT_EMBED_FTRACE },
+	{ 0 }
+};
+
+static const struct cli_command merge_cmd = {
+	.name = "merge",
+	.usage = "usage: ktrace merge TRACE.fxt FTRACE.txt -o OUT.fxt|OUT.json [--embed-ftrace]\n"
+		 "\n"
+		 "Merge a saved ftrace text dump (the format of tracefs's `trace` file, with\n"
+		 "or without the tgid and irq-info columns) into a recorded trace, by time.\n"
+		 "The clocks are aligned through the `trace_event_clock_sync: name=ID`\n"
+		 "markers that `ktrace record` writes into trace_marker and into the trace;\n"
+		 "irq, softirq and syscall entry/exit pairs become durations.\n"
+		 "\n"
+		 "  -o, --output FILE      merged trace, FXT or JSON by extension\n"
+		 "  -F, --format FMT       fxt or json\n"
+		 "      --embed-ftrace     JSON only: put the ftrace text into systemTraceEvents, for\n"
+		 "                         catapult's trace viewer to align, instead of merging it\n",
+	.examples = "  ktrace record -o sched.fxt -d 5 & trace-cmd record -e irq sleep 5; wait\n"
+		    "  trace-cmd report -R > /dev/null; cat /sys/kernel/tracing/trace > ftrace.txt\n"
+		    "  ktrace merge sched.fxt ftrace.txt -o merged.json\n",
+	.shortopts = "o:F:",
+	.longopts = merge_options,
+	.min_args = 2,
+	.max_args = 2,
+	.opt = merge_opt,
+};
+
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "embed-ftrace", no_argument, NULL, OPT_EMBED_FTRACE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *out_path = NULL, *format = NULL, *fxt_path, *ftrace_path;
+	struct merge_args ma = { 0 };
+	const char *out_path, *fxt_path, *ftrace_path;
 	struct sync_points rec_sync = { 0 };
 	unsigned int matched = 0;
 	struct spool spools[2] = { 0 };
@@ -123,42 +142,28 @@ int cmd_merge(int argc, char **argv)
 	struct fxt_writer *w = NULL;
 	int64_t offset = 0, residual = 0;
 	uint64_t fxt_records = 0, bytes = 0;
-	bool json, embed = false, mono = false;
+	bool json, embed, mono = false;
 	char *text = NULL;
 	size_t text_len;
-	int c, ret, bad = 0, fxt_fd = -1, status = 1;
-	struct out_file of = { .fd = -1 };
-	bool opened = false;
+	int ret, bad = 0, status = 1;
+	struct cli_output out = { 0 };
 
-	while ((c = getopt_long(argc, argv, "o:F:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'F':
-			format = optarg;
-			break;
-		case OPT_EMBED_FTRACE:
-			embed = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 2 || !out_path) {
-		usage(stderr);
+	ret = cli_parse_options(&merge_cmd, argc, argv, &ma);
+	if (ret >= 0)
+		return ret;
+	out_path = ma.out_path;
+	embed = ma.embed;
+	if (!out_path) {
+		cli_usage_error("-o OUT.fxt|OUT.json missing");
+		cli_usage_hint(&merge_cmd);
 		return 2;
 	}
 	fxt_path = argv[optind];
 	ftrace_path = argv[optind + 1];
-	if (output_format(format, out_path, &json))
+	if (cli_output_format(ma.format, out_path, &json))
 		return 2;
 	if (embed && !json) {
-		pr_err("--embed-ftrace is for JSON output (systemTraceEvents)");
+		cli_usage_error("--embed-ftrace is for JSON output (systemTraceEvents)");
 		return 2;
 	}
 
@@ -168,10 +173,6 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	ret = spool_fxt(fxt_path, &spools[0], &rec_sync, &fxt_records);
-	if (ret == -ENOENT || ret == -EACCES) {
-		pr_err("cannot open %s: %s", fxt_path, strerror(-ret));
-		goto out;
-	}
 	if (ret == -EIO || ret == -ENOMEM || (ret && !fxt_records))
 		goto out;
 	bad = ftrace_text_import(&conv, ftrace_path, &mono);
@@ -202,13 +203,11 @@ int cmd_merge(int argc, char **argv)
 	spools[1].offset = offset;
 
 	/* Written beside and renamed over it when complete. */
-	if (out_file_open(&of, out_path))
+	if (cli_output_open(&out, out_path, json))
 		goto out;
-	opened = true;
-	fxt_fd = fxt_scratch_fd(json, of.fd);
 	w = malloc(sizeof(*w));
-	if (fxt_fd < 0 || !w || fxt_writer_init(w, fxt_fd)) {
-		pr_err("cannot create a temporary file: %s", strerror(errno));
+	if (!w || fxt_writer_init(w, out.fd)) {
+		pr_err("out of memory writing %s", out_path);
 		goto out;
 	}
 	/* The input's own preamble and string table come through the merge. */
@@ -218,24 +217,19 @@ int cmd_merge(int argc, char **argv)
 		ret = fxt_writer_finish(w);
 	else
 		fxt_writer_finish(w);
-	if (!ret && json) {
-		if (embed) {
-			text = slurp(ftrace_path, &text_len);
-			if (!text) {
-				pr_err("cannot read %s: %s", ftrace_path, strerror(errno));
-				goto out;
-			}
-		}
-		ret = json_convert_fd(fxt_fd, of.fd, text, &bytes);
-	}
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
 		goto out;
 	}
-	if (fxt_fd != of.fd)
-		close(fxt_fd);
-	fxt_fd = -1;
-	if (out_file_commit(&of))
+	if (embed) {
+		text = slurp(ftrace_path, &text_len);
+		if (!text) {
+			pr_err("cannot read %s: %s", ftrace_path, strerror(errno));
+			goto out;
+		}
+		out.embedded_ftrace = text;
+	}
+	if (cli_output_commit(&out, &bytes))
 		goto out;
 	pr_info("wrote %s: %llu records of %s, %llu ftrace events (%llu in durations)%s, %.1f MB",
 		out_path, (unsigned long long)fxt_records, fxt_path,
@@ -254,9 +248,6 @@ out:
 	ftrace_conv_free(&conv);
 	spool_close(&spools[0]);
 	spool_close(&spools[1]);
-	if (fxt_fd >= 0 && (!opened || fxt_fd != of.fd))
-		close(fxt_fd);
-	if (opened)
-		out_file_abort(&of);	/* nothing if it was renamed into place */
+	cli_output_abort(&out);	/* nothing if it was renamed into place */
 	return status;
 }

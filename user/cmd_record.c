@@ -2,7 +2,6 @@
 /* ktrace record: run a recorder, drain its per-CPU buffers, write an archive. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,8 +15,8 @@
 
 #include <linux/ktrace.h>
 
+#include "cli.h"
 #include "commands.h"
-#include "json_writer.h"
 #include "record.h"
 #include "utils.h"
 
@@ -29,61 +28,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static void usage(FILE *f)
-{
-	fputs("usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
-	      "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
-	      "                     [--comm NAME]]] [-d SECONDS] [-v] [-- COMMAND [ARGS...]]\n"
-	      "\n"
-	      "Record context switches, wakeups and thread names on every CPU until\n"
-	      "SECONDS have passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
-	      "FXT archive (or Chrome JSON when FILE ends in .json).  With COMMAND, the\n"
-	      "exit status is the command's own (128 + N if signal N killed it).\n"
-	      "\n"
-	      "  -o, --output FILE      where to write the trace (default: ktrace.fxt)\n"
-	      "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
-	      "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
-	      "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
-	      "      --ring             flight recorder: keep the newest buffer's worth per CPU;\n"
-	      "                         the trace starts where every CPU's window has data\n"
-	      "      --stop-on-latency DUR  a flight recorder (implies --ring) that stops when\n"
-	      "                         a thread waits DUR (5ms, 200us) from its wakeup to\n"
-	      "                         running, as seen in the kernel; the trace marks the\n"
-	      "                         wait (ktrace:latency trigger)\n"
-	      "      --after DUR        with --stop-on-latency: record this much more (default 0)\n"
-	      "      --pid PID          with --stop-on-latency: only this thread or process\n"
-	      "      --comm NAME        with --stop-on-latency: only threads so named\n"
-	      "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
-	      "                         (entry to return, nested under recursion); repeatable\n"
-	      "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
-	      "                         by commas (irq:*,block:block_rq_issue), merged by time\n"
-	      "  -d, --duration SECONDS stop after this long\n"
-	      "  -v, --verbose          say more, including the BPF loader's messages\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "  ktrace record -o sched.fxt -d 5\n"
-	      "  ktrace record -o make.json -- make -j2\n"
-	      "  ktrace record --ftrace 'irq:*,timer:hrtimer_expire_entry' -o irq.fxt -d 2\n"
-	      "  ktrace record --ring -b 64M -o last.fxt -- ./reproducer\n"
-	      "  ktrace record --stop-on-latency 5ms --after 100ms --comm cyclictest -o lat.fxt\n", f);
-}
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	}
-	if (*end || v == 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* Starts COMMAND stopped on a pipe; writing to *go lets it exec. */
@@ -131,7 +75,7 @@ static int parse_probe(const char *spec, struct record_opts *ro)
 	size_t len;
 
 	if (ro->nprobes >= ARRAY_SIZE(ro->probes)) {
-		pr_err("-p %s: at most %zu probes", spec, ARRAY_SIZE(ro->probes));
+		cli_usage_error("-p '%s': at most %zu probes", spec, ARRAY_SIZE(ro->probes));
 		return -E2BIG;
 	}
 	p = &ro->probes[ro->nprobes];
@@ -139,7 +83,8 @@ static int parse_probe(const char *spec, struct record_opts *ro)
 	if (!colon || !len || len >= sizeof(p->symbol) ||
 	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != len ||
 	    (strncmp(spec, "kprobe:", 7) && strncmp(spec, "duration:", 9))) {
-		pr_err("-p %s: use kprobe:SYMBOL or duration:SYMBOL with a kernel function's name", spec);
+		cli_usage_error("-p '%s': use kprobe:SYMBOL or duration:SYMBOL with a kernel function's name",
+				spec);
 		return -EINVAL;
 	}
 	p->duration = spec[0] == 'd';
@@ -163,7 +108,7 @@ enum {
 static int check_trigger_opts(struct record_opts *ro, bool after, bool pid, bool comm)
 {
 	if (!ro->trigger_ns && (after || pid || comm)) {
-		pr_err("--after, --pid and --comm go with --stop-on-latency");
+		cli_usage_error("--after, --pid and --comm go with --stop-on-latency");
 		return -EINVAL;
 	}
 	if (ro->trigger_ns)
@@ -201,8 +146,7 @@ struct record_run {
 	struct spool *spools;		/* the backend's, ktrace's own (cli), ftrace's */
 	unsigned int nspools, cli, nall;
 	struct clock_sync sync;
-	struct out_file of;
-	bool opened;
+	struct cli_output out;
 	uint64_t t0, start;
 	pid_t child;
 	int go, status;
@@ -225,7 +169,7 @@ static const struct source_ops *choose_backend(const char *name, const struct re
 		return ret ? NULL : &source_kmod_ops;
 	}
 	if (name && strcmp(name, "bpf")) {
-		pr_err("--backend %s: use kmod or bpf", name);
+		cli_usage_error("--backend '%s': use kmod or bpf", name);
 		return NULL;
 	}
 	if (!name && !source_kmod_ops.probe(ro, why_kmod, sizeof(why_kmod)))
@@ -245,7 +189,7 @@ static const struct source_ops *choose_backend(const char *name, const struct re
  */
 static int record_open(struct record_run *rs, const struct source_ops *main_ops,
 		       struct record_opts *ro, const char *ftrace_spec, const char *out_path,
-		       const char *why)
+		       bool json, const char *why)
 {
 	long ncpu = libbpf_num_possible_cpus();
 	int ret;
@@ -267,10 +211,9 @@ static int record_open(struct record_run *rs, const struct source_ops *main_ops,
 	if (!rs->spools)
 		return -ENOMEM;
 	/* Written beside and renamed over it at the end: a failure leaves what was there. */
-	ret = out_file_open(&rs->of, out_path);
+	ret = cli_output_open(&rs->out, out_path, json);
 	if (ret)
 		return ret;
-	rs->opened = true;
 	for (unsigned int i = 0; i < rs->nall; i++) {
 		ret = spool_open(&rs->spools[i]);
 		if (ret) {
@@ -355,7 +298,7 @@ static int record_start(struct record_run *rs)
  * Until the time is up, the command ends, a signal, or the latency
  * trigger's window has passed.  A ring is read once, when it stops.
  */
-static void record_loop(struct record_run *rs, double duration)
+static void record_loop(struct record_run *rs, uint64_t duration_ns)
 {
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t last_progress = 0;
@@ -375,7 +318,7 @@ static void record_loop(struct record_run *rs, double duration)
 			rs->child = 0;
 			break;
 		}
-		if (duration > 0 && now_mono_ns() - rs->start >= duration * 1e9)
+		if (duration_ns && now_mono_ns() - rs->start >= duration_ns)
 			break;
 		if (rs->ro->trigger_ns) {
 			ret = trigger_done(rs->src[0].ops, rs->src[0].priv, &rs->trep,
@@ -424,32 +367,23 @@ static void record_stop(struct record_run *rs)
 }
 
 /* The archive (and JSON) into the output, or kept elsewhere when that fails. */
-static int record_write(struct record_run *rs, bool json, const char *out_path)
+static int record_write(struct record_run *rs, const char *out_path)
 {
 	const struct source_ops *ops = rs->src[0].ops;
 	uint64_t from = 0, bytes = 0, archived = 0;
-	int fxt_fd, ret;
+	int ret;
 
-	fxt_fd = fxt_scratch_fd(json, rs->of.fd);
-	if (fxt_fd < 0) {
-		ret = -errno;
-		pr_err("cannot create a temporary file: %s", strerror(errno));
-		return ret;
-	}
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
-	ret = write_archive(fxt_fd, ops, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
+	ret = write_archive(rs->out.fd, ops, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
 			    &archived);
-	if (!ret && json)
-		ret = json_convert_fd(fxt_fd, rs->of.fd, NULL, &bytes);
-	if (json)
-		close(fxt_fd);
-	if (ret)
-		pr_err("writing %s: %s", out_path, strerror(-ret));
-	else
-		ret = out_file_commit(&rs->of);	/* says what failed */
 	if (ret) {
-		out_file_abort(&rs->of);
+		pr_err("writing %s: %s", out_path, strerror(-ret));
+		cli_output_abort(&rs->out);
+	} else {
+		ret = cli_output_commit(&rs->out, &bytes);	/* says what failed */
+	}
+	if (ret) {
 		rescue(ops, rs->ro, rs->t0, rs->spools, rs->nall, from);
 		return ret;
 	}
@@ -500,130 +434,185 @@ static void record_close(struct record_run *rs)
 		spool_close(&rs->spools[i]);
 	free(rs->spools);
 	clock_sync_free(&rs->sync);
-	if (rs->opened)
-		out_file_abort(&rs->of);	/* nothing if it was renamed into place */
+	cli_output_abort(&rs->out);	/* nothing if it was renamed into place */
+}
+
+/* The command line, as the options leave it. */
+struct record_args {
+	struct record_opts ro;
+	const char *out_path, *format, *backend, *ftrace_spec;
+	uint64_t duration_ns;
+	bool has_after, has_pid, has_comm;
+};
+
+static int record_opt(void *ctx, const struct cli_arg *a)
+{
+	struct record_args *ra = ctx;
+	struct record_opts *ro = &ra->ro;
+
+	switch (a->c) {
+	case 'o':
+		ra->out_path = a->text;
+		break;
+	case 'F':
+		ra->format = a->text;
+		break;
+	case OPT_BACKEND:
+		ra->backend = a->text;
+		break;
+	case 'b':
+		if (cli_parse_size(a->name, a->text, &ro->buffer_size))
+			return -EINVAL;
+		if (!ktrace_buffer_size_valid(ro->buffer_size))
+			return cli_usage_error("%s '%s': give a power of two from 8K to 1G, e.g. 4M",
+					       a->name, a->text);
+		break;
+	case 'd':
+		if (cli_parse_duration(a->name, a->text, CLI_NSEC_PER_SEC, &ra->duration_ns))
+			return -EINVAL;
+		if (!ra->duration_ns)
+			return cli_usage_error("%s '%s': give a duration above 0", a->name, a->text);
+		break;
+	case OPT_RING:
+		ro->ring = true;
+		break;
+	case OPT_FTRACE:
+		ra->ftrace_spec = a->text;
+		break;
+	case 'p':
+		return parse_probe(a->text, ro);
+	case 'v':
+		ro->verbose = true;
+		break;
+	case OPT_STOP_ON_LATENCY:
+		if (cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &ro->trigger_ns))
+			return -EINVAL;
+		if (!ro->trigger_ns)
+			return cli_usage_error("%s '%s': give a duration above 0, as in 5ms",
+					       a->name, a->text);
+		break;
+	case OPT_AFTER:
+		if (cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &ro->after_ns))
+			return -EINVAL;
+		if (ro->after_ns > 3600 * CLI_NSEC_PER_SEC)
+			return cli_usage_error("%s '%s': give a duration of at most an hour",
+					       a->name, a->text);
+		ra->has_after = true;
+		break;
+	case OPT_PID:
+		if (cli_parse_pid(a->name, a->text, &ro->trigger_pid))
+			return -EINVAL;
+		ra->has_pid = true;
+		break;
+	case OPT_COMM:
+		if (!*a->text || strlen(a->text) >= sizeof(ro->trigger_comm))
+			return cli_usage_error("%s '%s': give a name of 1 to 15 characters, as the kernel keeps it",
+					       a->name, a->text);
+		strcpy(ro->trigger_comm, a->text);
+		ra->has_comm = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct option record_options[] = {
+	{ "stop-on-latency", required_argument, NULL, OPT_STOP_ON_LATENCY },
+	{ "after", required_argument, NULL, OPT_AFTER },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "ring", no_argument, NULL, OPT_RING },
+	{ "ftrace", required_argument, NULL, OPT_FTRACE },
+	{ "probe", required_argument, NULL, 'p' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ 0 }
+};
+
+static const struct cli_command record_cmd = {
+	.name = "record",
+	.usage = "usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
+		 "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
+		 "                     [--comm NAME]]] [-d DUR] [-v] [-- COMMAND [ARGS...]]\n"
+		 "\n"
+		 "Record context switches, wakeups and thread names on every CPU until\n"
+		 "-d's time has passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
+		 "FXT archive (or Chrome JSON when FILE ends in .json).  With COMMAND, the\n"
+		 "exit status is the command's own (128 + N if signal N killed it).\n"
+		 "\n"
+		 "  -o, --output FILE      where to write the trace (default: ktrace.fxt)\n"
+		 "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
+		 "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
+		 "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
+		 "      --ring             flight recorder: keep the newest buffer's worth per CPU;\n"
+		 "                         the trace starts where every CPU's window has data\n"
+		 "      --stop-on-latency DUR  a flight recorder (implies --ring) that stops when\n"
+		 "                         a thread waits DUR (5ms, 200us) from its wakeup to\n"
+		 "                         running, as seen in the kernel; the trace marks the\n"
+		 "                         wait (ktrace:latency trigger)\n"
+		 "      --after DUR        with --stop-on-latency: record this much more (default 0)\n"
+		 "      --pid PID          with --stop-on-latency: only this thread or process\n"
+		 "      --comm NAME        with --stop-on-latency: only threads so named\n"
+		 "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
+		 "                         (entry to return, nested under recursion); repeatable\n"
+		 "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
+		 "                         by commas (irq:*,block:block_rq_issue), merged by time\n"
+		 "  -d, --duration DUR     stop after this long; a bare number is seconds (5, 300ms)\n"
+		 "  -v, --verbose          say more, including the BPF loader's messages\n",
+	.examples = "  ktrace record -o sched.fxt -d 5\n"
+		    "  ktrace record -o make.json -- make -j2\n"
+		    "  ktrace record --ftrace 'irq:*,timer:hrtimer_expire_entry' -o irq.fxt -d 2\n"
+		    "  ktrace record --ring -b 64M -o last.fxt -- ./reproducer\n"
+		    "  ktrace record --stop-on-latency 5ms --after 100ms --comm cyclictest -o lat.fxt\n",
+	.durations = true,
+	.shortopts = "+o:F:b:d:p:v",
+	.longopts = record_options,
+	.min_args = 0,
+	.max_args = CLI_ANY_ARGS,
+	.opt = record_opt,
+};
+
+/* A trigger for a thread or process that does not exist could only fire on a reused id. */
+static int check_trigger_pid(uint32_t pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (access("/proc/self", F_OK) || !access(path, F_OK))
+		return 0;
+	pr_err("--pid %u: no such thread or process is running (%s does not exist)", pid, path);
+	return -ESRCH;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "stop-on-latency", required_argument, NULL, OPT_STOP_ON_LATENCY },
-		{ "after", required_argument, NULL, OPT_AFTER },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ring", no_argument, NULL, OPT_RING },
-		{ "ftrace", required_argument, NULL, OPT_FTRACE },
-		{ "probe", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct record_opts ro = { .buffer_size = KTRACE_DEFAULT_BUFFER_SIZE };
-	const char *out_path = "ktrace.fxt", *format = NULL, *backend = NULL, *ftrace_spec = NULL;
-	struct record_run rs = { .go = -1, .child = -1, .sync = { .marker_fd = -1 },
-				 .of = { .fd = -1 } };
+	struct record_args ra = { .ro = { .buffer_size = KTRACE_DEFAULT_BUFFER_SIZE },
+				  .out_path = "ktrace.fxt" };
+	struct record_opts *ro = &ra.ro;
+	const char *out_path;
+	struct record_run rs = { .go = -1, .child = -1, .sync = { .marker_fd = -1 } };
 	const struct source_ops *main_ops;
 	char why[256] = "";
-	double duration = 0;
-	bool json, has_after = false, has_pid = false, has_comm = false;
-	unsigned long long pid_arg;
-	char *end;
-	int c, ret, cmd_status = 0;
+	bool json;
+	int ret, cmd_status = 0;
 
-	while ((c = getopt_long(argc, argv, "+o:F:b:d:p:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'F':
-			format = optarg;
-			break;
-		case OPT_BACKEND:
-			backend = optarg;
-			break;
-		case 'b':
-			if (parse_size(optarg, &ro.buffer_size) ||
-			    !ktrace_buffer_size_valid(ro.buffer_size)) {
-				pr_err("--buffer-size %s: give a power of two from 8K to 1G, e.g. 4M",
-				       optarg);
-				return 2;
-			}
-			break;
-		case 'd':
-			duration = strtod(optarg, NULL);
-			if (duration <= 0) {
-				pr_err("--duration %s: give a number of seconds above 0", optarg);
-				return 2;
-			}
-			break;
-		case OPT_RING:
-			ro.ring = true;
-			break;
-		case OPT_FTRACE:
-			ftrace_spec = optarg;
-			break;
-		case 'p':
-			if (parse_probe(optarg, &ro))
-				return 2;
-			break;
-		case 'v':
-			ro.verbose = true;
-			break;
-		case OPT_STOP_ON_LATENCY:
-			if (parse_duration(optarg, &ro.trigger_ns) || !ro.trigger_ns) {
-				pr_err("--stop-on-latency %s: give a duration above 0 (5ms, 200us)",
-				       optarg);
-				return 2;
-			}
-			break;
-		case OPT_AFTER:
-			if (parse_duration(optarg, &ro.after_ns) || ro.after_ns > 3600000000000ULL) {
-				pr_err("--after %s: give a duration of at most an hour (100ms, 2s)",
-				       optarg);
-				return 2;
-			}
-			has_after = true;
-			break;
-		case OPT_PID:
-			errno = 0;
-			pid_arg = strtoull(optarg, &end, 10);
-			if (*end || end == optarg || errno || !pid_arg || pid_arg > 4194304) {
-				pr_err("--pid %s: give a thread or process id", optarg);
-				return 2;
-			}
-			ro.trigger_pid = pid_arg;
-			has_pid = true;
-			break;
-		case OPT_COMM:
-			if (!*optarg || strlen(optarg) >= sizeof(ro.trigger_comm)) {
-				pr_err("--comm '%s': give a name of 1 to 15 characters, as the kernel keeps it",
-				       optarg);
-				return 2;
-			}
-			strcpy(ro.trigger_comm, optarg);
-			has_comm = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (output_format(format, out_path, &json) ||
-	    check_trigger_opts(&ro, has_after, has_pid, has_comm))
+	ret = cli_parse_options(&record_cmd, argc, argv, &ra);
+	if (ret >= 0)
+		return ret;
+	out_path = ra.out_path;
+	if (cli_output_format(ra.format, out_path, &json) ||
+	    check_trigger_opts(ro, ra.has_after, ra.has_pid, ra.has_comm))
 		return 2;
+	if (ra.has_pid && check_trigger_pid(ro->trigger_pid))
+		return 1;
 
-	main_ops = choose_backend(backend, &ro, why, sizeof(why));
+	main_ops = choose_backend(ra.backend, ro, why, sizeof(why));
 	if (!main_ops)
-		return backend && strcmp(backend, "kmod") && strcmp(backend, "bpf") ? 2 : 1;
-	ret = record_open(&rs, main_ops, &ro, ftrace_spec, out_path, why);
+		return ra.backend && strcmp(ra.backend, "kmod") && strcmp(ra.backend, "bpf") ? 2 : 1;
+	ret = record_open(&rs, main_ops, ro, ra.ftrace_spec, out_path, json, why);
 	if (!ret && optind < argc) {
 		rs.child = spawn(argv + optind, &rs.go);
 		if (rs.child < 0) {
@@ -635,10 +624,10 @@ int cmd_record(int argc, char **argv)
 		ret = record_start(&rs);
 	if (!ret) {
 		pr_info("recording with the %s backend into %s%s", main_ops->name, out_path,
-			rs.child > 0 || duration > 0 ? "" : "; Ctrl-C stops");
-		record_loop(&rs, duration);
+			rs.child > 0 || ra.duration_ns ? "" : "; Ctrl-C stops");
+		record_loop(&rs, ra.duration_ns);
 		record_stop(&rs);
-		ret = record_write(&rs, json, out_path);
+		ret = record_write(&rs, out_path);
 	}
 	if (!ret)
 		cmd_status = command_status(rs.status, argv[optind]);

@@ -451,6 +451,28 @@ static bool selected(struct lat_analysis *a, struct lat_thread *t)
 	return t->selected;
 }
 
+void lat_matches(struct lat_analysis *a, struct lat_matches *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (uint32_t i = 0; i < a->nthreads; i++) {
+		const struct lat_thread *t = &a->threads[i];
+		bool pid = t->tid == (uint64_t)a->o.pid || t->pid == (uint64_t)a->o.pid;
+		bool comm = a->o.comm && (!strcmp(t->name, a->o.comm) ||
+					  !strcmp(proc_name(a, t->pid), a->o.comm));
+
+		m->threads++;
+		m->pid_threads += pid;
+		m->comm_threads += comm;
+		m->both_threads += pid && comm;
+	}
+	for (uint32_t i = 0; i < a->ncpus; i++)
+		if (a->cpus[i].seen) {
+			m->cpus++;
+			m->max_cpu = i;
+		}
+	m->cpu_seen = a->o.cpu >= 0 && a->o.cpu < a->ncpus && a->cpus[a->o.cpu].seen;
+}
+
 static uint64_t group_key(const struct lat_analysis *a, const struct lat_thread *t, uint32_t cpu)
 {
 	switch (a->o.by) {

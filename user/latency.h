@@ -102,6 +102,18 @@ void lat_done(struct lat_analysis *a);
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path);
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path);
 
+/* What the trace holds, and how much of it --pid, --comm and --cpu match (after lat_done). */
+struct lat_matches {
+	uint32_t threads;		/* every thread with a tid */
+	uint32_t pid_threads;		/* --pid's thread, or the threads of its process */
+	uint32_t comm_threads;		/* threads with --comm's thread or process name */
+	uint32_t both_threads;		/* threads both keep */
+	uint32_t cpus, max_cpu;		/* CPUs with context switches */
+	bool cpu_seen;			/* --cpu's is one */
+};
+
+void lat_matches(struct lat_analysis *a, struct lat_matches *m);
+
 /* The worst waits (--top), sorted by start time, for writing them back into a trace. */
 const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
 /* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */

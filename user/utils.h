@@ -65,32 +65,6 @@ uint64_t now_mono_ns(void);
 bool str_ends_with(const char *s, const char *suffix);
 /* Whether kernel release @rel ("6.1.0-13-amd64") is older than @major.@minor. */
 bool kernel_older_than(const char *rel, int major, int minor);
-/* -F fxt|json, else by @path's extension; -EINVAL (reported) if unknown. */
-int output_format(const char *format, const char *path, bool *json);
-/* Where to write the FXT archive: @out_fd, or a temporary file for JSON. */
-int fxt_scratch_fd(bool json, int out_fd);
-/*
- * An output file that appears only when complete: written as a temporary
- * file beside @path and renamed over it by out_file_commit(), so a command
- * that fails leaves what was there before.  "-" is standard output.
- */
-struct out_file {
-	const char *path;
-	char *target;			/* the file renamed over (a link's target) */
-	char *tmp;			/* NULL when written in place */
-	int fd;
-	bool in_place;			/* standard output, a device, a pipe */
-};
-
-int out_file_open(struct out_file *f, const char *path);
-/* Close and rename into place; reports and returns -errno on failure. */
-int out_file_commit(struct out_file *f);
-/* Close and remove the temporary file, if any: @path is left as it was. Idempotent. */
-void out_file_abort(struct out_file *f);
-
-/* "5ms", "100us", "2s", "750ns"; a bare number is microseconds. */
-int parse_duration(const char *s, uint64_t *ns);
-
 /* Peak resident set size of this process in KiB (getrusage). */
 long peak_rss_kib(void);
 
