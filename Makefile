@@ -92,14 +92,16 @@ kmod-kdir:
 	@[ -f "$(KDIR)/Makefile" ] || { echo "ktrace: no kernel build tree at '$(KDIR)' (Linux $(or $(KREL),unknown));" \
 		"install its headers or pass KDIR=/lib/modules/RELEASE/build" >&2; exit 1; }
 
+# O= on the command line reaches every sub-make, where Kbuild would take it
+# as the kernel's output directory: Kbuild gets O= cleared.
 $(KMOD): $(KMOD_SRCS) | kmod-kdir
 	@mkdir -p $(KOBJ) && tar -cf - $(KMOD_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m W=1 \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m W=1 \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 $(KMOD_TEST): $(KMOD_TEST_SRCS) $(KMOD)
 	@tar -cf - $(KMOD_TEST_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
 		KBUILD_EXTRA_SYMBOLS=$(abspath $(KOBJ))/kmod/Module.symvers \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
@@ -224,7 +226,7 @@ NO_SIG_KEY	= $(if $(shell grep -qsx 'CONFIG_MODULE_SIG_ALL=y' $(KDIR)/.config &&
 install: $(KTRACE) $(if $(HAVE_KDIR),$(KMOD))
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
 ifneq ($(HAVE_KDIR),)
-	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) \
 		$(if $(NO_SIG_KEY),CONFIG_MODULE_SIG_ALL=) modules_install
 	$(DEPMOD)
@@ -246,25 +248,26 @@ endif
 # and installed for the selected kernel, and rebuilt by DKMS for every kernel
 # installed later.  Installing a release again replaces it.
 DKMS_SRC	:= /usr/src/ktrace-$(RELEASE)
-DKMS		:= dkms
+# DKMS runs make itself: none of this make's flags and variables may reach it.
+DKMS		:= env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
+dkms		= echo "dkms $(1)" && $(DKMS) $(1)
 
 dkms-install: | kmod-kdir
-	@command -v $(DKMS) >/dev/null || { echo "ktrace: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
-	@if $(DKMS) status -m ktrace -v $(RELEASE) | grep -q .; then \
-		echo "$(DKMS) remove ktrace/$(RELEASE) --all"; $(DKMS) remove ktrace/$(RELEASE) --all; fi
+	@command -v dkms >/dev/null || { echo "ktrace: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	@if $(DKMS) status -m ktrace -v $(RELEASE) | grep -q .; then $(call dkms,remove ktrace/$(RELEASE) --all); fi
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	tar -cf - --owner=0 --group=0 $(KMOD_SRCS) | tar -xf - -C $(DKMS_SRC)
 	sed 's/#MODULE_VERSION#/$(RELEASE)/' dkms.conf >$(DKMS_SRC)/dkms.conf
-	$(DKMS) add -m ktrace -v $(RELEASE)
-	$(DKMS) build -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR)
-	$(DKMS) install -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR)
+	@$(call dkms,add -m ktrace -v $(RELEASE))
+	@$(call dkms,build -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR))
+	@$(call dkms,install -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR))
 
 # Every release's trace: the DKMS tree, the modules it installed, the sources.
 dkms-uninstall:
-	@command -v $(DKMS) >/dev/null || { echo "ktrace: dkms is not installed" >&2; exit 1; }
+	@command -v dkms >/dev/null || { echo "ktrace: dkms is not installed" >&2; exit 1; }
 	@for v in $$($(DKMS) status -m ktrace | sed -n 's|^ktrace/\([^,:]*\).*|\1|p' | sort -u); do \
-		echo "$(DKMS) remove ktrace/$$v --all"; $(DKMS) remove ktrace/$$v --all || exit 1; done
+		$(call dkms,remove ktrace/$$v --all) || exit 1; done
 	rm -rf /usr/src/ktrace-*
 
 clean:
