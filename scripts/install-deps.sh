@@ -74,7 +74,7 @@ headers=linux-headers-$(uname -r)
 select_missing() {	# -> wanted, missing, unconfigured, kernel_note
 	local p
 	wanted=("${packages[@]}") missing=() unconfigured=()
-	kernel_note="no package $headers: nothing kernel-related to install; the CLI records with BPF (ktrace.ko builds for another kernel with KDIR=)"
+	kernel_note="no package $headers: no kernel headers to install; the CLI records with BPF (make builds ktrace.ko for installed Debian headers, or KDIR=)"
 	if installed "$headers"; then
 		kernel_note="$headers is installed: ktrace.ko is built for Linux $(uname -r)"
 	elif available "$headers"; then
