@@ -68,7 +68,8 @@ CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
 TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD)
 
-.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install clean
+.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install uninstall \
+	dkms-install dkms-uninstall clean
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -92,14 +93,16 @@ kmod-kdir:
 	@[ -f "$(KDIR)/Makefile" ] || { echo "ktrace: no kernel build tree at '$(KDIR)' (Linux $(or $(KREL),unknown));" \
 		"install its headers or pass KDIR=/lib/modules/RELEASE/build" >&2; exit 1; }
 
+# O= on the command line reaches every sub-make, where Kbuild would take it
+# as the kernel's output directory: Kbuild gets O= cleared.
 $(KMOD): $(KMOD_SRCS) | kmod-kdir
 	@mkdir -p $(KOBJ) && tar -cf - $(KMOD_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m W=1 \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m W=1 \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 $(KMOD_TEST): $(KMOD_TEST_SRCS) $(KMOD)
 	@tar -cf - $(KMOD_TEST_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
 		KBUILD_EXTRA_SYMBOLS=$(abspath $(KOBJ))/kmod/Module.symvers \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
@@ -146,10 +149,13 @@ $(O)/user/bpf_exact.o: user/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
-# The version: the git description of the tree it was built from.
-KTRACE_VERSION	?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+# The release is VERSION's, and the DKMS package's version; the CLI adds the
+# commit it was built from when built in a git tree.
+RELEASE		:= $(shell cat VERSION)
+GIT_REV		:= $(shell git describe --always --dirty --exclude='*' 2>/dev/null)
+KTRACE_VERSION	?= $(RELEASE)$(if $(GIT_REV),+g$(GIT_REV))
 
-$(O)/user/ktrace.o: user/ktrace.c $(USER_HDRS) $(wildcard .git/HEAD .git/index)
+$(O)/user/ktrace.o: user/ktrace.c VERSION $(USER_HDRS) $(wildcard .git/HEAD .git/index)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -DKTRACE_VERSION='"$(KTRACE_VERSION)"' -c -o $@ $<
 
@@ -205,8 +211,65 @@ bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KD
 	@bench/bench-latency.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
 
-install: $(KTRACE)
+# The CLI, and ktrace.ko for the selected kernel through its own
+# modules_install, then depmod, so that `modprobe ktrace` finds it.
+# INSTALL_MOD_DIR=updates takes precedence over the kernel's own modules.
+INSTALL_MOD_DIR	?= updates
+MODDIR		= $(DESTDIR)/lib/modules/$(KREL)
+DEPMOD		= depmod $(if $(DESTDIR),-b $(abspath $(DESTDIR))) $(KREL)
+# Distribution headers do not carry the key their kernel was signed with, so
+# with CONFIG_MODULE_SIG_ALL modules_install would only fail to sign: the
+# module is installed unsigned then (DKMS signs with its own key).
+SIG_KEY		= $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $(KDIR)/.config 2>/dev/null)
+NO_SIG_KEY	= $(if $(shell grep -qsx 'CONFIG_MODULE_SIG_ALL=y' $(KDIR)/.config && echo y),$(if \
+		  $(filter pkcs11:%,$(SIG_KEY))$(wildcard $(if $(filter /%,$(SIG_KEY)),,$(KDIR)/)$(SIG_KEY)),,y))
+
+install: $(KTRACE) $(if $(HAVE_KDIR),$(KMOD))
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
+ifneq ($(HAVE_KDIR),)
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) \
+		$(if $(NO_SIG_KEY),CONFIG_MODULE_SIG_ALL=) modules_install
+	$(DEPMOD)
+	@echo "ktrace: installed ktrace.ko for Linux $(KREL) in $(MODDIR)/$(INSTALL_MOD_DIR)" \
+		$(if $(NO_SIG_KEY),"(unsigned: $(KDIR) has no signing key; under Secure Boot use 'make dkms-install')")
+else
+	@echo "ktrace: no kernel headers for Linux $(or $(KREL),$$(uname -r)): installed the CLI, not ktrace.ko"
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace
+ifneq ($(KREL),)
+	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko.*
+	-@rmdir $(MODDIR)/$(INSTALL_MOD_DIR) 2>/dev/null
+	[ ! -f $(MODDIR)/modules.dep ] || $(DEPMOD)
+endif
+
+# DKMS: the module's sources with dkms.conf in /usr/src/ktrace-RELEASE, built
+# and installed for the selected kernel, and rebuilt by DKMS for every kernel
+# installed later.  Installing a release again replaces it.
+DKMS_SRC	:= /usr/src/ktrace-$(RELEASE)
+# DKMS runs make itself: none of this make's flags and variables may reach it.
+DKMS		:= env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
+dkms		= echo "dkms $(1)" && $(DKMS) $(1)
+
+dkms-install: | kmod-kdir
+	@command -v dkms >/dev/null || { echo "ktrace: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	@if $(DKMS) status -m ktrace -v $(RELEASE) | grep -q .; then $(call dkms,remove ktrace/$(RELEASE) --all); fi
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	tar -cf - --owner=0 --group=0 $(KMOD_SRCS) | tar -xf - -C $(DKMS_SRC)
+	sed 's/#MODULE_VERSION#/$(RELEASE)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+	@$(call dkms,add -m ktrace -v $(RELEASE))
+	@$(call dkms,build -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR))
+	@$(call dkms,install -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR))
+
+# Every release's trace: the DKMS tree, the modules it installed, the sources.
+dkms-uninstall:
+	@command -v dkms >/dev/null || { echo "ktrace: dkms is not installed" >&2; exit 1; }
+	@for v in $$($(DKMS) status -m ktrace | sed -n 's|^ktrace/\([^,:]*\).*|\1|p' | sort -u); do \
+		$(call dkms,remove ktrace/$$v --all) || exit 1; done
+	rm -rf /usr/src/ktrace-*
 
 clean:
 	rm -rf $(O)

@@ -1,19 +1,50 @@
 #!/bin/bash
-# Installs what ktrace needs to build, record and test on Debian 12, then the
-# JavaScript test dependency (Chrome DevTools' trace engine).  Idempotent.
-# usage: scripts/install-deps.sh   (as root, or through sudo)
+# Installs on Debian 12 what ktrace needs to build and record: the compiler,
+# libbpf/libelf/libtracefs, and the running kernel's headers when Debian has a
+# package for them (so ktrace.ko is built for the kernel it will be loaded
+# into).  --test adds what the tests and benchmarks need: QEMU, the four
+# kernels the VM tests boot (images and headers), DKMS, the 6.1 source (for
+# the kselftest harness), python3, trace-cmd, libbpf-tools (runqlat), node
+# and the JavaScript test dependency (Chrome DevTools' trace engine).
+# Idempotent; --dry-run says what it would install, and needs no root.
+usage="usage: scripts/install-deps.sh [--test] [--dry-run]   (as root, or through sudo)"
 set -eu
 cd "$(dirname "$0")/.."
 
+test=0 dry=0
+for arg in "$@"; do
+	case $arg in
+	--test) test=1 ;;
+	--dry-run|-n) dry=1 ;;
+	-h|--help) echo "$usage"; exit 0 ;;
+	*) echo "install-deps: unknown option '$arg'; $usage" >&2; exit 2 ;;
+	esac
+done
+
+# Building the CLI and ktrace.ko, and recording.
 packages=(
-	build-essential make gcc clang llvm pkg-config python3
-	libbpf-dev bpftool libelf-dev zlib1g-dev
-	libtracefs-dev libtraceevent-dev trace-cmd libbpf-tools
-	linux-headers-amd64 linux-image-amd64 linux-source-6.1
-	qemu-system-x86 busybox-static cpio
+	build-essential make gcc clang llvm pkg-config
+	libbpf-dev bpftool libelf-dev zlib1g-dev libtracefs-dev libtraceevent-dev
 )
-command -v node >/dev/null 2>&1 || packages+=(nodejs)
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+# The test suite: the module in VMs booting Debian's 6.1 and 6.12 kernels,
+# generic and PREEMPT_RT, with the headers to build it for each (also what
+# the DKMS suite builds against, and openssl for DKMS's signing key); the
+# kselftest harness from the 6.1 source.
+test_packages=(
+	python3 trace-cmd libbpf-tools openssl
+	qemu-system-x86 busybox-static cpio dkms linux-source-6.1
+	linux-image-amd64 linux-headers-amd64
+	linux-image-rt-amd64 linux-headers-rt-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
+)
+if [ $test -eq 1 ]; then
+	packages+=("${test_packages[@]}")
+	# Only when the commands are missing: NodeSource's nodejs brings its own
+	# npm and conflicts with Debian's npm package.
+	command -v node >/dev/null 2>&1 || packages+=(nodejs)
+	command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 
 # apt-get that waits while another apt or an unattended upgrade holds dpkg's
 # lock (DPkg::Lock::Timeout) or the package lists' (which only a retry can wait for).
@@ -31,22 +62,63 @@ apt_get() {
 	cat "$err" >&2; rm -f "$err"; return 1
 }
 
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+# Unpacked but never configured (an interrupted install): apt-get configures it.
+unpacked() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok \(unpacked\|half-configured\)'; }
+available() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'; }
+
+# The running kernel's headers, named so on Debian and Ubuntu; none when the
+# kernel is not a packaged one (then the CLI records with BPF, or build for
+# another kernel with KDIR=).
+headers=linux-headers-$(uname -r)
+select_missing() {	# -> wanted, missing, unconfigured, kernel_note
+	local p
+	wanted=("${packages[@]}") missing=() unconfigured=()
+	kernel_note="no package $headers: no kernel headers to install; the CLI records with BPF (make builds ktrace.ko for installed Debian headers, or KDIR=)"
+	if installed "$headers"; then
+		kernel_note="$headers is installed: ktrace.ko is built for Linux $(uname -r)"
+	elif available "$headers"; then
+		kernel_note="$headers: ktrace.ko will be built for Linux $(uname -r)"
+		wanted+=("$headers")
+	fi
+	for p in "${wanted[@]}"; do
+		installed "$p" && continue
 		missing+=("$p")
-done
+		if unpacked "$p"; then unconfigured+=("$p"); fi
+	done
+}
+select_missing
+
+if [ $dry -eq 1 ]; then
+	echo "install-deps: $([ $test -eq 1 ] && echo "building, recording and testing" || echo "building and recording"): ${wanted[*]}"
+	echo "install-deps: kernel: $kernel_note"
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "install-deps: would install: nothing, all installed"
+	else
+		echo "install-deps: would install: ${missing[*]}"
+		[ ${#unconfigured[@]} -eq 0 ] ||
+			echo "install-deps: of which unpacked but not configured (apt-get would configure them): ${unconfigured[*]}"
+	fi
+	if [ $test -eq 1 ] && [ ! -d tests/js/node_modules/@paulirish/trace_engine ]; then
+		echo "install-deps: would run: (cd tests/js && npm install --no-audit --no-fund --no-package-lock)"
+	fi
+	exit 0
+fi
+
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: run as root to install: ${missing[*]}" >&2
 		exit 1
 	fi
-	echo "install-deps: installing ${missing[*]}"
 	apt_get update -q
+	# Fresh package lists may know the running kernel's headers.
+	select_missing
+	echo "install-deps: installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt_get install -y -q --no-install-recommends "${missing[@]}"
 fi
+echo "install-deps: kernel: $kernel_note"
 
-if [ ! -d tests/js/node_modules/@paulirish/trace_engine ]; then
+if [ $test -eq 1 ] && [ ! -d tests/js/node_modules/@paulirish/trace_engine ]; then
 	(cd tests/js && npm install --no-audit --no-fund --no-package-lock --loglevel=error)
 fi
 echo "install-deps: done"
