@@ -87,7 +87,7 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 		return;
 	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio,
 			       ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state)),
-			       next->pid, next->prio);
+			       next->pid, next->prio, 0);
 	ktrace_buf_commit(b, pos, KTRACE_FXT_CSWITCH_WORDS * 8);
 	if (unlikely(b->trigger))
 		trigger_check(b, next, ts);

@@ -33,10 +33,10 @@ static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
 static void cswitch(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out, int out_prio,
 		    uint32_t state, uint32_t in, int in_prio)
 {
-	__u64 buf[KTRACE_FXT_CSWITCH_WORDS];
+	__u64 buf[KTRACE_FXT_CSWITCH_MAX_WORDS];
 
 	fxt_write_words(w, buf, ktrace_fxt_put_cswitch(buf, cpu, ts, out, out_prio, state, in,
-						       in_prio));
+						       in_prio, 0));
 }
 
 static void wakeup_ctx(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "fxt_reader.h"
+#include "kstacks.h"
 #include "utils.h"
 
 #define MAX_REPORTED	20
@@ -192,7 +193,7 @@ static void put_ts(FILE *f, uint64_t ns)
 }
 
 static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec,
-			 struct name_map *names)
+			 struct name_map *names, struct kstack_names *ks)
 {
 	const struct fxt_arg *a;
 
@@ -245,6 +246,7 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		else if (ktrace_fxt_event_extra_words(rec->sub))
 			fprintf(f, " id=%llu", (unsigned long long)rec->extra);
 		put_args(f, rec);
+		kstack_names_note(ks, rec);
 		if (rec->tid && strcmp(name_of(names, rec->tid), "?"))
 			fprintf(f, "  [%s]", name_of(names, rec->tid));
 		break;
@@ -295,6 +297,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		fprintf(f, " %s", fxt_thread_state_name(rec->out_state));
 		if (a && a->u <= KTRACE_LINUX_STATE_MAX)
 			fprintf(f, " (%c)", KTRACE_LINUX_STATE_LETTERS[a->u]);
+		if (kstack_of(rec))
+			fprintf(f, " in %s", kstack_names_blocked_in(ks, kstack_of(rec)) ?: "?");
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
 			fprintf(f, " ==> %llu/%llu prio=%u", (unsigned long long)rec->in_pid,
 				(unsigned long long)rec->in_tid, rec->in_prio);
@@ -483,6 +487,7 @@ int cmd_dump(int argc, char **argv)
 	struct dump_ctx ctx = { 0 };
 	struct stats *st;
 	struct name_map names = { 0 };
+	struct kstack_names kstacks = { 0 };
 	struct fxt_reader r;
 	struct fxt_record rec;
 	int c, fd, ret;
@@ -532,7 +537,7 @@ int cmd_dump(int argc, char **argv)
 	r.require_magic = true;
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
 		if (!quiet)
-			print_record(stdout, &r, &rec, &names);
+			print_record(stdout, &r, &rec, &names, &kstacks);
 		if (want_stats)
 			account(st, &r, &rec);
 	}
@@ -556,6 +561,7 @@ int cmd_dump(int argc, char **argv)
 	free(st->tids.keys);
 	free(st);
 	free(names.slots);
+	kstack_names_free(&kstacks);
 	if (fd)
 		close(fd);
 	return ret;

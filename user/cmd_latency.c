@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "critical_path.h"
 #include "fxt_reader.h"
 #include "fxt_writer.h"
 #include "json_writer.h"
@@ -28,6 +29,10 @@ enum {
 	OPT_HIST,
 	OPT_TOP,
 	OPT_JSON,
+	OPT_CRITICAL_PATH,
+	OPT_TID,
+	OPT_AT,
+	OPT_FOLDED,
 };
 
 static void usage(FILE *f)
@@ -55,12 +60,24 @@ static void usage(FILE *f)
 	      "                      slice on its thread (category ktrace:latency), as FXT,\n"
 	      "                      or JSON when FILE ends in .json\n"
 	      "  -F, --format FMT    fxt or json for -o, whatever the extension\n"
+	      "  --folded            blocked time per kernel stack as folded stacks, for\n"
+	      "                      flamegraph.pl (record with --stacks or --blocked-in)\n"
+	      "\n"
+	      "  --critical-path     for the worst waits (--top, default 5) of the selected\n"
+	      "                      threads, off CPU from switch-out to switch-in: who woke\n"
+	      "                      it, what that thread did meanwhile (running, runnable\n"
+	      "                      behind whom, blocked in what and woken by whom), back\n"
+	      "                      until the wait is covered; -o writes it into the trace\n"
+	      "  --tid TID           only this thread\n"
+	      "  --at TS             the wait that holds this time (seconds, as dump prints)\n"
 	      "\n"
 	      "EXAMPLES\n"
 	      "  ktrace latency sched.fxt\n"
 	      "  ktrace latency sched.fxt --comm cyclictest --hist\n"
 	      "  ktrace latency sched.fxt --by cpu --min-latency 1ms --top 20 -o worst.fxt\n"
-	      "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n",
+	      "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n"
+	      "  ktrace latency sched.fxt --critical-path --comm victim -o path.json\n"
+	      "  ktrace latency off.fxt --folded | flamegraph.pl --countname=us > off.svg\n",
 	      f);
 }
 
@@ -77,6 +94,7 @@ struct latency_ctx {
 	const char *path;
 	uint64_t reported;
 	bool quiet;		/* the first pass: the second reports */
+	struct cp_analysis *cp;	/* --critical-path, fed after the latency pass */
 };
 
 static void on_violation(void *ctx, const struct fxt_error *e)
@@ -89,11 +107,46 @@ static void on_violation(void *ctx, const struct fxt_error *e)
 			e->msg);
 }
 
+/* "1234.567890123" (seconds, as dump prints them) into ns. */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000;
+	const char *p = s;
+
+	if (!*p)
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > UINT64_MAX / 10000000000ULL)
+			return -EINVAL;
+		sec = sec * 10 + (*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (*p - '0') * scale;
+			}
+	if (*p || p == s)
+		return -EINVAL;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
 /*
  * Reads @fd from its start, handing each record to @fn; 0, or -EINVAL
  * reported.  The first pass looks for names and losses only, and leaves
  * the scheduling records undecoded; the second reports what is wrong.
  */
+static struct cp_analysis *pass_cp;
+
+/* --critical-path: both analyses, the latency pass first (the path uses its state). */
+static void lat_and_cp_record(struct lat_analysis *a, const struct fxt_reader *r,
+			      const struct fxt_record *rec)
+{
+	lat_record(a, r, rec);
+	cp_record(pass_cp, r, rec);
+}
+
 static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_analysis *a,
 		     void (*fn)(struct lat_analysis *, const struct fxt_reader *,
 				const struct fxt_record *))
@@ -115,6 +168,7 @@ static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_ana
 	r.ctx = ctx;
 	r.require_magic = true;
 	ctx->quiet = first;
+	pass_cp = ctx->cp;
 	if (first)
 		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
 	while ((ret = fxt_reader_next(&r, &rec)) == 1)
@@ -264,6 +318,10 @@ int cmd_latency(int argc, char **argv)
 		{ "hist", no_argument, NULL, OPT_HIST },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "critical-path", no_argument, NULL, OPT_CRITICAL_PATH },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "at", required_argument, NULL, OPT_AT },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "msecs", no_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
@@ -273,7 +331,9 @@ int cmd_latency(int argc, char **argv)
 	struct lat_opts lo = { .pid = -1, .cpu = -1, .top = 5, .unit_ns = 1000 };
 	const char *out_path = NULL, *format = NULL;
 	struct latency_ctx ctx = { 0 };
-	bool json_report = false, json_out = false;
+	bool json_report = false, json_out = false, critical = false, folded = false;
+	struct cp_opts co = { .tid = -1, .top = 5 };
+	struct cp_analysis *cp = NULL;
 	struct lat_analysis *a;
 	struct obuf out;
 	uint64_t v;
@@ -323,6 +383,26 @@ int cmd_latency(int argc, char **argv)
 		case OPT_JSON:
 			json_report = true;
 			break;
+		case OPT_CRITICAL_PATH:
+			critical = true;
+			break;
+		case OPT_FOLDED:
+			folded = true;
+			break;
+		case OPT_TID:
+			if (parse_u64(optarg, &v) || !v || v > INT32_MAX) {
+				pr_err("--tid: '%s' is not a thread id", optarg);
+				return 2;
+			}
+			co.tid = v;
+			break;
+		case OPT_AT:
+			if (parse_seconds(optarg, &co.at) || !co.at) {
+				pr_err("--at: '%s' is not a time in seconds (1234.567890123, as dump prints)",
+				       optarg);
+				return 2;
+			}
+			break;
 		case 'm':
 			lo.unit_ns = 1000000;
 			break;
@@ -344,6 +424,14 @@ int cmd_latency(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if ((co.tid >= 0 || co.at) && !critical) {
+		pr_err("--tid and --at go with --critical-path");
+		return 2;
+	}
+	if (critical && folded) {
+		pr_err("--folded and --critical-path are different reports: pick one");
+		return 2;
+	}
 	if (out_path && output_format(format, out_path, &json_out))
 		return 2;
 	if (out_path && !strcmp(out_path, "-")) {
@@ -360,7 +448,13 @@ int cmd_latency(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
+	if (critical) {
+		co.top = lo.top;
+		lo.top = 0;	/* the latency report's own list is not printed */
+	}
 	a = lat_new(&lo);
+	if (a && critical)
+		cp = cp_new(a, &co);
 	if (!a || obuf_init(&out, 1, 1 << 16)) {
 		pr_err("out of memory");
 		close(fd);
@@ -369,22 +463,34 @@ int cmd_latency(int argc, char **argv)
 	ret = read_pass(fd, &ctx, true, a, lat_scan);
 	if (!ret) {
 		lat_scan_done(a);
-		ret = read_pass(fd, &ctx, false, a, lat_record);
+		ctx.cp = cp;
+		ret = read_pass(fd, &ctx, false, a, cp ? lat_and_cp_record : lat_record);
 	}
 	if (ctx.reported > 10)
 		pr_warn("%s: %llu spec violations in all", ctx.path, (unsigned long long)ctx.reported);
 	if (!ret) {
 		lat_done(a);
-		if (json_report)
+		if (cp)
+			cp_done(cp);
+		if (cp && json_report)
+			cp_report_json(cp, &out, ctx.path);
+		else if (cp)
+			cp_report_text(cp, &out, ctx.path);
+		else if (folded)
+			lat_report_folded(a, &out);
+		else if (json_report)
 			lat_report_json(a, &out, ctx.path);
 		else
 			lat_report_text(a, &out, ctx.path);
 		if (obuf_flush(&out))
 			ret = out.err;
 	}
-	if (!ret && out_path)
+	if (!ret && out_path && cp)
+		ret = cp_annotate(cp, fd, ctx.path, out_path, json_out);
+	else if (!ret && out_path)
 		ret = annotate(a, fd, &ctx, out_path, json_out);
 	obuf_free(&out);
+	cp_free(cp);
 	lat_free(a);
 	close(fd);
 	return ret ? 1 : 0;
