@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	f = fopen(argv[1], "w");
 	if (!f)
 		die(argv[1]);
-	fprintf(f, "victim %d\nwaiter %d\nholder %d\nhog %d\nticker %d\n", tids[VICTIM],
+	fprintf(f, "victim=%d\nwaiter=%d\nholder=%d\nhog=%d\nticker=%d\n", tids[VICTIM],
 		tids[WAITER], tids[HOLDER], tids[HOG], tids[TICKER]);
 	fclose(f);
 	pthread_join(th[HOLDER], NULL);
@@ -192,5 +192,7 @@ int main(int argc, char **argv)
 		die("write");
 	pthread_join(th[TICKER], NULL);
 	pthread_join(th[VICTIM], NULL);
+	/* Not at the very end of a recording that stops when this exits. */
+	sleep_us(100000);
 	return 0;
 }
