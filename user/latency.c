@@ -594,10 +594,15 @@ static int cmp_share(const void *x, const void *y)
 	return p->ns > q->ns ? -1 : p->ns < q->ns;
 }
 
+/* Threads a blame adds up before it keeps the longest LAT_BLAME_THREADS. */
+#define BLAME_POOL	64
+
 /* What held CPU @c during [w->start, w->end], newest segment first. */
 static void blame(struct lat_cpu *c, struct lat_wait *w)
 {
 	uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0, dummy = 0;
+	struct lat_share pool[BLAME_POOL];
+	uint32_t npool = 0;
 
 	w->partial = c->covered_from > w->start;
 	for (uint64_t i = c->nsegs; i > oldest; i--) {
@@ -608,15 +613,15 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 		if (s->end <= w->start) {
 			/* Interrupts nest inside threads' segments: look a little further. */
 			if (s->kind == SEG_THREAD || s->kind == SEG_IDLE)
-				return;
+				break;
 			continue;
 		}
 		if (hi <= lo)
 			continue;
 		switch (s->kind) {
 		case SEG_THREAD:
-			share_add(w->run, &w->nrun, LAT_BLAME_THREADS, &w->run_other_ns, s->kind,
-				  s->id, s->weight, hi - lo);
+			share_add(pool, &npool, BLAME_POOL, &w->run_other_ns, s->kind, s->id,
+				  s->weight, hi - lo);
 			break;
 		case SEG_IDLE:
 			w->idle_ns += hi - lo;
@@ -633,6 +638,14 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 	/* Ran out of history before reaching the start. */
 	if (c->nsegs > RING_SEGS && c->ring[oldest & (RING_SEGS - 1)].start > w->start)
 		w->partial = true;
+	/* The longest, not the latest, are named; the rest are "other threads". */
+	qsort(pool, npool, sizeof(pool[0]), cmp_share);
+	for (uint32_t i = 0; i < npool; i++) {
+		if (i < LAT_BLAME_THREADS)
+			w->run[w->nrun++] = pool[i];
+		else
+			w->run_other_ns += pool[i].ns;
+	}
 }
 
 /* ---- the worst waits ----------------------------------------------------- */
