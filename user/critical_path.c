@@ -57,7 +57,7 @@ static const char *const note_text[] = {
 	[CP_NOTE_CYCLE] = "the waker is already on this chain (cycle): not followed",
 	[CP_NOTE_DEPTH] = "too deep: not followed",
 	[CP_NOTE_HISTORY] = "history not kept this far back",
-	[CP_NOTE_BEFORE_TRACE] = "before the trace",
+	[CP_NOTE_BEFORE_TRACE] = "before its first record",
 	[CP_NOTE_LOSS] = "records lost here",
 	[CP_NOTE_TRUNCATED] = "more hops than kept",
 	[CP_NOTE_GAP] = "nothing recorded for this thread here",
@@ -340,6 +340,9 @@ static void walk(struct cp_analysis *cp, struct cp_path *p, uint64_t tid, uint64
 			break;
 		}
 	}
+	/* Nothing was written over: the oldest segment is the thread's first. */
+	if (t->nhist <= CP_HIST)
+		note = CP_NOTE_BEFORE_TRACE;
 	if (cursor > lo)
 		add_hop(cp, p, tid, lo, cursor, parent, depth, NULL, note);
 }
@@ -747,16 +750,22 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 
 /* ---- the path written into the trace ------------------------------------ */
 
+/* What the trace gets, in time order: a hop's slice, or one end of a flow. */
 struct cp_slice {
-	uint64_t start, end, tid, flow_out, flow_in;
+	uint64_t ts, flow;		/* flow: its id, 0 for the slice */
 	uint32_t path, hop;
+	uint8_t type;			/* KTRACE_FXT_EV_DURATION_COMPLETE or a flow's */
 };
 
 static int cmp_slice(const void *x, const void *y)
 {
 	const struct cp_slice *p = x, *q = y;
 
-	return p->start < q->start ? -1 : p->start > q->start;
+	if (p->ts != q->ts)
+		return p->ts < q->ts ? -1 : 1;
+	/* A slice before the flows that bind to it. */
+	return (p->type == KTRACE_FXT_EV_DURATION_COMPLETE ? 0 : 1) -
+	       (q->type == KTRACE_FXT_EV_DURATION_COMPLETE ? 0 : 1);
 }
 
 static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
@@ -769,18 +778,24 @@ static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
 /*
  * A hop as a complete event on its thread's track, named after what the
  * thread did; a flow runs from the hop that ended a blocked span (the
- * waker's, at the wakeup) to that span.
+ * waker's, at the wakeup) to that span, each end at the last nanosecond
+ * of its slice, where it binds.
  */
 static void write_slice(struct cp_analysis *cp, struct fxt_writer *w, const struct fxt_reader *r,
 			const struct cp_slice *sl, struct obuf *text)
 {
 	const struct cp_path *p = &cp->paths[sl->path];
 	const struct cp_hop *h = &p->hops[sl->hop];
-	uint64_t pid = lat_thread_pid(cp->a, h->tid), at;
+	uint64_t pid = lat_thread_pid(cp->a, h->tid);
 	struct fxt_arg args[4];
 	char name[64], buf[2];
 	const char *fn;
 
+	if (sl->type != KTRACE_FXT_EV_DURATION_COMPLETE) {
+		fxt_write_event(w, sl->type, to_ticks(r, sl->ts), pid, h->tid,
+				"ktrace:critical_path", "wakeup", NULL, 0, sl->flow);
+		return;
+	}
 	text->len = 0;
 	hop_text(cp, h, text);
 	obuf_putc(text, 0);
@@ -796,14 +811,15 @@ static void write_slice(struct cp_analysis *cp, struct fxt_writer *w, const stru
 	args[3] = fxt_arg_str("what", text->buf);
 	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, to_ticks(r, h->start), pid, h->tid,
 			"ktrace:critical_path", name, args, 4, to_ticks(r, h->end));
-	/* Flows bind to the slice around them: the last nanosecond of each. */
-	at = h->end > h->start ? h->end - 1 : h->start;
-	if (sl->flow_out)
-		fxt_write_event(w, KTRACE_FXT_EV_FLOW_BEGIN, to_ticks(r, at), pid, h->tid,
-				"ktrace:critical_path", "wakeup", NULL, 0, sl->flow_out);
-	if (sl->flow_in)
-		fxt_write_event(w, KTRACE_FXT_EV_FLOW_END, to_ticks(r, at), pid, h->tid,
-				"ktrace:critical_path", "wakeup", NULL, 0, sl->flow_in);
+}
+
+static struct cp_slice flow_end(const struct cp_path *p, uint32_t k, uint32_t hop, uint8_t type,
+				uint64_t id)
+{
+	const struct cp_hop *h = &p->hops[hop];
+
+	return (struct cp_slice){ .ts = h->end > h->start ? h->end - 1 : h->start, .flow = id,
+				  .path = k, .hop = hop, .type = type };
 }
 
 static bool has_time(const struct fxt_record *rec)
@@ -826,18 +842,15 @@ int cp_annotate(struct cp_analysis *cp, int in_fd, const char *in_path, const ch
 	int fxt_fd, ret;
 
 	for (uint32_t k = 0; k < cp->npaths; k++)
-		n += cp->paths[k].nhops;
+		n += 3 * cp->paths[k].nhops;	/* a slice, at most two flow ends */
 	sl = xcalloc(n, sizeof(*sl));
 	n = 0;
 	for (uint32_t k = 0; k < cp->npaths; k++) {
 		const struct cp_path *p = &cp->paths[k];
-		uint32_t base = n;
 
-		for (uint32_t j = 0; j < p->nhops; j++) {
-			sl[n] = (struct cp_slice){ .start = p->hops[j].start, .end = p->hops[j].end,
-						   .tid = p->hops[j].tid, .path = k, .hop = j };
-			n++;
-		}
+		for (uint32_t j = 0; j < p->nhops; j++)
+			sl[n++] = (struct cp_slice){ .ts = p->hops[j].start, .path = k, .hop = j,
+						     .type = KTRACE_FXT_EV_DURATION_COMPLETE };
 		/* The waker's latest hop inside a blocked span flows into it. */
 		for (uint32_t j = 0; j < p->nhops; j++) {
 			const struct cp_hop *h = &p->hops[j];
@@ -851,8 +864,9 @@ int cp_annotate(struct cp_analysis *cp, int in_fd, const char *in_path, const ch
 					latest = c;
 			if (latest == UINT32_MAX || !p->hops[latest].tid)
 				continue;
-			sl[base + latest].flow_out = ++flow;
-			sl[base + j].flow_in = flow;
+			flow++;
+			sl[n++] = flow_end(p, k, latest, KTRACE_FXT_EV_FLOW_BEGIN, flow);
+			sl[n++] = flow_end(p, k, j, KTRACE_FXT_EV_FLOW_END, flow);
 		}
 	}
 	qsort(sl, n, sizeof(*sl), cmp_slice);
@@ -874,7 +888,7 @@ int cp_annotate(struct cp_analysis *cp, int in_fd, const char *in_path, const ch
 	w.inline_strings = true;
 	while (fxt_reader_next(&r, &rec) == 1) {
 		if (has_time(&rec))
-			for (uint64_t ts = fxt_ticks_to_ns(&r, rec.ts); i < n && sl[i].start <= ts; i++)
+			for (uint64_t ts = fxt_ticks_to_ns(&r, rec.ts); i < n && sl[i].ts <= ts; i++)
 				write_slice(cp, &w, &r, &sl[i], &text);
 		fxt_write_words(&w, rec.w, rec.nwords);
 	}
