@@ -1126,7 +1126,8 @@ static uint32_t blocked_in_totals(struct lat_analysis *a, const struct lat_group
 		out[j].ns += b->ns;
 		out[j].n += b->n;
 	}
-	qsort(out, n, sizeof(*out), cmp_fn_total);
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_fn_total);
 	return n;
 }
 
