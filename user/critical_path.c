@@ -394,12 +394,14 @@ static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint6
 	struct cp_path *p = &cp->scratch, *slot;
 	struct cp_hop *hops;
 
-	cp->waits++;
 	if (!cp->o.top)
 		return;
 	if (cp->o.at && (cp->o.at < start || cp->o.at > end))
 		return;
 	if (!cp->o.at && cp->npaths == cp->o.top && end - start <= path_ns(&cp->paths[0]))
+		return;
+	/* The filter last: most waits are not long enough to need it. */
+	if ((cp->o.tid >= 0 && (uint64_t)cp->o.tid != tid) || !lat_selects(cp->a, tid))
 		return;
 	p->tid = tid;
 	p->start = start;
@@ -439,7 +441,10 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 			t->cur.start = 0;
 		}
 		t->cur.cpu = rec->cpu;
-		x = arg_named(rec, "linux_state", 11);
+		/* The recorders write linux_state third and kstack fourth: look there first. */
+		x = rec->nargs >= 3 && rec->args[2].name.len == 11 &&
+		    !memcmp(rec->args[2].name.p, "linux_state", 11) ? &rec->args[2] :
+		    arg_named(rec, "linux_state", 11);
 		state = x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX ?
 			x->u : rec->out_state == KTRACE_FXT_THREAD_RUNNING ? KTRACE_LINUX_RUNNING :
 			KTRACE_LINUX_INTERRUPTIBLE;
@@ -450,7 +455,7 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 		} else {
 			s = next_seg(t, ts, CP_BLOCKED);
 			s->linux_state = state;
-			s->kstack = kstack_of(rec);
+			s->kstack = rec->nargs > 3 ? kstack_of(rec) : 0;
 		}
 	}
 	if (!rec->in_tid)
@@ -472,10 +477,10 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 	}
 	s = next_seg(t, ts, CP_RUNNING);
 	s->cpu = rec->cpu;
-	if ((state == CP_RUNNABLE || state == CP_BLOCKED) && off && ts > off &&
-	    (cp->o.tid < 0 || (uint64_t)cp->o.tid == rec->in_tid) &&
-	    lat_selects(cp->a, rec->in_tid))
+	if ((state == CP_RUNNABLE || state == CP_BLOCKED) && off && ts > off) {
+		cp->waits++;
 		consider(cp, rec->in_tid, off, ts);
+	}
 }
 
 static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
