@@ -109,8 +109,7 @@ struct cp_analysis {
 	uint32_t npaths;
 	struct cp_path scratch;
 	uint64_t chain[CP_MAX_DEPTH + 1];
-	uint64_t now, waits;
-	const char *tail_note;
+	uint64_t now;
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -477,10 +476,8 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 	}
 	s = next_seg(t, ts, CP_RUNNING);
 	s->cpu = rec->cpu;
-	if ((state == CP_RUNNABLE || state == CP_BLOCKED) && off && ts > off) {
-		cp->waits++;
+	if ((state == CP_RUNNABLE || state == CP_BLOCKED) && off && ts > off)
 		consider(cp, rec->in_tid, off, ts);
-	}
 }
 
 static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
@@ -666,8 +663,8 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 
 	if (obuf_init(&line, -1, 256))
 		return;
-	obuf_printf(o, "%s: critical path of %u of %llu waits (off CPU: switch-out to switch-in)\n",
-		    path, cp->npaths, (unsigned long long)cp->waits);
+	obuf_printf(o, "%s: critical path of %s %u wait%s of the selected threads (off CPU: switch-out to switch-in)\n",
+		    path, cp->o.at ? "the" : "the worst", cp->npaths, cp->npaths == 1 ? "" : "s");
 	if (!cp->npaths)
 		obuf_lit(o, cp->o.at ? "no selected thread was waiting at that time\n" :
 			 "no wait of a selected thread was recorded\n");
@@ -703,7 +700,7 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 		return;
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
-	obuf_printf(o, ",\"waits\":%llu,\"paths\":[", (unsigned long long)cp->waits);
+	obuf_lit(o, ",\"paths\":[");
 	for (uint32_t i = 0; i < cp->npaths; i++) {
 		const struct cp_path *p = &cp->paths[i];
 
