@@ -133,7 +133,7 @@ void kstacks_resolve(struct kstack_table *t, bool raw)
 	if (!raw) {
 		nsyms = load_kallsyms(&syms, &why);
 		if (!nsyms)
-			pr_warn("cannot name the kernel functions threads blocked in: /proc/kallsyms: %s; the trace keeps raw addresses",
+			pr_warn("cannot name the kernel functions threads blocked in: /proc/kallsyms: %s; they are written as \"?\" (record as root with kernel.kptr_restrict below 2, or with --raw-stacks to keep the addresses)",
 				why);
 	}
 	t->resolved = nsyms > 0;
@@ -145,9 +145,12 @@ void kstacks_resolve(struct kstack_table *t, bool raw)
 			const char *s = ksym_name(syms, nsyms, e->ip[j]);
 			char hex[24];
 
-			if (!s) {
+			/* No kernel address unless asked for: "?" where no name is known. */
+			if (!s && raw) {
 				snprintf(hex, sizeof(hex), "0x%" PRIx64, e->ip[j]);
 				s = hex;
+			} else if (!s) {
+				s = "?";
 			}
 			e->names[j] = strdup(s);
 		}

@@ -28,8 +28,9 @@ struct kstack_table {
 /* Adds stack @id of @nframes addresses (trailing zeros dropped); -ENOMEM. */
 int kstacks_add(struct kstack_table *t, uint32_t id, const uint64_t *ip, uint32_t nframes);
 /*
- * Names every frame from /proc/kallsyms, or, with @raw or when kallsyms
- * cannot be read (which it says, with why), as hexadecimal addresses.
+ * Names every frame from /proc/kallsyms, or with @raw as hexadecimal
+ * addresses; a frame kallsyms does not name is "?", and when kallsyms
+ * cannot be read it says so, with why.
  */
 void kstacks_resolve(struct kstack_table *t, bool raw);
 /*
