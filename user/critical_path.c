@@ -101,10 +101,8 @@ struct cp_path {
 struct cp_analysis {
 	struct lat_analysis *a;
 	struct cp_opts o;
-	struct cp_thread *threads;
-	uint64_t *keys;			/* open addressing: tid + 1, 0 empty */
-	uint32_t *vals;
-	uint32_t nthreads, cap_threads, map_size;
+	struct cp_thread *threads;	/* found through lat_thread_ext() */
+	uint32_t nthreads, cap_threads;
 	struct cp_path *paths;		/* min-heap by length while reading */
 	uint32_t npaths;
 	struct cp_path scratch;
@@ -133,9 +131,6 @@ struct cp_analysis *cp_new(struct lat_analysis *a, const struct cp_opts *o)
 		cp->o.top = 1;
 	cp->paths = xcalloc(cp->o.top, sizeof(*cp->paths));
 	cp->scratch.hops = xcalloc(CP_MAX_HOPS, sizeof(struct cp_hop));
-	cp->map_size = 1024;
-	cp->keys = xcalloc(cp->map_size, sizeof(*cp->keys));
-	cp->vals = xcalloc(cp->map_size, sizeof(*cp->vals));
 	return cp;
 }
 
@@ -150,54 +145,25 @@ void cp_free(struct cp_analysis *cp)
 	free(cp->paths);
 	free(cp->scratch.hops);
 	free(cp->threads);
-	free(cp->keys);
-	free(cp->vals);
 	free(cp);
 }
 
 /* ---- threads ------------------------------------------------------------ */
 
-static uint32_t slot_of(const struct cp_analysis *cp, uint64_t tid)
-{
-	uint32_t i = (uint32_t)((tid + 1) * 0x9e3779b97f4a7c15ULL >> 32) & (cp->map_size - 1);
-
-	while (cp->keys[i] && cp->keys[i] != tid + 1)
-		i = (i + 1) & (cp->map_size - 1);
-	return i;
-}
-
 static struct cp_thread *thread_find(struct cp_analysis *cp, uint64_t tid)
 {
-	uint32_t i = slot_of(cp, tid);
+	uint32_t *ext = lat_thread_ext(cp->a, tid, false);
 
-	return cp->keys[i] ? &cp->threads[cp->vals[i]] : NULL;
+	return ext && *ext ? &cp->threads[*ext - 1] : NULL;
 }
 
 static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 {
-	uint32_t i = slot_of(cp, tid);
+	uint32_t *ext = lat_thread_ext(cp->a, tid, true);
 	struct cp_thread *t;
 
-	if (cp->keys[i])
-		return &cp->threads[cp->vals[i]];
-	if (2 * (cp->nthreads + 1) > cp->map_size) {
-		uint64_t *keys = cp->keys;
-		uint32_t *vals = cp->vals, size = cp->map_size;
-
-		cp->map_size *= 2;
-		cp->keys = xcalloc(cp->map_size, sizeof(*cp->keys));
-		cp->vals = xcalloc(cp->map_size, sizeof(*cp->vals));
-		for (uint32_t j = 0; j < size; j++) {
-			if (!keys[j])
-				continue;
-			i = slot_of(cp, keys[j] - 1);
-			cp->keys[i] = keys[j];
-			cp->vals[i] = vals[j];
-		}
-		free(keys);
-		free(vals);
-		i = slot_of(cp, tid);
-	}
+	if (*ext)
+		return &cp->threads[*ext - 1];
 	if (cp->nthreads == cp->cap_threads) {
 		cp->cap_threads = cp->cap_threads ? 2 * cp->cap_threads : 256;
 		cp->threads = realloc(cp->threads, cp->cap_threads * sizeof(*cp->threads));
@@ -206,9 +172,8 @@ static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 			exit(1);
 		}
 	}
-	cp->keys[i] = tid + 1;
-	cp->vals[i] = cp->nthreads;
-	t = &cp->threads[cp->nthreads++];
+	*ext = ++cp->nthreads;
+	t = &cp->threads[cp->nthreads - 1];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->cur.cpu = -1;

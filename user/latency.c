@@ -37,6 +37,7 @@ struct lat_thread {
 	uint64_t since;
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
 };
 
 struct lat_proc {
@@ -1009,6 +1010,13 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 }
 
 /* ---- for another pass over the same records (the critical path) ---------- */
+
+uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add)
+{
+	struct lat_thread *t = add ? thread_get(a, tid) : thread_find(a, tid);
+
+	return t ? &t->ext : NULL;
+}
 
 bool lat_selects(struct lat_analysis *a, uint64_t tid)
 {

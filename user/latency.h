@@ -127,6 +127,12 @@ const char *lat_kind_name(unsigned int kind);
  * [start, end] as a wait's blame.
  */
 bool lat_selects(struct lat_analysis *a, uint64_t tid);
+/*
+ * A word per thread for another analysis (its own index + 1, 0 at first),
+ * so that one table finds threads by tid; NULL if @tid is unknown and not
+ * @add.  Valid until the next lookup that adds a thread.
+ */
+uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add);
 uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
 bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
 int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
