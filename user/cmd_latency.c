@@ -132,11 +132,7 @@ static int parse_seconds(const char *s, uint64_t *ns)
 	return 0;
 }
 
-/*
- * Reads @fd from its start, handing each record to @fn; 0, or -EINVAL
- * reported.  The first pass looks for names and losses only, and leaves
- * the scheduling records undecoded; the second reports what is wrong.
- */
+/* The critical path of this pass (read_pass() sets it), beside the latency analysis. */
 static struct cp_analysis *pass_cp;
 
 /* --critical-path: both analyses, the latency pass first (the path uses its state). */
@@ -147,6 +143,11 @@ static void lat_and_cp_record(struct lat_analysis *a, const struct fxt_reader *r
 	cp_record(pass_cp, r, rec);
 }
 
+/*
+ * Reads @fd from its start, handing each record to @fn; 0, or -EINVAL
+ * reported.  The first pass looks for names and losses only, and leaves
+ * the scheduling records undecoded; the second reports what is wrong.
+ */
 static int read_pass(int fd, struct latency_ctx *ctx, bool first, struct lat_analysis *a,
 		     void (*fn)(struct lat_analysis *, const struct fxt_reader *,
 				const struct fxt_record *))

@@ -20,7 +20,6 @@
  * CP_MAX_HOPS hops, whatever the length of the trace.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
