@@ -18,8 +18,8 @@ BPFTOOL		?= bpftool
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c \
-		   user/latency.c
-USER_CMD_SRCS	:= user/ktrace.c user/cli.c user/cli_output.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
+		   user/latency.c user/kstacks.c user/critical_path.c user/cli.c user/cli_output.c
+USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/spool.c user/statedump.c user/source_bpf.c \
 		   user/source_kmod.c user/source_ftrace.c user/ftrace_convert.c user/ftrace_text.c \
 		   user/clock_sync.c user/archive.c user/bpf_exact.c
@@ -66,7 +66,8 @@ FUZZ_READER	:= $(O)/tests/fuzz_reader
 WORKLOAD	:= $(O)/tests/workload
 CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
-TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD)
+CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
+TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean

@@ -65,6 +65,10 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	ktrace-bpf)
 		taskset -c $other "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- "$pp" "$trips" $cpu $block \
 			2>"$tmp/kerr" ;;
+	ktrace-blocked|ktrace-stacks)
+		# Where each thread blocked: every switch here is a pipe_read block.
+		taskset -c $other "$ktrace" record --backend bpf --${1#ktrace-} -o "$tmp/$1.fxt" -- \
+			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
 	runqlat)
 		taskset -c $other "$runqlat" 60 1 >/dev/null 2>&1 &
 		local rq=$!
@@ -74,7 +78,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	esac
 }
 
-conds="none ftrace ftrace-read ktrace-bpf"
+conds="none ftrace ftrace-read ktrace-bpf ktrace-blocked ktrace-stacks"
 [ -x "$runqlat" ] && conds="$conds runqlat"
 echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) timed in blocks of $block, $rounds rounds, conditions interleaved"
 for r in $(seq "$rounds"); do
@@ -88,16 +92,21 @@ done
 pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ktrace-bpf runqlat; do
+for c in none ftrace ftrace-read ktrace-bpf ktrace-blocked ktrace-stacks runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
-	printf '%-11s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
+	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
 		"$(pct "$tmp/$c" 0)" "$(awk -v m="$p" -v b="$base" 'BEGIN{print (m-b)/2}')" \
 		"$(awk -v m="$m" -v b="$base50" 'BEGIN{print (m-b)/2}')"
 done
 f=$(pct "$tmp/ftrace" 10); fr=$(pct "$tmp/ftrace-read" 10); k=$(pct "$tmp/ktrace-bpf" 10)
 awk -v f="$f" -v fr="$fr" -v k="$k" -v b="$base" 'BEGIN {
 	printf "\nktrace-bpf added cost / ftrace added cost: %.2f against ftrace with no reader, %.2f against ftrace drained by a reader (target: at most 1)\n", (k-b)/(f-b), (k-b)/(fr-b) }'
+# record --blocked-in and --stacks against the default, per switch.
+kb=$(pct "$tmp/ktrace-blocked" 10); kst=$(pct "$tmp/ktrace-stacks" 10)
+awk -v k="$k" -v kb="$kb" -v ks="$kst" -v b="$base" 'BEGIN {
+	printf "where threads blocked: --blocked-in adds %.1f ns per switch to ktrace-bpf (%.0f%% more than its %.1f ns), --stacks %.1f ns (%.0f%% more); on by default only within 20%%\n",
+		(kb-k)/2, 100*(kb-k)/(k-b), (k-b)/2, (ks-k)/2, 100*(ks-k)/(k-b) }'
 # The same ratio round by round, for its spread.
 for r in $(seq "$rounds"); do
 	echo "$(pct "$tmp/none.$r" 10) $(pct "$tmp/ftrace.$r" 10) $(pct "$tmp/ftrace-read.$r" 10) $(pct "$tmp/ktrace-bpf.$r" 10)"
@@ -137,15 +146,17 @@ awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="${recs:-0}" 'BEGIN {
 if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -q kernel.bpf_stats_enabled=1
-	taskset -c $other "$ktrace" record --backend bpf -o "$tmp/s.fxt" -- sh -c \
-		"'$pp' $trips $cpu >/dev/null; bpftool prog show -j >'$tmp/progs.json'" 2>/dev/null
-	sysctl -q kernel.bpf_stats_enabled="$old"
-	python3 - "$tmp/progs.json" <<'PY'
+	for opt in "" --blocked-in --stacks; do
+		taskset -c $other "$ktrace" record --backend bpf $opt -o "$tmp/s.fxt" -- sh -c \
+			"'$pp' $trips $cpu >/dev/null; bpftool prog show -j >'$tmp/progs.json'" 2>/dev/null
+		python3 - "$tmp/progs.json" "${opt:-default}" <<'PY'
 import json, sys
 names = {"ktrace_sched_switch": "sched_switch", "ktrace_sched_waking": "sched_waking"}
 runs = [p for p in json.load(open(sys.argv[1])) if p.get("name") in names and p.get("run_cnt")]
-print("BPF program run time (kernel.bpf_stats_enabled): " + ", ".join(
+print("BPF program run time (kernel.bpf_stats_enabled), %s: " % sys.argv[2] + ", ".join(
     "%s %.1f ns over %d runs" % (names[p["name"]], p["run_time_ns"] / p["run_cnt"], p["run_cnt"])
     for p in runs))
 PY
+	done
+	sysctl -q kernel.bpf_stats_enabled="$old"
 fi

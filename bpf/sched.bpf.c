@@ -42,6 +42,37 @@ const volatile char trigger_comm[16] = {};
 
 struct ktrace_bpf_trigger trigger = {};
 
+/*
+ * Where threads block (see ktrace_fxt_put_cswitch()): at a switch-out in S
+ * or D, the kernel stack, at most stack_depth frames (0: not recorded),
+ * interned in kstack_ids by its frames.  The ids are handed out from
+ * kstack_next, 1 up; a stack that finds the table full gets 0 and is
+ * counted in kstack_full.  User space sets the key size to stack_depth
+ * words and the table's size before load, and reads the table at the end.
+ */
+const volatile __u32 stack_depth = 0;
+
+__u32 kstack_next = 0;
+__u64 kstack_full = 0;
+
+struct kstack {
+	__u64 ip[KTRACE_KSTACK_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kstack);
+} kstack_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, struct kstack);	/* resized to stack_depth words */
+	__type(value, __u32);
+} kstack_ids SEC(".maps");
+
 /* Each watched thread's latest wakeup (see ktrace_wake_slot()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -283,16 +314,52 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	__sync_lock_test_and_set(&trigger.stop_at, ts + after_ns);
 }
 
+/*
+ * The interned id of the current kernel stack (the outgoing task's: @ctx
+ * is sched_switch's, which runs in it), or 0.  Bounded: one walk of at
+ * most stack_depth frames, one lookup, and on a first sighting one insert.
+ */
+static __always_inline __u32 kstack_id(void *ctx)
+{
+	__u32 zero = 0, id, *found;
+	struct kstack *st = bpf_map_lookup_elem(&kstack_scratch, &zero);
+	__u32 size = stack_depth * 8;
+
+	if (!st || size > sizeof(st->ip))
+		return 0;
+	/* Frames past the stack's end are part of the key: zero them. */
+	for (int i = 0; i < KTRACE_KSTACK_MAX_DEPTH; i++)
+		st->ip[i] = 0;
+	if (bpf_get_stack(ctx, st->ip, size, 0) <= 0)
+		return 0;
+	found = bpf_map_lookup_elem(&kstack_ids, st);
+	if (found)
+		return *found;
+	id = __sync_fetch_and_add(&kstack_next, 1) + 1;
+	if (bpf_map_update_elem(&kstack_ids, st, &id, BPF_NOEXIST)) {
+		/* Another CPU inserted it first, or the table is full. */
+		found = bpf_map_lookup_elem(&kstack_ids, st);
+		if (found)
+			return *found;
+		__sync_fetch_and_add(&kstack_full, 1);
+		return 0;
+	}
+	return id;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	__u64 rec[KTRACE_FXT_CSWITCH_WORDS], ts = bpf_ktime_get_ns();
+	__u64 rec[KTRACE_FXT_CSWITCH_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 kstack = 0;
 
+	if (stack_depth && ktrace_linux_state_blocks(state))
+		kstack = kstack_id(ctx);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
-						      next->pid, next->prio), ts, true);
+						      next->pid, next->prio, kstack), ts, true);
 	if (trigger_ns)
 		trigger_check(next, ts, cpu);
 	return 0;

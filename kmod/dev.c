@@ -73,6 +73,7 @@ union ktrace_ioctl_arg {
 	struct ktrace_consume con;
 	struct ktrace_stats st;
 	struct ktrace_probe probe;
+	struct ktrace_stacks stacks;
 };
 
 static void ktrace_geometry_locked(struct ktrace_session *s, struct ktrace_geometry *geo)
@@ -117,6 +118,8 @@ static int ktrace_ioctl_locked(struct ktrace_session *s, unsigned int cmd,
 	case KTRACE_IOC_STATS:
 		ktrace_session_stats_locked(s, &u->st);
 		return 0;
+	case KTRACE_IOC_STACKS:
+		return s->configured ? 0 : -EINVAL;	/* copied after unlocking */
 	default:
 		return -ENOTTY;
 	}
@@ -142,6 +145,8 @@ static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg
 		ret = copy_arg_in(&u.con, sizeof(u.con), arg);
 	else if (cmd == KTRACE_IOC_ADD_PROBE)
 		ret = copy_arg_in(&u.probe, sizeof(u.probe), arg);
+	else if (cmd == KTRACE_IOC_STACKS)
+		ret = copy_arg_in(&u.stacks, sizeof(u.stacks), arg);
 	if (ret)
 		return ret;
 
@@ -155,6 +160,10 @@ static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg
 		return copy_arg_out(arg, &u.geo, sizeof(u.geo));
 	if (cmd == KTRACE_IOC_STATS)
 		return copy_arg_out(arg, &u.st, sizeof(u.st));
+	if (cmd == KTRACE_IOC_STACKS) {
+		ret = ktrace_stacks_copy(s, &u.stacks);
+		return ret ? ret : copy_arg_out(arg, &u.stacks, sizeof(u.stacks));
+	}
 	if (cmd == KTRACE_IOC_STOP)
 		wake_up_interruptible(&s->wq);	/* poll() now says EPOLLHUP */
 	return 0;

@@ -97,6 +97,15 @@ struct ktrace_session {
 	u64 trigger_latency;
 	u32 trigger_tid;
 	u32 trigger_cpu;
+	/*
+	 * Where tasks block (KTRACE_CFG_BLOCKED_IN, KTRACE_CFG_STACKS): set by
+	 * CONFIGURE, freed with the session; the slots are written lock-free
+	 * by the switch probe (stacks.c).
+	 */
+	void *stacks;			/* KTRACE_STACK_SLOTS slots, NULL if off */
+	struct ktrace_stack_scratch __percpu *stack_scratch;
+	u32 stack_depth;		/* frames per slot, 0 if off */
+	atomic64_t stacks_full;		/* switches that found no slot */
 };
 
 extern struct ktrace_session __rcu *ktrace_active;
@@ -119,6 +128,12 @@ void ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 t
 void ktrace_bufs_flush(struct ktrace_session *s);
 bool ktrace_bufs_readable(struct ktrace_session *s);
 int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 consumed);
+
+/* stacks.c */
+int ktrace_stacks_alloc_locked(struct ktrace_session *s, u32 flags);
+void ktrace_stacks_free(struct ktrace_session *s);
+u32 ktrace_stack_id(struct ktrace_session *s);
+int ktrace_stacks_copy(struct ktrace_session *s, struct ktrace_stacks *st);
 
 /* session.c */
 struct ktrace_session *ktrace_session_new(void);

@@ -77,18 +77,23 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 			       struct task_struct *next, unsigned int prev_state)
 {
 	struct ktrace_cpu_buf *b = this_buf();
+	u32 state, kstack = 0, words;
 	u64 pos, *rec, ts;
 
 	if (!b)
 		return;
 	ts = ktrace_now();
-	rec = ktrace_buf_reserve(b, KTRACE_FXT_CSWITCH_WORDS * 8, ts, &pos);
+	state = ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state));
+	/* prev is current here: its stack is where it blocked. */
+	if (b->session->stack_depth && ktrace_linux_state_blocks(state))
+		kstack = ktrace_stack_id(b->session);
+	words = kstack ? KTRACE_FXT_CSWITCH_MAX_WORDS : KTRACE_FXT_CSWITCH_WORDS;
+	rec = ktrace_buf_reserve(b, words * 8, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio,
-			       ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state)),
-			       next->pid, next->prio);
-	ktrace_buf_commit(b, pos, KTRACE_FXT_CSWITCH_WORDS * 8);
+	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
+			       next->pid, next->prio, kstack);
+	ktrace_buf_commit(b, pos, words * 8);
 	if (unlikely(b->trigger))
 		trigger_check(b, next, ts);
 }

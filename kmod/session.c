@@ -39,6 +39,7 @@ void ktrace_session_free(struct ktrace_session *s)
 	ktrace_dynprobes_remove_locked(s);
 	mutex_unlock(&s->lock);
 	ktrace_bufs_free(s);
+	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -88,10 +89,13 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		s->trigger_pid = cfg->trigger_pid;
 		memcpy(s->trigger_comm, cfg->trigger_comm, sizeof(s->trigger_comm));
 	}
-	ret = ktrace_bufs_alloc_locked(s);
+	ret = ktrace_stacks_alloc_locked(s, cfg->flags);
+	if (!ret)
+		ret = ktrace_bufs_alloc_locked(s);
 	if (!ret) {
 		s->configured = true;
 	} else {
+		ktrace_stacks_free(s);
 		vfree(s->wake_slots);
 		s->wake_slots = NULL;
 	}

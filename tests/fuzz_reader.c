@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: arbitrary bytes through the FXT reader, the JSON
- * converter and the latency analysis with its reports.  None may crash,
+ * converter, the latency analysis and the critical path with their reports.  None may crash,
  * hang, leak or read out of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "critical_path.h"
 #include "fxt_reader.h"
 #include "json_writer.h"
 #include "latency.h"
@@ -27,10 +28,21 @@ static void pass(struct lat_analysis *a, const void *data, size_t size,
 	fxt_reader_close(&r);
 }
 
-/* Both passes of ktrace latency, every report, and the blame lines. */
+static struct cp_analysis *fuzz_cp;
+
+/* ktrace latency --critical-path's second pass: both analyses. */
+static void lat_and_cp(struct lat_analysis *a, const struct fxt_reader *r,
+		       const struct fxt_record *rec)
+{
+	lat_record(a, r, rec);
+	cp_record(fuzz_cp, r, rec);
+}
+
+/* Both passes of ktrace latency and the critical path, every report, and the blame lines. */
 static void analyse(const void *data, size_t size)
 {
 	struct lat_opts o = { .pid = -1, .cpu = -1, .top = 4, .hist = true, .unit_ns = 1000 };
+	struct cp_opts co = { .tid = -1, .top = 3 };
 	struct lat_analysis *a = lat_new(&o);
 	const struct lat_wait *w;
 	struct obuf out;
@@ -38,18 +50,24 @@ static void analyse(const void *data, size_t size)
 
 	if (!a)
 		return;
+	fuzz_cp = cp_new(a, &co);
 	pass(a, data, size, lat_scan);
 	lat_scan_done(a);
-	pass(a, data, size, lat_record);
+	pass(a, data, size, lat_and_cp);
 	lat_done(a);
+	cp_done(fuzz_cp);
 	if (obuf_init(&out, -1, 4096) == 0) {
 		lat_report_text(a, &out, "fuzz");
 		lat_report_json(a, &out, "fuzz");
+		lat_report_folded(a, &out);
+		cp_report_text(fuzz_cp, &out, "fuzz");
+		cp_report_json(fuzz_cp, &out, "fuzz");
 		w = lat_waits_by_start(a, &n);
 		for (uint32_t i = 0; i < n; i++)
 			lat_blame_line(a, &w[i], &out);
 		obuf_free(&out);
 	}
+	cp_free(fuzz_cp);
 	lat_free(a);
 }
 

@@ -33,10 +33,10 @@ static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
 static void cswitch(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out, int out_prio,
 		    uint32_t state, uint32_t in, int in_prio)
 {
-	__u64 buf[KTRACE_FXT_CSWITCH_WORDS];
+	__u64 buf[KTRACE_FXT_CSWITCH_MAX_WORDS];
 
 	fxt_write_words(w, buf, ktrace_fxt_put_cswitch(buf, cpu, ts, out, out_prio, state, in,
-						       in_prio));
+						       in_prio, 0));
 }
 
 static void wakeup_ctx(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,
@@ -263,6 +263,73 @@ static void latency(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 23000, 205, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,
+		       int out_prio, uint32_t state, uint32_t in, int in_prio, uint32_t kstack)
+{
+	__u64 buf[KTRACE_FXT_CSWITCH_MAX_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_cswitch(buf, cpu, ts, out, out_prio, state, in,
+						       in_prio, kstack));
+}
+
+static void kstack(struct fxt_writer *w, uint32_t id, const char *fn, const char *frames)
+{
+	struct fxt_arg args[3] = {
+		fxt_arg_int(KTRACE_FXT_ARG_UINT32, "kstack", id),
+		fxt_arg_str("blocked_in", fn),
+		fxt_arg_str("frames", frames),
+	};
+
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "kstack", args, 3, 0);
+}
+
+/*
+ * Two waits of victim 300 with a known critical path (times from T0, ns):
+ *  1. victim blocks in pipe_read on CPU 1 at 200; waiter 301 blocks in
+ *     futex_wait_queue at 400; holder 302 (CPU 0, running since 50) is
+ *     preempted by hog 303 (SCHED_FIFO 50) from 1000 to 9000, wakes waiter
+ *     at 10000; waiter runs at 10500 (behind idle), wakes victim at 11000,
+ *     blocks at 11200, when victim runs: an 11000 ns wait.
+ *  2. victim blocks in pipe_read at 12000; ticker 304 (CPU 2, running
+ *     since 11500) sleeps in do_nanosleep at 12500; a hardirq wakes it at
+ *     20000; it runs at 20100, wakes victim at 20300, blocks at 20400;
+ *     victim runs at 20500: an 8500 ns wait that ends in a timer.
+ */
+static void chain(struct fxt_writer *w)
+{
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_process(w, 300, "app");
+	kobj_thread(w, 300, 300, "victim");
+	kobj_thread(w, 301, 300, "waiter");
+	kobj_thread(w, 302, 300, "holder");
+	kobj_thread(w, 303, 300, "hog");
+	kobj_thread(w, 304, 300, "ticker");
+	kstack(w, 1, "pipe_read", "entry_SYSCALL_64;ksys_read;vfs_read;pipe_read;schedule;__schedule");
+	kstack(w, 2, "futex_wait_queue",
+	       "entry_SYSCALL_64;__x64_sys_futex;futex_wait;futex_wait_queue;schedule;__schedule");
+	kstack(w, 3, "do_nanosleep",
+	       "entry_SYSCALL_64;hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
+	cswitch_in(w, 0, T0 + 50, 0, 120, 0, 302, 120, 0);
+	cswitch_in(w, 1, T0 + 100, 0, 120, 0, 300, 120, 0);
+	cswitch_in(w, 1, T0 + 200, 300, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120, 1);
+	cswitch_in(w, 1, T0 + 300, 0, 120, 0, 301, 120, 0);
+	cswitch_in(w, 1, T0 + 400, 301, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120, 2);
+	cswitch_in(w, 0, T0 + 1000, 302, 120, KTRACE_LINUX_RUNNING, 303, 49, 0);
+	cswitch_in(w, 0, T0 + 9000, 303, 49, KTRACE_LINUX_INTERRUPTIBLE, 302, 120, 0);
+	wakeup(w, 0, T0 + 10000, 301, 120, 302);
+	cswitch_in(w, 1, T0 + 10500, 0, 120, 0, 301, 120, 0);
+	wakeup(w, 1, T0 + 11000, 300, 120, 301);
+	cswitch_in(w, 1, T0 + 11200, 301, 120, KTRACE_LINUX_INTERRUPTIBLE, 300, 120, 2);
+	cswitch_in(w, 2, T0 + 11500, 0, 120, 0, 304, 120, 0);
+	cswitch_in(w, 1, T0 + 12000, 300, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120, 1);
+	cswitch_in(w, 2, T0 + 12500, 304, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120, 3);
+	wakeup_ctx(w, 2, T0 + 20000, 304, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch_in(w, 2, T0 + 20100, 0, 120, 0, 304, 120, 0);
+	wakeup(w, 2, T0 + 20300, 300, 120, 304);
+	cswitch_in(w, 2, T0 + 20400, 304, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120, 1);
+	cswitch_in(w, 1, T0 + 20500, 0, 120, 0, 300, 120, 0);
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
@@ -304,7 +371,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|chain FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -321,6 +388,8 @@ int main(int argc, char **argv)
 		unordered(w);
 	else if (!strcmp(argv[1], "latency"))
 		latency(w);
+	else if (!strcmp(argv[1], "chain"))
+		chain(w);
 	else if (!strcmp(argv[1], "wide"))
 		wide(w, strtoull(argv[2], NULL, 0));
 	else

@@ -43,14 +43,14 @@ fi
 size=$(stat -c %s "$tmp/s.fxt")
 head -c $((size - 20)) "$tmp/s.fxt" >"$tmp/trunc.fxt"
 run "$ktrace" convert "$tmp/trunc.fxt" -o "$tmp/trunc.json"
-[ $rc -ne 0 ] && grep -q 'offset 2544 (0x9f0): record size: input ends inside a scheduling record' "$tmp/err"
+[ $rc -ne 0 ] && grep -q 'offset 2600 (0xa28): record size: input ends inside a scheduling record' "$tmp/err"
 ok $? "convert of a truncated trace fails and names the offset"
 json_valid "$tmp/trunc.json" && grep -q '"end_state":"X"' "$tmp/trunc.json"
 ok $? "the truncated trace's JSON is valid and holds the records before the cut"
 
 run "$ktrace" dump "$tmp/trunc.fxt"
-[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 84 ]
-ok $? "dump of a truncated trace prints the 84 whole records and fails"
+[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 87 ]
+ok $? "dump of a truncated trace prints the 87 whole records and fails"
 
 # Garbage: not FXT at all.  Refused at once, and nothing is written.
 { printf 'x'; head -c 4095 /dev/urandom; } >"$tmp/garbage.fxt"

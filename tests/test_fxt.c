@@ -202,7 +202,10 @@ static int t_recorder_records(void)
 
 	fxt_write_preamble(w, 1, "t");
 	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5000, 1234, 120, KTRACE_LINUX_UNINTERRUPTIBLE,
-				     0, 120) == KTRACE_FXT_CSWITCH_WORDS);
+				     0, 120, 42) == KTRACE_FXT_CSWITCH_MAX_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_MAX_WORDS);
+	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5500, 0, 120, KTRACE_LINUX_RUNNING, 1234, 120, 0) ==
+	      KTRACE_FXT_CSWITCH_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0));
 	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ) ==
@@ -224,6 +227,10 @@ static int t_recorder_records(void)
 	CHECK(a && a->type == KTRACE_FXT_ARG_INT32 && a->i == 20);
 	a = fxt_find_arg(&rec, "incoming_weight");
 	CHECK(a && a->i == KTRACE_FXT_IDLE_WEIGHT);
+	a = fxt_find_arg(&rec, "kstack");
+	CHECK(rec.nargs == 4 && a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 42);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 5500 && rec.nargs == 3);
+	CHECK(!fxt_find_arg(&rec, "kstack"));
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_SCHED_WAKEUP);
 	CHECK(rec.cpu == 1 && rec.ts == 6000 && rec.tid == 1234);

@@ -149,6 +149,89 @@ head -c $((size - 20)) "$tmp/l.fxt" >"$tmp/trunc.fxt"
 run "$ktrace" latency "$tmp/trunc.fxt" --json
 [ $rc -eq 0 ] && grep -q 'analysed the [0-9]* records before it' "$tmp/err" && jcheck "r['top'][0]['latency'] == 5000"
 ok $? "a truncated trace is analysed up to the cut, with a warning naming the offset" || diag "$tmp/err"
+# The critical path on a hand-built trace whose path is known (gen_trace chain).
+"$gen" chain "$tmp/c.fxt"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim --top 2 --json
+ok $rc "latency --critical-path --json reads the chain trace" || diag "$tmp/err"
+cat >"$tmp/cp.py" <<EOF
+import json, sys
+T0 = $T0
+def hops(path):
+    return [(h['depth'], h['comm'], h['state'], h['start'] - T0, h['end'] - T0, h.get('blocked_in'),
+             h.get('woken_by_comm') or h.get('interrupt'), h.get('note')) for h in path['hops']]
+r = json.load(open('$tmp/out'))
+EOF
+jcheck "[(p['tid'], p['start'] - $T0, p['end'] - $T0) for p in r['paths']] == [(300, 200, 11200), (300, 12000, 20500)]"
+ok $? "the two waits of victim, longest first, off CPU from switch-out to switch-in" || diag "$tmp/out"
+python3 - <<EOF
+exec(open('$tmp/cp.py').read())
+want = [
+    (0, 'victim', 'runnable', 11000, 11200, None, None, None),
+    (0, 'victim', 'S', 200, 11000, 'pipe_read', 'waiter', None),
+    (1, 'waiter', 'running', 10500, 11000, None, None, None),
+    (1, 'waiter', 'runnable', 10000, 10500, None, None, None),
+    (1, 'waiter', 'S', 400, 10000, 'futex_wait_queue', 'holder', None),
+    (2, 'holder', 'running', 9000, 10000, None, None, None),
+    (2, 'holder', 'runnable', 1000, 9000, None, None, None),
+    (2, 'holder', 'running', 400, 1000, None, None, None),
+    (1, 'waiter', 'running', 300, 400, None, None, None),
+    (1, 'waiter', 'missing', 200, 300, None, None, 'before its first record'),
+]
+got = hops(r['paths'][0])
+print('\n'.join('# ' + str(h) for h in got))
+sys.exit(0 if got == want else 1)
+EOF
+ok $? "pipe <- mutex <- hog: every hop exact (thread, span, state, blocked-in, waker)"
+jcheck "'behind hog 303 (rt 50) 8.0 us' in r['paths'][0]['hops'][6]['text'] and 'behind idle 500 ns' in r['paths'][0]['hops'][3]['text']"
+ok $? "runnable hops are blamed as --top does: hog with its priority, idle"
+python3 - <<EOF
+exec(open('$tmp/cp.py').read())
+want = [
+    (0, 'victim', 'runnable', 20300, 20500, None, None, None),
+    (0, 'victim', 'S', 12000, 20300, 'pipe_read', 'ticker', None),
+    (1, 'ticker', 'running', 20100, 20300, None, None, None),
+    (1, 'ticker', 'runnable', 20000, 20100, None, None, None),
+    (1, 'ticker', 'S', 12500, 20000, 'do_nanosleep', 'timer expiry (hardirq)', None),
+    (1, 'ticker', 'running', 12000, 12500, None, None, None),
+]
+got = hops(r['paths'][1])
+print('\n'.join('# ' + str(h) for h in got))
+sys.exit(0 if got == want else 1)
+EOF
+ok $? "the timer chain ends at the interrupt, named, not at the task it interrupted"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --at 1000.000015 --json
+jcheck "[(p['start'] - $T0, p['end'] - $T0) for p in r['paths']] == [(12000, 20500)]"
+ok $? "--at picks the wait that holds that time"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --tid 301 --json
+jcheck "r['paths'] and all(p['tid'] == 301 for p in r['paths'])"
+ok $? "--tid follows another thread's waits"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim
+grep -q 'victim 300  blocked (S) in pipe_read, woken by waiter 301' "$tmp/out" &&
+	grep -q 'waiter 301  blocked (S) in futex_wait_queue, woken by holder 302' "$tmp/out" &&
+	grep -q 'holder 302  runnable on CPU 0 behind hog 303 (rt 50)' "$tmp/out"
+ok $? "the text tree names each hop" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --comm victim
+grep -qE '^ +S 0.019 ms: pipe_read 0.019 ms$' "$tmp/out"
+ok $? "blocked time split by function: S 0.019 ms: pipe_read 0.019 ms" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --folded
+grep -qx 'victim;entry_SYSCALL_64;ksys_read;vfs_read;pipe_read;schedule;__schedule 19' "$tmp/out" &&
+	grep -qx 'ticker;entry_SYSCALL_64;hrtimer_nanosleep;do_nanosleep;schedule;__schedule 7' "$tmp/out"
+ok $? "--folded: blocked microseconds per stack" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim -o "$tmp/cp.fxt"
+"$ktrace" dump "$tmp/cp.fxt" >"$tmp/cpdump"
+[ "$(grep -c 'duration complete: .*"ktrace:critical_path":"' "$tmp/cpdump")" -eq 16 ] &&
+	[ "$(grep -c 'flow begin: .*"ktrace:critical_path":"wakeup"' "$tmp/cpdump")" -eq 3 ] &&
+	[ "$(grep -c 'flow end: .*"ktrace:critical_path":"wakeup"' "$tmp/cpdump")" -eq 3 ] &&
+	grep -q 'complete: 300/302 "ktrace:critical_path":"runnable" dur=8000' "$tmp/cpdump" &&
+	"$ktrace" dump --strict "$tmp/cp.fxt" >/dev/null
+ok $? "-o: a slice per hop on each thread's track, a flow from each waker's hop" || diag "$tmp/cpdump"
+cpbad=0
+for args in "--critical-path --at x" "--at 5" "--tid 0 --critical-path" "--critical-path --folded"; do
+	# shellcheck disable=SC2086
+	run "$ktrace" latency "$tmp/c.fxt" $args
+	if [ $rc -ne 2 ] || [ ! -s "$tmp/err" ]; then cpbad=1; echo "# '$args' exited $rc"; fi
+done
+ok $cpbad "bad --critical-path options exit 2 with a message"
 bad=0
 for args in "--by nothing" "--top -1" "--top x" "--min-latency 5parsecs" "--cpu -2" "--pid abc" "" "-o -"; do
 	# shellcheck disable=SC2086

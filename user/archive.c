@@ -49,7 +49,7 @@ uint64_t ring_common_start(const struct spool *spools, unsigned int n)
 }
 
 /* @records: every record in the archive, as `ktrace dump --stats` counts them. */
-int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
+int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 			 uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
 			 uint64_t *bytes, uint64_t *records)
 {
@@ -75,6 +75,8 @@ int write_archive(int fd, const struct source_ops *ops, const struct record_opts
 	 */
 	if (!ops->statedump_in_kernel || ro->ring)
 		statedump_write(w, &threads);
+	if (ops->head)
+		ops->head(priv, w, start);
 	ret = merge_spools(spools, n, w, from);
 	*bytes = w->out.total + w->out.len;
 	*records = w->records;
@@ -90,7 +92,7 @@ int write_archive(int fd, const struct source_ops *ops, const struct record_opts
  * Writing the output failed (a full disk, say): the recording is still in
  * the spools, so write it as FXT where there is room and say where.
  */
-void rescue(const struct source_ops *ops, const struct record_opts *ro, uint64_t start,
+void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
 		   struct spool *spools, unsigned int n, uint64_t from)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
@@ -106,7 +108,7 @@ void rescue(const struct source_ops *ops, const struct record_opts *ro, uint64_t
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, ro, start, spools, n, from, &bytes, &records) &&
+		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, &bytes, &records) &&
 		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, bytes / 1e6);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "fxt_reader.h"
+#include "kstacks.h"
 #include "utils.h"
 
 /* A set of u64 keys (tids), open addressing; 0 is stored out of band. */
@@ -170,7 +171,7 @@ static void put_ts(FILE *f, uint64_t ns)
 }
 
 static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec,
-			 struct name_map *names)
+			 struct name_map *names, struct kstack_names *ks)
 {
 	const struct fxt_arg *a;
 
@@ -223,6 +224,7 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		else if (ktrace_fxt_event_extra_words(rec->sub))
 			fprintf(f, " id=%llu", (unsigned long long)rec->extra);
 		put_args(f, rec);
+		kstack_names_note(ks, rec);
 		if (rec->tid && strcmp(name_of(names, rec->tid), "?"))
 			fprintf(f, "  [%s]", name_of(names, rec->tid));
 		break;
@@ -273,6 +275,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		fprintf(f, " %s", fxt_thread_state_name(rec->out_state));
 		if (a && a->u <= KTRACE_LINUX_STATE_MAX)
 			fprintf(f, " (%c)", KTRACE_LINUX_STATE_LETTERS[a->u]);
+		if (kstack_of(rec))
+			fprintf(f, " in %s", kstack_names_blocked_in(ks, kstack_of(rec)) ?: "?");
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
 			fprintf(f, " ==> %llu/%llu prio=%u", (unsigned long long)rec->in_pid,
 				(unsigned long long)rec->in_tid, rec->in_prio);
@@ -487,6 +491,7 @@ int cmd_dump(int argc, char **argv)
 	struct dump_args o = { 0 };
 	struct stats *st;
 	struct name_map names = { 0 };
+	struct kstack_names kstacks = { 0 };
 	struct cli_input in;
 	struct fxt_reader r;
 	struct fxt_record rec;
@@ -510,7 +515,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	while ((ret = fxt_reader_next(&r, &rec)) > 0) {
 		if (!o.quiet)
-			print_record(stdout, &r, &rec, &names);
+			print_record(stdout, &r, &rec, &names, &kstacks);
 		if (o.stats)
 			account(st, &r, &rec);
 	}
@@ -530,6 +535,7 @@ int cmd_dump(int argc, char **argv)
 	free(st->tids.keys);
 	free(st);
 	free(names.slots);
+	kstack_names_free(&kstacks);
 	cli_close_trace(&in);
 	return ret;
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "critical_path.h"
 #include "fxt_reader.h"
 #include "fxt_writer.h"
 #include "latency.h"
@@ -25,6 +26,10 @@ enum {
 	OPT_HIST,
 	OPT_TOP,
 	OPT_JSON,
+	OPT_CRITICAL_PATH,
+	OPT_TID,
+	OPT_AT,
+	OPT_FOLDED,
 };
 
 /*
@@ -32,6 +37,42 @@ enum {
  * reported.  The first pass looks for names and losses only, and leaves
  * the scheduling records undecoded; the second reports what is wrong.
  */
+/* "1234.567890123" (seconds, as dump prints them) into ns. */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000;
+	const char *p = s;
+
+	if (!*p)
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > UINT64_MAX / 10000000000ULL)
+			return -EINVAL;
+		sec = sec * 10 + (*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (*p - '0') * scale;
+			}
+	if (*p || p == s)
+		return -EINVAL;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+/* The critical path of this pass (read_pass() sets it), beside the latency analysis. */
+static struct cp_analysis *pass_cp;
+
+/* --critical-path: both analyses, the latency pass first (the path uses its state). */
+static void lat_and_cp_record(struct lat_analysis *a, const struct fxt_reader *r,
+			      const struct fxt_record *rec)
+{
+	lat_record(a, r, rec);
+	cp_record(pass_cp, r, rec);
+}
+
 static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 		     void (*fn)(struct lat_analysis *, const struct fxt_reader *,
 				const struct fxt_record *))
@@ -209,8 +250,9 @@ static int check_filters(struct lat_analysis *a, const struct lat_opts *lo, cons
 
 struct latency_args {
 	struct lat_opts lo;
+	struct cp_opts co;
 	const char *out_path, *format;
-	bool json_report;
+	bool json_report, critical, folded;
 };
 
 static int latency_opt(void *ctx, const struct cli_arg *a)
@@ -252,6 +294,22 @@ static int latency_opt(void *ctx, const struct cli_arg *a)
 	case OPT_JSON:
 		la->json_report = true;
 		break;
+	case OPT_CRITICAL_PATH:
+		la->critical = true;
+		break;
+	case OPT_FOLDED:
+		la->folded = true;
+		break;
+	case OPT_TID:
+		if (cli_parse_pid(a->name, a->text, &pid))
+			return -EINVAL;
+		la->co.tid = pid;
+		break;
+	case OPT_AT:
+		if (parse_seconds(a->text, &la->co.at) || !la->co.at)
+			return cli_usage_error("%s '%s': not a time in seconds (1234.567890123, as dump prints)",
+					       a->name, a->text);
+		break;
 	case 'm':
 		lo->unit_ns = 1000000;
 		break;
@@ -274,6 +332,10 @@ static const struct option latency_options[] = {
 	{ "hist", no_argument, NULL, OPT_HIST },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "critical-path", no_argument, NULL, OPT_CRITICAL_PATH },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "at", required_argument, NULL, OPT_AT },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "msecs", no_argument, NULL, 'm' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'F' },
@@ -306,11 +368,23 @@ static const struct cli_command latency_cmd = {
 		 "  -o, --output FILE      write the trace back with each of the worst waits as a\n"
 		 "                         slice on its thread (category ktrace:latency), as FXT,\n"
 		 "                         or JSON when FILE ends in .json\n"
-		 "  -F, --format FMT       fxt or json for -o, whatever the extension\n",
+		 "  -F, --format FMT       fxt or json for -o, whatever the extension\n"
+		 "  --folded               blocked time per kernel stack as folded stacks, for\n"
+		 "                         flamegraph.pl (record with --stacks or --blocked-in)\n"
+		 "\n"
+		 "  --critical-path        for the worst waits (--top, default 5) of the selected\n"
+		 "                         threads, off CPU from switch-out to switch-in: who woke\n"
+		 "                         it, what that thread did meanwhile (running, runnable\n"
+		 "                         behind whom, blocked in what and woken by whom), back\n"
+		 "                         until the wait is covered; -o writes it into the trace\n"
+		 "  --tid TID              only this thread\n"
+		 "  --at TS                the wait that holds this time (seconds, as dump prints)\n",
 	.examples = "  ktrace latency sched.fxt\n"
 		    "  ktrace latency sched.fxt --comm cyclictest --hist\n"
 		    "  ktrace latency sched.fxt --by cpu --min-latency 1ms --top 20 -o worst.fxt\n"
-		    "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n",
+		    "  ktrace record --ftrace 'irq:*' -o irq.fxt -d 10 && ktrace latency irq.fxt --json\n"
+		    "  ktrace latency sched.fxt --critical-path --comm victim -o path.json\n"
+		    "  ktrace latency off.fxt --folded | flamegraph.pl --countname=us > off.svg\n",
 	.durations = true,
 	.shortopts = "mo:F:",
 	.longopts = latency_options,
@@ -321,7 +395,9 @@ static const struct cli_command latency_cmd = {
 
 int cmd_latency(int argc, char **argv)
 {
-	struct latency_args la = { .lo = { .pid = -1, .cpu = -1, .top = 5, .unit_ns = 1000 } };
+	struct latency_args la = { .lo = { .pid = -1, .cpu = -1, .top = 5, .unit_ns = 1000 },
+				   .co = { .tid = -1, .top = 5 } };
+	struct cp_analysis *cp = NULL;
 	bool json_out = false;
 	struct lat_analysis *a;
 	struct cli_input in;
@@ -331,6 +407,14 @@ int cmd_latency(int argc, char **argv)
 	ret = cli_parse_options(&latency_cmd, argc, argv, &la);
 	if (ret >= 0)
 		return ret;
+	if ((la.co.tid >= 0 || la.co.at) && !la.critical) {
+		cli_usage_error("--tid and --at go with --critical-path");
+		return 2;
+	}
+	if (la.critical && la.folded) {
+		cli_usage_error("--folded and --critical-path are different reports: pick one");
+		return 2;
+	}
 	if (la.out_path && cli_output_format(la.format, la.out_path, &json_out))
 		return 2;
 	if (la.out_path && !strcmp(la.out_path, "-")) {
@@ -339,32 +423,52 @@ int cmd_latency(int argc, char **argv)
 	}
 	if (cli_open_trace(&in, argv[optind], CLI_INPUT_REREAD))
 		return 1;
+	if (la.critical) {
+		la.co.top = la.lo.top;
+		la.lo.top = 0;	/* the latency report's own list is not printed */
+	}
 	a = lat_new(&la.lo);
-	if (!a || obuf_init(&out, 1, 1 << 16)) {
+	if (a && la.critical)
+		cp = cp_new(a, &la.co);
+	if (!a || (la.critical && !cp) || obuf_init(&out, 1, 1 << 16)) {
 		pr_err("out of memory");
+		cp_free(cp);
+		lat_free(a);
 		cli_close_trace(&in);
 		return 1;
 	}
 	ret = read_pass(&in, true, a, lat_scan);
 	if (!ret) {
 		lat_scan_done(a);
-		ret = read_pass(&in, false, a, lat_record);
+		pass_cp = cp;
+		ret = read_pass(&in, false, a, cp ? lat_and_cp_record : lat_record);
 	}
 	if (!ret) {
 		lat_done(a);
 		ret = check_filters(a, &la.lo, in.path);
 	}
 	if (!ret) {
-		if (la.json_report)
+		if (cp)
+			cp_done(cp);
+		if (cp && la.json_report)
+			cp_report_json(cp, &out, in.path);
+		else if (cp)
+			cp_report_text(cp, &out, in.path);
+		else if (la.folded)
+			lat_report_folded(a, &out);
+		else if (la.json_report)
 			lat_report_json(a, &out, in.path);
 		else
 			lat_report_text(a, &out, in.path);
 		if (obuf_flush(&out))
 			ret = out.err;
 	}
-	if (!ret && la.out_path)
+	if (!ret && la.out_path && cp)
+		ret = cp_annotate(cp, &in, la.out_path, json_out);
+	else if (!ret && la.out_path)
 		ret = annotate(a, &in, la.out_path, json_out);
 	obuf_free(&out);
+	cp_free(cp);
 	lat_free(a);
 	cli_close_trace(&in);
 	return ret ? 1 : 0;

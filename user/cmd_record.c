@@ -97,6 +97,9 @@ static int parse_probe(const char *spec, struct record_opts *ro)
 enum {
 	OPT_BACKEND = 256,
 	OPT_RING,
+	OPT_BLOCKED_IN,
+	OPT_STACKS,
+	OPT_RAW_STACKS,
 	OPT_FTRACE,
 	OPT_STOP_ON_LATENCY,
 	OPT_AFTER,
@@ -375,7 +378,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
-	ret = write_archive(rs->out.fd, ops, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
+	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
 			    &archived);
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
@@ -384,7 +387,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 		ret = cli_output_commit(&rs->out, &bytes);	/* says what failed */
 	}
 	if (ret) {
-		rescue(ops, rs->ro, rs->t0, rs->spools, rs->nall, from);
+		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from);
 		return ret;
 	}
 	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s",
@@ -476,6 +479,19 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 	case OPT_RING:
 		ro->ring = true;
 		break;
+	case OPT_BLOCKED_IN:
+		if (!ro->stack_depth)
+			ro->stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
+		break;
+	case OPT_STACKS:
+		ro->stacks = true;
+		ro->stack_depth = KTRACE_KSTACK_MAX_DEPTH;
+		break;
+	case OPT_RAW_STACKS:
+		ro->raw_stacks = true;
+		if (!ro->stack_depth)
+			ro->stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
+		break;
 	case OPT_FTRACE:
 		ra->ftrace_spec = a->text;
 		break;
@@ -526,6 +542,9 @@ static const struct option record_options[] = {
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "ring", no_argument, NULL, OPT_RING },
+	{ "blocked-in", no_argument, NULL, OPT_BLOCKED_IN },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "raw-stacks", no_argument, NULL, OPT_RAW_STACKS },
 	{ "ftrace", required_argument, NULL, OPT_FTRACE },
 	{ "probe", required_argument, NULL, 'p' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -535,6 +554,7 @@ static const struct option record_options[] = {
 static const struct cli_command record_cmd = {
 	.name = "record",
 	.usage = "usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
+		 "                     [--blocked-in] [--stacks] [--raw-stacks]\n"
 		 "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
 		 "                     [--comm NAME]]] [-d DUR] [-v] [-- COMMAND [ARGS...]]\n"
 		 "\n"
@@ -556,6 +576,9 @@ static const struct cli_command record_cmd = {
 		 "      --after DUR        with --stop-on-latency: record this much more (default 0)\n"
 		 "      --pid PID          with --stop-on-latency: only this thread or process\n"
 		 "      --comm NAME        with --stop-on-latency: only threads so named\n"
+		 "      --blocked-in       record the kernel function each thread blocked in (S, D)\n"
+		 "      --stacks           record its whole kernel stack too (ktrace latency --folded)\n"
+		 "      --raw-stacks       keep kernel addresses, not names from /proc/kallsyms\n"
 		 "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
 		 "                         (entry to return, nested under recursion); repeatable\n"
 		 "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
@@ -565,6 +588,7 @@ static const struct cli_command record_cmd = {
 	.examples = "  ktrace record -o sched.fxt -d 5\n"
 		    "  ktrace record -o make.json -- make -j2\n"
 		    "  ktrace record --ftrace 'irq:*,timer:hrtimer_expire_entry' -o irq.fxt -d 2\n"
+		    "  ktrace record --stacks -o off.fxt -- ./server; ktrace latency --folded off.fxt\n"
 		    "  ktrace record --ring -b 64M -o last.fxt -- ./reproducer\n"
 		    "  ktrace record --stop-on-latency 5ms --after 100ms --comm cyclictest -o lat.fxt\n",
 	.durations = true,

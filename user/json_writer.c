@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "json_writer.h"
+#include "kstacks.h"
 
 #define NAME_MAX_LEN	96	/* escaped JSON bytes of a thread name */
 
@@ -52,6 +53,7 @@ struct json_writer {
 	uint64_t buffer_full_events;
 	uint64_t skipped_blobs;
 	uint64_t records;
+	struct kstack_names kstacks;	/* where threads blocked, by stack id */
 };
 
 static struct thread *thread_slot(struct thread *tab, uint32_t size, uint64_t tid)
@@ -141,6 +143,7 @@ void json_writer_free(struct json_writer *j)
 	free(j->threads);
 	free(j->cpus);
 	free(j->dropped_cpu);
+	kstack_names_free(&j->kstacks);
 	free(j);
 }
 
@@ -259,9 +262,18 @@ static const char *end_state(const struct fxt_record *rec, char *buf)
 	return fxt_thread_state_name(rec->out_state);
 }
 
+/* The kernel function a slice's thread blocked in at its end, if recorded. */
+static void put_blocked_in(struct obuf *o, const char *fn)
+{
+	if (!fn)
+		return;
+	obuf_lit(o, ",\"blocked_in\":");
+	obuf_json_str(o, fn, strlen(fn));
+}
+
 /* The slice a CPU ran @tid for, and the same on the thread's own track. */
 static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uint64_t end,
-		     const char *state)
+		     const char *state, const char *blocked_in)
 {
 	struct thread *t = thread_get(j, c->tid);
 	struct obuf *o = j->o;
@@ -287,7 +299,9 @@ static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uin
 	obuf_i64(o, (int64_t)KTRACE_FXT_PRIO_BASE - c->weight);
 	obuf_lit(o, ",\"end_state\":\"");
 	obuf_puts(o, state);
-	obuf_lit(o, "\"}}");
+	obuf_putc(o, '"');
+	put_blocked_in(o, blocked_in);
+	obuf_lit(o, "}}");
 
 	ev_begin(j, "Running", 7, sched_cat, 5, 'X', c->since, t->pid, t->tid);
 	obuf_lit(o, ",\"dur\":");
@@ -296,7 +310,9 @@ static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uin
 	obuf_u64(o, cpu);
 	obuf_lit(o, ",\"end_state\":\"");
 	obuf_puts(o, state);
-	obuf_lit(o, "\"}}");
+	obuf_putc(o, '"');
+	put_blocked_in(o, blocked_in);
+	obuf_lit(o, "}}");
 }
 
 static void on_cpu_seen(struct json_writer *j, unsigned int cpu)
@@ -353,7 +369,8 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 			    weight_arg(rec, "outgoing_weight", 0);
 	}
 	if (c->tid)
-		emit_run(j, rec->cpu, c, rec->ts, end_state(rec, buf));
+		emit_run(j, rec->cpu, c, rec->ts, end_state(rec, buf),
+			 kstack_names_blocked_in(&j->kstacks, kstack_of(rec)));
 	c->tid = rec->in_tid;
 	c->since = rec->ts;
 	c->weight = in_w;
@@ -512,6 +529,9 @@ static void on_event(struct json_writer *j, const struct fxt_reader *r,
 	uint64_t end, ts = fxt_ticks_to_ns(r, rec->ts);
 	bool meta = fxt_str_eq(rec->cat, "ktrace:meta");
 
+	/* The table of stacks: kept for the slices' args, not drawn. */
+	if (meta && kstack_names_note(&j->kstacks, rec))
+		return;
 	if (meta && fxt_str_eq(rec->name, "trace_info")) {
 		copy_arg_str(j->host, sizeof(j->host), rec, "host");
 		copy_arg_str(j->kernel, sizeof(j->kernel), rec, "kernel");
@@ -655,7 +675,7 @@ void json_writer_finish(struct json_writer *j, const char *embedded_ftrace)
 	/* Threads still on a CPU at the end ran until the last event. */
 	for (uint32_t cpu = 0; cpu < j->ncpus; cpu++)
 		if (j->cpus[cpu].tid)
-			emit_run(j, cpu, &j->cpus[cpu], j->last_ts, "running");
+			emit_run(j, cpu, &j->cpus[cpu], j->last_ts, "running", NULL);
 	obuf_lit(o, "\n],\n\"otherData\":{\"generator\":\"ktrace\"");
 	if (j->host[0])
 		other_str(o, "host", j->host);

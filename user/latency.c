@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kstacks.h"
 #include "latency.h"
 
 enum lat_state { ST_UNKNOWN, ST_RUNNING, ST_WOKEN, ST_PREEMPTED, ST_BLOCKED, ST_DEAD };
@@ -35,6 +36,8 @@ struct lat_thread {
 	int32_t weight;
 	uint64_t since;
 	uint64_t waker;
+	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
 };
 
 struct lat_proc {
@@ -95,6 +98,7 @@ struct lat_analysis {
 	uint32_t ntop;
 	bool sorted_by_start;
 	uint64_t records, first_ts, last_ts, waits, filtered;
+	struct kstack_names kstacks;
 };
 
 static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption" };
@@ -319,11 +323,14 @@ void lat_free(struct lat_analysis *a)
 {
 	if (!a)
 		return;
-	for (uint32_t i = 0; i < a->ngroups; i++)
+	for (uint32_t i = 0; i < a->ngroups; i++) {
 		for (int k = 0; k < LAT_KINDS; k++) {
 			free(a->groups[i].d[k].fine);
 			free(a->groups[i].d[k].log2);
 		}
+		free(a->groups[i].blocked_in);
+	}
+	kstack_names_free(&a->kstacks);
 	for (uint32_t i = 0; i < a->ncpus; i++)
 		free(a->cpus[i].ring);
 	for (uint32_t i = 0; i < a->nirq_names; i++)
@@ -379,7 +386,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		}
 		return;
 	}
-	if (!is_loss(rec))
+	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
 		return;
 	x = fxt_find_arg(rec, "source");
 	if (x && x->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(x->s, "ftrace")) {
@@ -610,10 +617,15 @@ static int cmp_share(const void *x, const void *y)
 	return p->ns > q->ns ? -1 : p->ns < q->ns;
 }
 
+/* Threads a blame adds up before it keeps the longest LAT_BLAME_THREADS. */
+#define BLAME_POOL	64
+
 /* What held CPU @c during [w->start, w->end], newest segment first. */
 static void blame(struct lat_cpu *c, struct lat_wait *w)
 {
 	uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0, dummy = 0;
+	struct lat_share pool[BLAME_POOL];
+	uint32_t npool = 0;
 
 	w->partial = c->covered_from > w->start;
 	for (uint64_t i = c->nsegs; i > oldest; i--) {
@@ -624,15 +636,15 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 		if (s->end <= w->start) {
 			/* Interrupts nest inside threads' segments: look a little further. */
 			if (s->kind == SEG_THREAD || s->kind == SEG_IDLE)
-				return;
+				break;
 			continue;
 		}
 		if (hi <= lo)
 			continue;
 		switch (s->kind) {
 		case SEG_THREAD:
-			share_add(w->run, &w->nrun, LAT_BLAME_THREADS, &w->run_other_ns, s->kind,
-				  s->id, s->weight, hi - lo);
+			share_add(pool, &npool, BLAME_POOL, &w->run_other_ns, s->kind, s->id,
+				  s->weight, hi - lo);
 			break;
 		case SEG_IDLE:
 			w->idle_ns += hi - lo;
@@ -649,6 +661,14 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 	/* Ran out of history before reaching the start. */
 	if (c->nsegs > RING_SEGS && c->ring[oldest & (RING_SEGS - 1)].start > w->start)
 		w->partial = true;
+	/* The longest, not the latest, are named; the rest are "other threads". */
+	qsort(pool, npool, sizeof(pool[0]), cmp_share);
+	for (uint32_t i = 0; i < npool; i++) {
+		if (i < LAT_BLAME_THREADS)
+			w->run[w->nrun++] = pool[i];
+		else
+			w->run_other_ns += pool[i].ns;
+	}
 }
 
 /* ---- the worst waits ----------------------------------------------------- */
@@ -733,7 +753,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* The arguments the analysis reads, found in one pass over a record's. */
 struct sched_args {
-	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted;
+	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack;
 };
 
 static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
@@ -757,6 +777,8 @@ static void find_args(const struct fxt_record *rec, struct sched_args *sa)
 			sa->ctx = x;
 		else if (name_is(x, "interrupted", 11))
 			sa->interrupted = x;
+		else if (name_is(x, "kstack", 6))
+			sa->kstack = x;
 	}
 }
 
@@ -856,6 +878,8 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 			t->state = ST_DEAD;
 		} else {
 			t->state = ST_BLOCKED;
+			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
+				    sa.kstack->u : 0;
 			t->block = state == KTRACE_LINUX_INTERRUPTIBLE ? LAT_BLOCK_S :
 				   state == KTRACE_LINUX_UNINTERRUPTIBLE ? LAT_BLOCK_D :
 				   LAT_BLOCK_OTHER;
@@ -871,6 +895,33 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t->state = ST_RUNNING;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
+}
+
+/* Blocked time by where: one entry per state and stack, at most LAT_BLOCKED_IN_MAX. */
+static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint64_t ns)
+{
+	struct lat_blocked_in *b = NULL;
+
+	for (uint32_t i = 0; i < g->nblocked_in; i++) {
+		if (g->blocked_in[i].kstack == t->kstack && g->blocked_in[i].block == t->block) {
+			b = &g->blocked_in[i];
+			break;
+		}
+	}
+	if (!b) {
+		if (g->nblocked_in >= LAT_BLOCKED_IN_MAX)
+			return;
+		/* Grows by doubling: every power of two is a new allocation. */
+		if (!(g->nblocked_in & (g->nblocked_in - 1)))
+			g->blocked_in = xrealloc(g->blocked_in, (g->nblocked_in ? 2 * g->nblocked_in : 1) *
+						 sizeof(*g->blocked_in));
+		b = &g->blocked_in[g->nblocked_in++];
+		b->kstack = t->kstack;
+		b->block = t->block;
+		b->ns = b->n = 0;
+	}
+	b->ns += ns;
+	b->n++;
 }
 
 static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
@@ -892,6 +943,8 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 
 		g->blocked_ns[t->block] += ts - t->since;
 		g->blocked_n[t->block]++;
+		if (t->kstack)
+			add_blocked_in(g, t, ts - t->since);
 	}
 	t->state = ST_WOKEN;
 	t->since = ts;
@@ -978,6 +1031,64 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 		on_switch(a, rec, ts);
 }
 
+/* ---- for another pass over the same records (the critical path) ---------- */
+
+uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add)
+{
+	struct lat_thread *t = add ? thread_get(a, tid) : thread_find(a, tid);
+
+	return t ? &t->ext : NULL;
+}
+
+bool lat_selects(struct lat_analysis *a, uint64_t tid)
+{
+	return tid && selected(a, thread_get(a, tid));
+}
+
+uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid)
+{
+	struct lat_thread *t = thread_find(a, tid);
+
+	return t ? t->pid : 0;
+}
+
+bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end)
+{
+	return overlaps_loss(a, start, end);
+}
+
+int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu)
+{
+	const struct lat_cpu *c = cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+
+	return c && c->nirq > 0 && c->nirq <= IRQ_NEST ? c->irq[c->nirq - 1].name : -1;
+}
+
+const char *lat_irq_name(struct lat_analysis *a, int32_t idx)
+{
+	return idx >= 0 && (uint32_t)idx < a->nirq_names ? a->irq_names[idx] : NULL;
+}
+
+void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
+		    struct lat_wait *w)
+{
+	struct lat_cpu *c = cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+
+	memset(w, 0, sizeof(*w));
+	w->start = start;
+	w->end = end;
+	w->cpu = cpu;
+	w->waker_irq = -1;
+	w->have_irq = a->have_irq;
+	if (!c || !c->ring) {
+		w->partial = true;
+		return;
+	}
+	blame(c, w);
+	qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
+	qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+}
+
 static int cmp_start(const void *x, const void *y)
 {
 	const struct lat_wait *p = x, *q = y;
@@ -1009,6 +1120,97 @@ const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n)
 }
 
 /* ---- reports ------------------------------------------------------------- */
+
+/* A group's blocked time by state and function (stacks that end alike added up). */
+struct fn_total {
+	const char *name;
+	uint8_t block;
+	uint64_t ns, n;
+};
+
+static int cmp_fn_total(const void *x, const void *y)
+{
+	const struct fn_total *p = x, *q = y;
+
+	if (p->block != q->block)
+		return p->block < q->block ? -1 : 1;
+	return p->ns > q->ns ? -1 : p->ns < q->ns;
+}
+
+/* Into @out (g->nblocked_in entries): the totals, by state then the longest first. */
+static uint32_t blocked_in_totals(struct lat_analysis *a, const struct lat_group *g,
+				  struct fn_total *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < g->nblocked_in; i++) {
+		const struct lat_blocked_in *b = &g->blocked_in[i];
+		const char *name = kstack_names_blocked_in(&a->kstacks, b->kstack) ?: "?";
+		uint32_t j;
+
+		for (j = 0; j < n; j++)
+			if (out[j].block == b->block && !strcmp(out[j].name, name))
+				break;
+		if (j == n)
+			out[n++] = (struct fn_total){ .name = name, .block = b->block };
+		out[j].ns += b->ns;
+		out[j].n += b->n;
+	}
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_fn_total);
+	return n;
+}
+
+/*
+ * Blocked time per stack as folded stacks ("comm;outermost;...;innermost
+ * usecs"), for flamegraph.pl or speedscope; the function alone without
+ * record --stacks.
+ */
+void lat_report_folded(struct lat_analysis *a, struct obuf *o)
+{
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+		const char *who = a->o.by == LAT_BY_THREAD ? lat_thread_name(a, g->key) :
+				  a->o.by == LAT_BY_PROCESS ? proc_name(a, g->key) : "all";
+
+		for (uint32_t j = 0; j < g->nblocked_in; j++) {
+			const struct lat_blocked_in *b = &g->blocked_in[j];
+			const char *frames = kstack_names_frames(&a->kstacks, b->kstack) ?:
+					     kstack_names_blocked_in(&a->kstacks, b->kstack) ?: "?";
+
+			if (b->ns >= 1000)
+				obuf_printf(o, "%s;%s %llu\n", who, frames,
+					    (unsigned long long)(b->ns / 1000));
+		}
+	}
+}
+
+const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack)
+{
+	return kstack_names_blocked_in(&a->kstacks, kstack);
+}
+
+/* "    S 573.0 ms: pipe_read 573.0 ms, do_nanosleep 0.1 ms" per state. */
+static void put_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
+{
+	static const char letters[LAT_BLOCKS] = { 'S', 'D', '-' };
+	struct fn_total *t = g->nblocked_in ? xrealloc(NULL, g->nblocked_in * sizeof(*t)) : NULL;
+	uint32_t n = blocked_in_totals(a, g, t), shown = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!i || t[i].block != t[i - 1].block) {
+			obuf_printf(o, "%s    %c %.3f ms:", i ? "\n" : "", letters[t[i].block],
+				    g->blocked_ns[t[i].block] / 1e6);
+			shown = 0;
+		}
+		if (shown++ < 6)
+			obuf_printf(o, "%s %s %.3f ms", shown > 1 ? "," : "", t[i].name,
+				    t[i].ns / 1e6);
+	}
+	if (n)
+		obuf_putc(o, '\n');
+	free(t);
+}
 
 static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
 {
@@ -1260,6 +1462,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 				    g->blocked_ns[LAT_BLOCK_S] / 1e6,
 				    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
 				    g->blocked_ns[LAT_BLOCK_D] / 1e6);
+			put_blocked_in(a, o, g);
 		}
 	}
 	missing_totals(a, &before, &nowake, &lossy);
@@ -1332,6 +1535,24 @@ static void json_name(struct obuf *o, const char *key, const char *s)
 	obuf_json_str(o, s, strlen(s));
 }
 
+/* "blocked_in":[{"state":"S","function":"pipe_read","count":N,"ns":N},...] */
+static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
+{
+	static const char *const states[LAT_BLOCKS] = { "S", "D", "other" };
+	struct fn_total *t = g->nblocked_in ? xrealloc(NULL, g->nblocked_in * sizeof(*t)) : NULL;
+	uint32_t n = blocked_in_totals(a, g, t);
+
+	obuf_lit(o, ",\"blocked_in\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		obuf_printf(o, "%s{\"state\":\"%s\"", i ? "," : "", states[t[i].block]);
+		json_name(o, "function", t[i].name);
+		obuf_printf(o, ",\"count\":%llu,\"ns\":%llu}", (unsigned long long)t[i].n,
+			    (unsigned long long)t[i].ns);
+	}
+	obuf_putc(o, ']');
+	free(t);
+}
+
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 {
 	uint64_t before, nowake, lossy;
@@ -1371,6 +1592,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)g->blocked_ns[LAT_BLOCK_D],
 			    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
 			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
+		json_blocked_in(a, o, g);
 		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
 			    "\"overlaps_loss\":%llu}}",
 			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,

@@ -33,10 +33,21 @@ struct lat_dist {
 	uint64_t *log2;			/* runqlat's layout in the report's unit (--hist) */
 };
 
+/* Blocked time of a group in one state and one interned kernel stack. */
+struct lat_blocked_in {
+	uint64_t kstack;		/* the stack's id in the archive */
+	uint8_t block;			/* enum lat_block */
+	uint64_t ns, n;
+};
+
+#define LAT_BLOCKED_IN_MAX	256	/* per group; more are left out of the split */
+
 struct lat_group {
 	uint64_t key;			/* tid, pid, CPU, or 0 for all */
 	struct lat_dist d[LAT_KINDS];
 	uint64_t blocked_ns[LAT_BLOCKS], blocked_n[LAT_BLOCKS];
+	struct lat_blocked_in *blocked_in;	/* with record --blocked-in */
+	uint32_t nblocked_in;
 	/* Waits that were not measured, and why. */
 	uint64_t before_trace;		/* first seen switching in: its wait began before the trace */
 	uint64_t no_wakeup;		/* switched in from sleep without a recorded wakeup */
@@ -101,6 +112,7 @@ void lat_done(struct lat_analysis *a);
 
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path);
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path);
+void lat_report_folded(struct lat_analysis *a, struct obuf *o);
 
 /* What the trace holds, and how much of it --pid, --comm and --cpu match (after lat_done). */
 struct lat_matches {
@@ -120,5 +132,26 @@ const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
 const char *lat_kind_name(unsigned int kind);
+/*
+ * For another analysis fed the same records after lat_record() (the
+ * critical path): the thread filter, names, losses, the interrupt handler
+ * now running on @cpu (-1: none recorded), and what held @cpu during
+ * [start, end] as a wait's blame.
+ */
+bool lat_selects(struct lat_analysis *a, uint64_t tid);
+/*
+ * A word per thread for another analysis (its own index + 1, 0 at first),
+ * so that one table finds threads by tid; NULL if @tid is unknown and not
+ * @add.  Valid until the next lookup that adds a thread.
+ */
+uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add);
+uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
+bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
+int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
+const char *lat_irq_name(struct lat_analysis *a, int32_t idx);
+void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
+		    struct lat_wait *w);
+/* The function an interned kernel stack blocked in, NULL if the archive does not say. */
+const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack);
 
 #endif

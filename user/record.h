@@ -20,11 +20,11 @@ uint64_t ring_common_start(const struct spool *spools, unsigned int n);
  * The archive into @fd: records timed before @from left out; @records:
  * every record in it, as `ktrace dump --stats` counts them.
  */
-int write_archive(int fd, const struct source_ops *ops, const struct record_opts *ro,
+int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
 		  uint64_t *bytes, uint64_t *records);
 /* The output could not be written: the archive where there is room, and where. */
-void rescue(const struct source_ops *ops, const struct record_opts *ro, uint64_t start,
+void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
 	    struct spool *spools, unsigned int n, uint64_t from);
 
 /* Names of every process and thread alive now, as kernel object records. */
@@ -46,6 +46,10 @@ struct record_opts {
 	uint64_t trigger_ns, after_ns;
 	uint32_t trigger_pid;	/* --pid: its tid or tgid; 0 any */
 	char trigger_comm[16];	/* --comm; empty: any */
+	/* Where threads blocked: stack frames walked at a switch-out in S or D (0: none). */
+	uint32_t stack_depth;
+	bool stacks;		/* --stacks: the whole stacks into the archive too */
+	bool raw_stacks;	/* --raw-stacks: addresses, not names */
 };
 
 /* The wait that fired the latency trigger, and when recording stops. */
@@ -82,6 +86,8 @@ struct source_ops {
 	/* A source on its own clock: a sync marker in its buffers, and alignment at the end. */
 	int (*marker)(void *priv, const char *id);
 	void (*align)(void *priv, const struct sync_point *points, unsigned int n);
+	/* Records the archive needs before any event (the stacks' names), after stop. */
+	void (*head)(void *priv, struct fxt_writer *w, uint64_t ts);
 	void (*close)(void *priv);
 };
 

@@ -18,6 +18,7 @@
 #include "sched.bpf.h"
 #include "sched.skel.h"
 
+#include "kstacks.h"
 #include "record.h"
 #include "utils.h"
 
@@ -34,8 +35,12 @@ struct source_bpf {
 	const struct record_opts *opts;
 	struct bpf_link *probe_links[2 * 64];	/* -p: kprobes and kretprobes */
 	unsigned int nlinks;
+	struct kstack_table kstacks;	/* where threads blocked, read at stop */
 	int err;
 };
+
+/* Distinct stacks a session interns before it records no more. */
+#define KSTACK_IDS	16384
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -278,6 +283,11 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		       sizeof(s->skel->rodata->trigger_comm));
 		bpf_map__set_max_entries(s->skel->maps.wake_slots, KTRACE_WAKE_SLOTS);
 	}
+	if (o->stack_depth) {
+		s->skel->rodata->stack_depth = o->stack_depth;
+		bpf_map__set_key_size(s->skel->maps.kstack_ids, o->stack_depth * 8);
+		bpf_map__set_max_entries(s->skel->maps.kstack_ids, KSTACK_IDS);
+	}
 	s->opts = o;
 	/* Probe programs load only when asked for (a kernel may lack kprobes). */
 	if (!o->nprobes) {
@@ -451,6 +461,36 @@ static uint64_t recursion_misses(struct source_bpf *s)
 	return n;
 }
 
+/* The interned stacks, named: the archive's table of where threads blocked. */
+static void read_kstacks(struct source_bpf *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.kstack_ids);
+	uint64_t key[KTRACE_KSTACK_MAX_DEPTH] = { 0 }, next[KTRACE_KSTACK_MAX_DEPTH] = { 0 };
+	void *prev = NULL;
+	__u32 id;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		if (!bpf_map_lookup_elem(fd, next, &id) &&
+		    kstacks_add(&s->kstacks, id, next, s->opts->stack_depth)) {
+			pr_err("out of memory reading the kernel stacks");
+			break;
+		}
+		memcpy(key, next, sizeof(key));
+		prev = key;
+	}
+	if (s->skel->bss->kstack_full)
+		pr_warn("%llu switches found the table of %u kernel stacks full: where they blocked is not recorded",
+			(unsigned long long)s->skel->bss->kstack_full, KSTACK_IDS);
+	kstacks_resolve(&s->kstacks, s->opts->raw_stacks);
+}
+
+static void bpf_head(void *priv, struct fxt_writer *w, uint64_t ts)
+{
+	struct source_bpf *s = priv;
+
+	kstacks_write(&s->kstacks, w, ts, s->opts->stacks);
+}
+
 static int bpf_stop(void *priv, struct record_stats *st)
 {
 	struct source_bpf *s = priv;
@@ -491,6 +531,8 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	if (overwritten)
 		pr_info("ring mode kept the newest data; %.1f MB of older records were overwritten",
 			overwritten / 1e6);
+	if (s->opts->stack_depth)
+		read_kstacks(s);
 	misses = recursion_misses(s);
 	if (misses)
 		pr_warn("%llu events were not recorded because a BPF program was already running on that CPU",
@@ -525,6 +567,7 @@ static void bpf_close(void *priv)
 		munmap(s->data, s->data_len);
 	detach_probes(s);
 	sched_bpf__destroy(s->skel);
+	kstacks_free(&s->kstacks);
 	free(s);
 }
 
@@ -536,5 +579,6 @@ const struct source_ops source_bpf_ops = {
 	.poll = bpf_poll,
 	.stop = bpf_stop,
 	.trigger = bpf_trigger,
+	.head = bpf_head,
 	.close = bpf_close,
 };

@@ -12,6 +12,7 @@
 
 #include <linux/ktrace.h>
 
+#include "kstacks.h"
 #include "record.h"
 #include "utils.h"
 
@@ -32,6 +33,8 @@ struct source_kmod {
 	bool ring, started;
 	uint64_t last_flush;
 	uint64_t overwritten;
+	const struct record_opts *opts;
+	struct kstack_table kstacks;	/* where tasks blocked, read at stop */
 	int err;
 };
 
@@ -57,6 +60,7 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 	*out = s;
 	s->spools = spools;
 	s->ring = o->ring;
+	s->opts = o;
 	s->fd = open(KTRACE_DEVICE, O_RDWR | O_CLOEXEC);
 	if (s->fd < 0) {
 		int err = -errno;
@@ -77,6 +81,10 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 	}
 	cfg.buffer_size = o->buffer_size;
 	cfg.flags = o->ring ? KTRACE_CFG_RING : 0;
+	if (o->stacks)
+		cfg.flags |= KTRACE_CFG_STACKS;
+	else if (o->stack_depth)
+		cfg.flags |= KTRACE_CFG_BLOCKED_IN;
 	if (o->trigger_ns) {
 		cfg.flags |= KTRACE_CFG_TRIGGER;
 		cfg.trigger_ns = o->trigger_ns;
@@ -258,6 +266,44 @@ static int kmod_poll(void *priv, int timeout_ms)
 	return 0;
 }
 
+/* The interned stacks, named: the archive's table of where tasks blocked. */
+static void read_kstacks(struct source_kmod *s)
+{
+	size_t words = 1 + (s->opts->stacks ? KTRACE_KSTACK_MAX_DEPTH : KTRACE_KSTACK_BLOCKED_DEPTH);
+	struct ktrace_stacks st = { .size = sizeof(st) };
+	uint64_t *buf = calloc(KTRACE_STACK_SLOTS * words, sizeof(*buf));
+
+	st.buf = (uintptr_t)buf;
+	st.buf_size = KTRACE_STACK_SLOTS * words * sizeof(*buf);
+	if (!buf || ioctl(s->fd, KTRACE_IOC_STACKS, &st)) {
+		pr_err("cannot read where tasks blocked from the module: %s",
+		       buf ? strerror(errno) : "out of memory");
+		free(buf);
+		return;
+	}
+	for (uint32_t i = 0; i < KTRACE_STACK_SLOTS; i++) {
+		uint64_t *slot = &buf[i * words];
+
+		if (slot[0] && slot[0] < words &&
+		    kstacks_add(&s->kstacks, i + 1, slot + 1, slot[0])) {
+			pr_err("out of memory reading the kernel stacks");
+			break;
+		}
+	}
+	free(buf);
+	if (st.full)
+		pr_warn("%llu switches found the module's table of %u kernel stacks full: where they blocked is not recorded",
+			(unsigned long long)st.full, KTRACE_STACK_SLOTS);
+	kstacks_resolve(&s->kstacks, s->opts->raw_stacks);
+}
+
+static void kmod_head(void *priv, struct fxt_writer *w, uint64_t ts)
+{
+	struct source_kmod *s = priv;
+
+	kstacks_write(&s->kstacks, w, ts, s->opts->stacks);
+}
+
 static int kmod_stop(void *priv, struct record_stats *st)
 {
 	struct source_kmod *s = priv;
@@ -287,6 +333,8 @@ static int kmod_stop(void *priv, struct record_stats *st)
 	if (s->overwritten)
 		pr_info("ring mode kept the newest data; %llu older sub-buffers were overwritten",
 			(unsigned long long)s->overwritten);
+	if (s->opts->stack_depth)
+		read_kstacks(s);
 	return ret;
 }
 
@@ -319,6 +367,7 @@ static void kmod_close(void *priv)
 	if (s->fd >= 0)
 		close(s->fd);	/* also stops a session still running */
 	free(s->cpus);
+	kstacks_free(&s->kstacks);
 	free(s);
 }
 
@@ -331,5 +380,6 @@ const struct source_ops source_kmod_ops = {
 	.poll = kmod_poll,
 	.stop = kmod_stop,
 	.trigger = kmod_trigger,
+	.head = kmod_head,
 	.close = kmod_close,
 };

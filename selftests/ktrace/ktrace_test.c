@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -129,6 +130,53 @@ TEST_F(dev, configure_trigger_fields_without_the_flag)
 	cfg.trigger_comm[3] = 'x';
 	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, stacks_need_the_flag)
+{
+	struct ktrace_stacks st = { .size = sizeof(st) };
+
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_STACKS, &st));
+	EXPECT_EQ(EINVAL, errno);	/* not configured */
+	ASSERT_EQ(0, configure(self->fd, 0, 0, 0));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_STACKS, &st));
+	EXPECT_EQ(ENODATA, errno);	/* configured without KTRACE_CFG_BLOCKED_IN */
+}
+
+TEST_F(dev, stacks_of_a_sleep)
+{
+	size_t words = 1 + KTRACE_KSTACK_BLOCKED_DEPTH, bytes = KTRACE_STACK_SLOTS * words * 8;
+	struct ktrace_stacks st = { .size = sizeof(st) };
+	uint64_t *buf = calloc(1, bytes);
+	uint32_t used = 0;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, configure(self->fd, 0, 0, KTRACE_CFG_BLOCKED_IN));
+	st.buf = (uintptr_t)buf;
+	st.buf_size = bytes - 8;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_STACKS, &st));
+	EXPECT_EQ(EINVAL, errno);	/* too small for the table */
+	st.buf_size = bytes;
+	st.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_STACKS, &st));
+	EXPECT_EQ(EINVAL, errno);
+	st.reserved[1] = 0;
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	usleep(20000);			/* this thread blocks in S at least once */
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STACKS, &st));
+	EXPECT_EQ(KTRACE_KSTACK_BLOCKED_DEPTH, st.depth);
+	for (uint32_t i = 0; i < KTRACE_STACK_SLOTS; i++) {
+		uint64_t nr = buf[i * words];
+
+		EXPECT_LE(nr, KTRACE_KSTACK_BLOCKED_DEPTH);
+		if (nr) {
+			used++;
+			EXPECT_NE(0, buf[i * words + 1]);	/* an address */
+		}
+	}
+	EXPECT_GT(used, 0);
+	free(buf);
 }
 
 TEST_F(dev, configure_bad_trigger)

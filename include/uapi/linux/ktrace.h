@@ -40,7 +40,18 @@ static inline int ktrace_buffer_size_valid(__u64 size)
 /* ktrace_config.flags */
 #define KTRACE_CFG_RING		(1U << 0)	/* overwrite the oldest data */
 #define KTRACE_CFG_TRIGGER	(1U << 1)	/* stop on a wakeup latency (ring only) */
-#define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER)
+/*
+ * Where tasks block: at a switch-out in S or D, the kernel stack (at most
+ * KTRACE_KSTACK_BLOCKED_DEPTH frames, or KTRACE_KSTACK_MAX_DEPTH with
+ * KTRACE_CFG_STACKS) is interned in a table of KTRACE_STACK_SLOTS, read
+ * with KTRACE_IOC_STACKS, and its id is the switch record's kstack.
+ */
+#define KTRACE_CFG_BLOCKED_IN	(1U << 2)
+#define KTRACE_CFG_STACKS	(1U << 3)	/* whole stacks; implies BLOCKED_IN */
+#define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER | \
+				 KTRACE_CFG_BLOCKED_IN | KTRACE_CFG_STACKS)
+
+#define KTRACE_STACK_SLOTS	8192
 
 #define KTRACE_COMM_LEN		16
 
@@ -121,6 +132,23 @@ struct ktrace_stats {
 	__u32 trigger_cpu;
 };
 
+/*
+ * The interned stacks, once configured with KTRACE_CFG_BLOCKED_IN or
+ * KTRACE_CFG_STACKS: into @buf (@buf_size bytes, at least
+ * KTRACE_STACK_SLOTS * (1 + depth) * 8), for slot i (stack id i + 1) the
+ * number of frames (0: unused) then depth words of addresses, innermost
+ * first.  @depth: the frames per slot; @full: switches that found the
+ * table full (their kstack is 0).
+ */
+struct ktrace_stacks {
+	__u32 size;
+	__u32 depth;		/* out */
+	__u64 buf;		/* user pointer */
+	__u64 buf_size;
+	__u64 full;		/* out */
+	__u64 reserved[2];
+};
+
 /* Dynamic probes, added before START and removed by STOP or close. */
 #define KTRACE_PROBE_INSTANT	0	/* kprobe: an instant on entry */
 #define KTRACE_PROBE_DURATION	1	/* kretprobe: a complete event, entry to return */
@@ -170,5 +198,6 @@ struct ktrace_mark {
 #define KTRACE_IOC_CONSUME	_IOW(KTRACE_IOC_MAGIC, 6, struct ktrace_consume)
 #define KTRACE_IOC_STATS	_IOWR(KTRACE_IOC_MAGIC, 7, struct ktrace_stats)
 #define KTRACE_IOC_ADD_PROBE	_IOW(KTRACE_IOC_MAGIC, 8, struct ktrace_probe)
+#define KTRACE_IOC_STACKS	_IOWR(KTRACE_IOC_MAGIC, 9, struct ktrace_stacks)
 
 #endif /* _UAPI_LINUX_KTRACE_H */

@@ -217,7 +217,10 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_VALUE		= 27,
 	KTRACE_FXT_STR_CPU_OFFLINE	= 28,
 	KTRACE_FXT_STR_CPU_ONLINE	= 29,
-	KTRACE_FXT_STR_FIRST_DYNAMIC	= 32,	/* archive writers: 32 .. 0x3eff */
+	KTRACE_FXT_STR_KSTACK		= 30,
+	KTRACE_FXT_STR_BLOCKED_IN	= 31,
+	KTRACE_FXT_STR_FRAMES		= 32,
+	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
 };
@@ -261,6 +264,9 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_VALUE]			= "value",
 	[KTRACE_FXT_STR_CPU_OFFLINE]		= "cpu_offline",
 	[KTRACE_FXT_STR_CPU_ONLINE]		= "cpu_online",
+	[KTRACE_FXT_STR_KSTACK]			= "kstack",
+	[KTRACE_FXT_STR_BLOCKED_IN]		= "blocked_in",
+	[KTRACE_FXT_STR_FRAMES]			= "frames",
 };
 #endif
 
@@ -656,16 +662,40 @@ static inline __s32 ktrace_fxt_weight(__u32 tid, int linux_prio)
 }
 
 #define KTRACE_FXT_CSWITCH_WORDS	7
+#define KTRACE_FXT_CSWITCH_MAX_WORDS	8
+
+/*
+ * Where a thread blocked: the kernel stack of a task switched out in S or
+ * D, interned per session by the recorder.  Id 0 is "not recorded"; the
+ * archive says what every other id is (a "ktrace:meta" "kstack" instant
+ * per id, before any event, with the function the thread blocked in and,
+ * with record --stacks, the whole stack), so no kernel address is kept.
+ * A stack is at most KTRACE_KSTACK_MAX_DEPTH frames, innermost first.
+ */
+#define KTRACE_KSTACK_MAX_DEPTH		64
+#define KTRACE_KSTACK_BLOCKED_DEPTH	16	/* enough to get past the scheduler */
+
+/* Whether a switch-out in @linux_state records where the thread blocked. */
+static inline int ktrace_linux_state_blocks(__u32 linux_state)
+{
+	return linux_state == KTRACE_LINUX_INTERRUPTIBLE ||
+	       linux_state == KTRACE_LINUX_UNINTERRUPTIBLE;
+}
 
 /*
  * Context switch with arguments: outgoing_weight, incoming_weight (int32,
- * as Perfetto reads them) and linux_state (the exact task_state_index()).
+ * as Perfetto reads them), linux_state (the exact task_state_index()) and,
+ * when not 0, kstack (uint32: the interned stack the outgoing thread
+ * blocked with).  Returns the words: KTRACE_FXT_CSWITCH_WORDS, or one more
+ * with a stack.
  */
 static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
 					   __u32 out_tid, int out_prio, __u32 linux_state,
-					   __u32 in_tid, int in_prio)
+					   __u32 in_tid, int in_prio, __u32 kstack)
 {
-	w[0] = ktrace_fxt_cswitch_args_hdr(KTRACE_FXT_CSWITCH_WORDS, 3, cpu,
+	__u32 n = kstack ? KTRACE_FXT_CSWITCH_MAX_WORDS : KTRACE_FXT_CSWITCH_WORDS;
+
+	w[0] = ktrace_fxt_cswitch_args_hdr(n, kstack ? 4 : 3, cpu,
 					   ktrace_fxt_state_from_linux(linux_state));
 	w[1] = ts;
 	w[2] = out_tid;
@@ -675,7 +705,9 @@ static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
 	w[5] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_INCOMING_WEIGHT,
 				  ktrace_fxt_weight(in_tid, in_prio));
 	w[6] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_LINUX_STATE, linux_state);
-	return KTRACE_FXT_CSWITCH_WORDS;
+	if (kstack)
+		w[7] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_KSTACK, kstack);
+	return n;
 }
 
 /*

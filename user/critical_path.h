@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The critical path of a thread's waits: who woke it, what that thread did
+ * meanwhile, and so on back until the wait is covered.
+ */
+#ifndef KTRACE_CRITICAL_PATH_H
+#define KTRACE_CRITICAL_PATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "fxt_reader.h"
+#include "latency.h"
+#include "utils.h"
+
+struct cp_opts {
+	int64_t tid;		/* -1: any thread lat_selects() takes */
+	uint64_t at;		/* ns; 0: the worst waits, else the wait that holds it */
+	uint32_t top;		/* how many of the worst waits */
+};
+
+struct cp_analysis;
+
+/*
+ * @a is fed the same records first (lat_record()), after its pass 1: its
+ * names, thread filter, losses, interrupt handlers and CPU history serve
+ * here too.
+ */
+struct cp_analysis *cp_new(struct lat_analysis *a, const struct cp_opts *o);
+void cp_free(struct cp_analysis *cp);
+void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec);
+void cp_done(struct cp_analysis *cp);
+
+void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path);
+void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path);
+/* The input again with a ktrace:critical_path slice per hop and flows between them. */
+int cp_annotate(struct cp_analysis *cp, struct cli_input *in, const char *out_path, bool json);
+
+#endif
