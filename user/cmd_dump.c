@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "fxt_reader.h"
+#include "timeline.h"
 #include "utils.h"
 
 #define MAX_REPORTED	20
@@ -343,7 +344,7 @@ struct stats {
 	bool have_ts;
 	struct u64set tids;
 	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
-	uint64_t dropped, dropped_ftrace, buffer_full;
+	uint64_t dropped, dropped_ftrace, dropped_nocpu, buffer_full, untraced;
 };
 
 static void account(struct stats *s, const struct fxt_reader *r, const struct fxt_record *rec)
@@ -366,7 +367,11 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 			s->dropped += a ? a->u : 0;
 			if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
 				s->dropped_ftrace += a ? a->u : 0;
+			else if (!fxt_find_arg(rec, "cpu"))
+				s->dropped_nocpu += a ? a->u : 0;
 		}
+		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "untraced_switch"))
+			s->untraced++;
 		break;
 	case KTRACE_FXT_REC_SCHED:
 		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
@@ -445,21 +450,31 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 	fprintf(f, "dropped: %llu records", (unsigned long long)s->dropped);
 	if (s->dropped_ftrace)
 		fprintf(f, " (%llu of them ftrace's)", (unsigned long long)s->dropped_ftrace);
+	if (s->dropped_nocpu)
+		fprintf(f, " (%llu of them on no known CPU)", (unsigned long long)s->dropped_nocpu);
 	if (s->buffer_full)
 		fprintf(f, ", %llu buffer-full events", (unsigned long long)s->buffer_full);
 	fputc('\n', f);
+	fprintf(f, "untraced switches: %llu (the kernel's)\n", (unsigned long long)s->untraced);
 	fprintf(f, "spec violations: %llu, unreadable records: %llu\n",
 		(unsigned long long)r->violations, (unsigned long long)r->skipped);
 }
 
 static void usage(FILE *f)
 {
-	fputs("usage: ktrace dump [--strict] [--stats] [--quiet] FILE.fxt\n"
+	fputs("usage: ktrace dump [--strict] [--stats] [--check] [--quiet] FILE.fxt\n"
 	      "\n"
 	      "Print one line per FXT record: offset, timestamp, type and fields.\n"
 	      "\n"
 	      "  -s, --strict   exit non-zero on any spec violation\n"
 	      "  -S, --stats    print only counts by record type, threads, CPUs, time span, drops\n"
+	      "  -c, --check    check the timelines instead of printing the records: per CPU\n"
+	      "                 each switch takes off the thread the one before put on; a\n"
+	      "                 thread that blocked is woken before it runs again; no thread\n"
+	      "                 runs on two CPUs at once.  A break is allowed only after a\n"
+	      "                 loss, untraced_switch or cpu_offline/cpu_online record on that\n"
+	      "                 CPU.  Prints each violation and a summary; exits 1 on any\n"
+	      "                 violation nothing explains\n"
 	      "  -q, --quiet    do not print the records (with --strict)\n"
 	      "\n"
 	      "Lines that involve threads end with their names as recorded so far:\n"
@@ -467,7 +482,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "EXAMPLES\n"
 	      "  ktrace dump sched.fxt | less\n"
-	      "  ktrace dump --strict --stats sched.fxt\n", f);
+	      "  ktrace dump --strict --stats sched.fxt\n"
+	      "  ktrace dump --check sched.fxt\n", f);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -475,11 +491,14 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "check", no_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	bool strict = false, want_stats = false, quiet = false;
+	struct tl_check *check = NULL;
+	uint64_t unexplained = 0;
 	struct dump_ctx ctx = { 0 };
 	struct stats *st;
 	struct name_map names = { 0 };
@@ -487,7 +506,7 @@ int cmd_dump(int argc, char **argv)
 	struct fxt_record rec;
 	int c, fd, ret;
 
-	while ((c = getopt_long(argc, argv, "sSqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sScqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			strict = true;
@@ -495,6 +514,14 @@ int cmd_dump(int argc, char **argv)
 		case 'S':
 			want_stats = true;
 			quiet = true;	/* the summary is what was asked for */
+			break;
+		case 'c':
+			check = check ? check : tl_check_new();
+			if (!check) {
+				pr_err("out of memory");
+				return 1;
+			}
+			quiet = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -535,6 +562,8 @@ int cmd_dump(int argc, char **argv)
 			print_record(stdout, &r, &rec, &names);
 		if (want_stats)
 			account(st, &r, &rec);
+		if (check && tl_check_record(check, &r, &rec))
+			break;
 	}
 	fflush(stdout);
 	if (ret < 0)
@@ -547,11 +576,14 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (want_stats)
 		print_stats(stdout, st, &r);
+	if (check)
+		unexplained = tl_check_finish(check, &r, stdout);
 	if (r.violations && strict)
 		pr_err("%s: %llu spec violations, the first at offset %llu: %s: %s", ctx.path,
 		       (unsigned long long)r.violations, (unsigned long long)r.first.offset,
 		       r.first.field, r.first.msg);
-	ret = ret < 0 || r.skipped || (strict && r.violations) ? 1 : 0;
+	ret = ret < 0 || r.skipped || (strict && r.violations) || unexplained ? 1 : 0;
+	tl_check_free(check);
 	fxt_reader_close(&r);
 	free(st->tids.keys);
 	free(st);

@@ -354,10 +354,14 @@ static uint64_t arg_u(const struct fxt_record *rec, const char *name, uint64_t d
 	return x->u;
 }
 
+/*
+ * Lost records, and the stretches where the kernel switched without
+ * tracing it (untraced_switch): no wait across either is measured.
+ */
 static bool is_loss(const struct fxt_record *rec)
 {
 	return rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
-	       fxt_str_eq(rec->name, "dropped");
+	       (fxt_str_eq(rec->name, "dropped") || fxt_str_eq(rec->name, "untraced_switch"));
 }
 
 /* Pass 1: every name (a thread may be named after it first runs), every loss. */
