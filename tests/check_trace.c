@@ -57,50 +57,6 @@ struct watch {
 	int last_out_state;		/* linux_state of the last switch-out */
 };
 
-/*
- * Threads the trace switches in but never out.  On some kernels every event
- * in the context of certain threads goes untraced, ftrace's included: their
- * switch-outs, and what they wake.  Breaks in the timeline next to them say
- * nothing of ktrace.
- */
-static uint8_t switched_in[MAX_TID / 8], switched_out[MAX_TID / 8];
-
-static void mark(uint8_t *set, uint64_t tid)
-{
-	if (tid < MAX_TID)
-		set[tid / 8] |= 1 << (tid % 8);
-}
-
-static bool marked(const uint8_t *set, uint64_t tid)
-{
-	return tid < MAX_TID && set[tid / 8] & (1 << (tid % 8));
-}
-
-static bool silent(uint64_t tid)
-{
-	return tid && marked(switched_in, tid) && !marked(switched_out, tid);
-}
-
-/* A first pass; what it cannot read, the second reports. */
-static int find_silent(const char *path)
-{
-	struct fxt_reader r;
-	struct fxt_record rec;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fxt_reader_open_fd(&r, fd, path))
-		return -1;
-	while (fxt_reader_next(&r, &rec) > 0) {
-		if (rec.type != KTRACE_FXT_REC_SCHED || rec.sub == KTRACE_FXT_SCHED_WAKEUP)
-			continue;
-		mark(switched_in, rec.in_tid);
-		mark(switched_out, rec.out_tid);
-	}
-	fxt_reader_close(&r);
-	close(fd);
-	return 0;
-}
-
 static bool watched(const struct watch *w, uint64_t tid)
 {
 	for (int i = 0; i < 6; i++)
@@ -112,7 +68,7 @@ static bool watched(const struct watch *w, uint64_t tid)
 int main(int argc, char **argv)
 {
 	static uint64_t cpu_running[MAX_CPUS];
-	static bool cpu_seen[MAX_CPUS];
+	static bool cpu_seen[MAX_CPUS], cpu_untraced[MAX_CPUS];
 	struct expect e = { 0 };
 	struct watch w[6];
 	struct fxt_reader r;
@@ -135,7 +91,7 @@ int main(int argc, char **argv)
 	w[5] = (struct watch){ .tid = e.pid, .name = "workload", .last_out_state = -1 };
 
 	fd = open(argv[1], O_RDONLY);
-	if (fd < 0 || find_silent(argv[1]) < 0 || fxt_reader_open_fd(&r, fd, argv[1])) {
+	if (fd < 0 || fxt_reader_open_fd(&r, fd, argv[1])) {
 		perror(argv[1]);
 		return 2;
 	}
@@ -168,6 +124,13 @@ int main(int argc, char **argv)
 		    fxt_str_eq(rec.name, "dropped")) {
 			a = fxt_find_arg(&rec, "count");
 			dropped += a ? (long)a->u : 0;
+		}
+		/* The kernel switched on that CPU without tracing it, ftrace included. */
+		if (rec.type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec.cat, "ktrace:meta") &&
+		    fxt_str_eq(rec.name, "untraced_switch")) {
+			a = fxt_find_arg(&rec, "cpu");
+			if (a && a->u < MAX_CPUS)
+				cpu_untraced[a->u] = true;
 		}
 		if (rec.type != KTRACE_FXT_REC_SCHED && rec.type != KTRACE_FXT_REC_EVENT)
 			continue;
@@ -202,15 +165,15 @@ int main(int argc, char **argv)
 		/* Only breaks that involve the workload's threads count. */
 		if (cpu_seen[rec.cpu] && cpu_running[rec.cpu] != rec.out_tid &&
 		    (watched(w, cpu_running[rec.cpu]) || watched(w, rec.out_tid))) {
-			if (silent(cpu_running[rec.cpu])) {
-				/* It ran: its switch-in was the silent thread's. */
+			if (cpu_untraced[rec.cpu]) {
+				/* It ran: its switch-in is what the kernel did not trace. */
 				for (int i = 0; i < 6; i++)
 					if ((long)rec.out_tid == w[i].tid && w[i].pending_wake) {
 						w[i].woken_then_ran++;
 						w[i].pending_wake = false;
 					}
 				if (excused++ < 5)
-					printf("# at offset %llu: CPU %u switches out %llu after %llu, a thread whose switch-outs are never traced on this kernel\n",
+					printf("# at offset %llu: CPU %u switches out %llu after %llu, a switch the kernel did not trace (untraced_switch)\n",
 					       (unsigned long long)rec.offset, rec.cpu,
 					       (unsigned long long)rec.out_tid,
 					       (unsigned long long)cpu_running[rec.cpu]);
@@ -222,6 +185,7 @@ int main(int argc, char **argv)
 			}
 		}
 		cpu_seen[rec.cpu] = true;
+		cpu_untraced[rec.cpu] = false;
 		cpu_running[rec.cpu] = rec.in_tid;
 		a = fxt_find_arg(&rec, "linux_state");
 		for (int i = 0; i < 6; i++) {
