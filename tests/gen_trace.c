@@ -283,8 +283,8 @@ static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t 
  * at 1100) and a cpu_offline record before the switch at 1400; at 1500 on
  * CPU 0 a break that only a loss on an unknown CPU, written at the end,
  * covers.  301 is woken at 600 before its switch-out at 700, as a wakeup
- * racing a thread on its way off the CPU is; its two waits (450-500 and
- * 600-800) overlap the untraced stretch on CPU 1.
+ * racing a thread on its way off the CPU is; its wait 450-500 is on CPU 0,
+ * while 305's (300-1100) ends on CPU 1 across the untraced stretch.
  */
 static void timeline_ok(struct fxt_writer *w)
 {
@@ -296,6 +296,7 @@ static void timeline_ok(struct fxt_writer *w)
 	kobj_thread(w, 302, 302, "stranded");
 	cswitch(w, 0, T0 + 100, 0, 120, 0, 301, 120);
 	cswitch(w, 1, T0 + 200, 0, 120, 0, 302, 120);
+	wakeup(w, 0, T0 + 300, 305, 120, 301);
 	cswitch(w, 0, T0 + 400, 301, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 	wakeup(w, 1, T0 + 450, 301, 120, 302);
 	cswitch(w, 0, T0 + 500, 0, 120, 0, 301, 120);

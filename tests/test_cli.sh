@@ -124,7 +124,7 @@ ok $? "dump --strict fails on a reserved bit and names offset and field"
 check_timeline "$tmp/s.fxt" "the scenario"
 "$gen" timeline-ok "$tmp/tok.fxt"
 run "$ktrace" dump --check "$tmp/tok.fxt"
-[ $rc -eq 0 ] && grep -q '^timeline: 11 switches on 2 CPUs, 2 wakeups; 4 chain breaks: 1 after loss records on the CPU, 1 untraced_switch records (the kernel.s), 1 cpu_offline/cpu_online records, 1 losses on unknown CPUs$' "$tmp/out" &&
+[ $rc -eq 0 ] && grep -q '^timeline: 11 switches on 2 CPUs, 3 wakeups; 4 chain breaks: 1 after loss records on the CPU, 1 untraced_switch records (the kernel.s), 1 cpu_offline/cpu_online records, 1 losses on unknown CPUs$' "$tmp/out" &&
 	grep -q '^timeline: 0 unexplained violations$' "$tmp/out"
 ok $? "dump --check: breaks after a loss, an untraced_switch, a cpu_offline record and a loss on no known CPU are explained; a wakeup before the switch-out counts" ||
 	diag "$tmp/out"
@@ -158,10 +158,11 @@ sys.exit(0 if len(run) == 1 and run[0]['dur'] == 0 and run[0]['args']['end_state
          len(gap) == 1 and gap[0]['ts'] == 1000000000.2 and gap[0]['dur'] == 0.9 else 1)
 PY
 ok $? "JSON: the stranded thread's slice ends where the untraced stretch begins, which is drawn on its CPU"
-# 301's wait 450-500 ns overlaps the untraced stretch on CPU 1 (200-1100 ns).
+# 305's wait (300-1100 ns) ends on CPU 1 across its untraced stretch
+# (200-1100 ns); 301's (450-500 ns) is on CPU 0.
 run "$ktrace" latency --json "$tmp/tok.fxt"
-python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['not_measured']['overlaps_loss'] == 1 and r['waits'] == 0 else 1)"
-ok $? "ktrace latency measures no wait across an untraced stretch" || diag "$tmp/out"
+python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['not_measured']['overlaps_loss'] == 1 and r['waits'] == 1 and r['top'][0]['tid'] == 301 else 1)"
+ok $? "ktrace latency measures no wait across an untraced stretch on its CPU, and still the others" || diag "$tmp/out"
 
 run "$ktrace" dump --bogus "$tmp/s.fxt"
 [ $rc -eq 2 ] && grep -q 'usage: ktrace dump' "$tmp/err"
