@@ -27,11 +27,13 @@ run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 # untraced_switch or cpu_offline record says why.  Its summary becomes
 # TAP comments; each violation is shown when it fails.
 check_timeline() {	# check_timeline TRACE WHAT
-	local out=$tmp/timeline.$n
+	local out
+	out=$(mktemp)
 	"$ktrace" dump --check "$1" >"$out" 2>&1
 	ok $? "$2: every timeline checks out ($(sed -n 's/^timeline: \([0-9]*\) unexplained violations.*/\1 unexplained/p' "$out"))" ||
 		grep -v '^timeline:' "$out" | head -20 | diag /dev/stdin
 	sed -n 's/^timeline: \([0-9]* switches on .*\)/#   \1/p' "$out" | grep -v unexplained
+	rm -f "$out"
 }
 # Waits until FILE has a line matching PATTERN (at most 60 s): a recorder
 # started in the background is recording once it says so.
