@@ -131,7 +131,7 @@ ok $? "dump --check: breaks after a loss, an untraced_switch, a cpu_offline reco
 "$gen" timeline-bad "$tmp/tbad.fxt"
 run "$ktrace" dump --check "$tmp/tbad.fxt"
 [ $rc -eq 1 ] &&
-	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 664)$' "$tmp/out" &&
+	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 712)$' "$tmp/out" &&
 	grep -q '^violation: 1000.000000500 \[001\] switches in tid 402, which blocked, with no wakeup since it last ran' "$tmp/out" &&
 	grep -q '^violation: 1000.000000600 \[001\] tid 402 switched in on CPU 0 while it runs here until 1000.000000700' "$tmp/out" &&
 	grep -q '^violation: 1000.000000900 \[000\] an untraced_switch record, but the next switch takes off tid 402' "$tmp/out" &&

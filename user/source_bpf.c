@@ -465,6 +465,8 @@ static const char *const prog_records[][2] = {
 	{ "ktrace_kprobe", "probe event" },
 	{ "ktrace_probe_entry", "probe duration begin" },
 	{ "ktrace_probe_return", "probe duration end" },
+	{ "ktrace_cpuhp_enter", "CPU offline or online" },
+	{ "ktrace_cpuhp_exit", "CPU offline or online" },
 };
 
 static const char *records_of(const char *prog)
