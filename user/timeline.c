@@ -272,8 +272,10 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		/* Without a time range, the loss happened some time before the record. */
 		add_range(c, fxt_ticks_to_ns(r, arg_u64(rec, "first_ts", 0)),
 			  fxt_ticks_to_ns(r, arg_u64(rec, "last_ts", rec->ts)), cpu, false);
-		if (pc)
+		if (pc) {
 			pc->excuse = EXCUSE_LOSS;
+			pc->moved = false;	/* the switch that took it off may be lost */
+		}
 		break;
 	case TL_META_UNTRACED:
 		c->untraced++;
@@ -294,6 +296,8 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		c->cpu_lines++;
 		if (pc && pc->excuse != EXCUSE_LOSS)
 			pc->excuse = EXCUSE_CPU_LINE;
+		if (pc)
+			pc->moved = false;	/* a CPU going down traces no last switch */
 		break;
 	default:
 		break;
