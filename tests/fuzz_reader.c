@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: arbitrary bytes through the FXT reader, the JSON
- * converter, the latency analysis and the critical path with their reports.  None may crash,
- * hang, leak or read out of bounds.
+ * converter, the latency analysis and the critical path with their reports,
+ * and the timeline check (also fed one record at a time, as the archive
+ * writer decodes them).  None may crash, hang, leak or read out of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "fxt_reader.h"
 #include "json_writer.h"
 #include "latency.h"
+#include "timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -71,6 +73,32 @@ static void analyse(const void *data, size_t size)
 	lat_free(a);
 }
 
+/* ktrace dump --check, and the same records decoded one by one. */
+static void check(const uint64_t *data, size_t size)
+{
+	struct tl_check *c = tl_check_new();
+	struct fxt_reader r, one;
+	struct fxt_record rec, again;
+	FILE *f = fopen("/dev/null", "w");
+
+	if (!c || !f) {
+		tl_check_free(c);
+		if (f)
+			fclose(f);
+		return;
+	}
+	fxt_reader_open_mem(&r, data, size);
+	fxt_reader_open_mem(&one, NULL, 0);
+	while (fxt_reader_next(&r, &rec) == 1 && !tl_check_record(c, &r, &rec))
+		if (rec.nwords <= KTRACE_FXT_MAX_RECORD_WORDS)
+			fxt_reader_decode(&one, rec.w, rec.nwords, &again);
+	tl_check_finish(c, &r, f);
+	fxt_reader_close(&one);
+	fxt_reader_close(&r);
+	tl_check_free(c);
+	fclose(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The reader expects 8-byte aligned input, as read() into its buffer gives. */
@@ -88,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fxt_reader_close(&r);
 	analyse(copy, size);
+	check(copy, size);
 	free(copy);
 	return 0;
 }

@@ -7,6 +7,8 @@
  *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
+ *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
+ *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "fxt_writer.h"
+#include "timeline.h"
 
 static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name)
 {
@@ -330,6 +333,80 @@ static void chain(struct fxt_writer *w)
 	cswitch_in(w, 1, T0 + 20500, 0, 120, 0, 300, 120, 0);
 }
 
+static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t out,
+		     uint64_t first, uint64_t last)
+{
+	struct fxt_arg args[TL_UNTRACED_NARGS];
+
+	timeline_untraced_args(args, cpu, tid, out, first, last);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, last, 0, 0, "ktrace:meta", "untraced_switch",
+			args, TL_UNTRACED_NARGS, 0);
+}
+
+/*
+ * Breaks in the timelines, each explained (times from T0, in ns): on CPU 0
+ * a loss record before the switch at 1000 that takes off 303, not 301; on
+ * CPU 1 an untraced_switch record (302 switched in at 200, 304 switched out
+ * at 1100) and a cpu_offline record before the switch at 1400; at 1500 on
+ * CPU 0 a break that only a loss on an unknown CPU, written at the end,
+ * covers.  301 is woken at 600 before its switch-out at 700, as a wakeup
+ * racing a thread on its way off the CPU is; its wait 450-500 is on CPU 0,
+ * while 305's (300-1100) ends on CPU 1 across the untraced stretch.
+ */
+static void timeline_ok(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_DROP_WORDS];
+	struct fxt_arg args[3];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 301, 301, "stayer");
+	kobj_thread(w, 302, 302, "stranded");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 301, 120);
+	cswitch(w, 1, T0 + 200, 0, 120, 0, 302, 120);
+	wakeup(w, 0, T0 + 300, 305, 120, 301);
+	cswitch(w, 0, T0 + 400, 301, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 1, T0 + 450, 301, 120, 302);
+	cswitch(w, 0, T0 + 500, 0, 120, 0, 301, 120);
+	wakeup(w, 1, T0 + 600, 301, 120, 302);
+	cswitch(w, 0, T0 + 700, 301, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, T0 + 800, 0, 120, 0, 301, 120);
+	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, T0 + 900, 0, 3, T0 + 850, T0 + 880));
+	cswitch(w, 0, T0 + 1000, 303, 120, KTRACE_LINUX_RUNNING, 0, 120);
+	untraced(w, 1, 302, 304, T0 + 200, T0 + 1100);
+	cswitch(w, 1, T0 + 1100, 304, 120, KTRACE_LINUX_RUNNING, 305, 120);
+	cswitch(w, 0, T0 + 1200, 0, 120, 0, 302, 120);
+	args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", 1);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 1300, 0, 0, "ktrace:meta", "cpu_offline",
+			args, 1, 0);
+	cswitch(w, 1, T0 + 1400, 306, 120, KTRACE_LINUX_RUNNING, 0, 120);
+	cswitch(w, 0, T0 + 1500, 307, 120, KTRACE_LINUX_RUNNING, 0, 120);
+	args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "count", 1);
+	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "first_ts", T0 + 1450);
+	args[2] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "last_ts", T0 + 1550);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0 + 2000, 0, 0, "ktrace:meta", "dropped",
+			args, 3, 0);
+}
+
+/*
+ * One of each violation: at 300 CPU 0 takes off 403, but 401 was switched
+ * in; 402 blocks at 400 and runs at 500 unwoken; at 600 it is switched in
+ * on CPU 0 while it runs on CPU 1 until 700; an untraced_switch record on
+ * CPU 0 at 800 where the chain holds at 900.
+ */
+static void timeline_bad(struct fxt_writer *w)
+{
+	fxt_write_preamble(w, 1, "ktrace");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 401, 120);
+	cswitch(w, 1, T0 + 200, 0, 120, 0, 402, 120);
+	cswitch(w, 0, T0 + 300, 403, 120, KTRACE_LINUX_RUNNING, 0, 120);
+	cswitch(w, 1, T0 + 400, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 500, 0, 120, 0, 402, 120);
+	cswitch(w, 0, T0 + 600, 0, 120, 0, 402, 120);
+	cswitch(w, 1, T0 + 700, 402, 120, KTRACE_LINUX_RUNNING, 0, 120);
+	untraced(w, 0, 999, 998, T0 + 600, T0 + 800);
+	cswitch(w, 0, T0 + 900, 402, 120, KTRACE_LINUX_RUNNING, 0, 120);
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
@@ -371,7 +448,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|chain FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|chain|timeline-ok|timeline-bad FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -390,6 +467,10 @@ int main(int argc, char **argv)
 		latency(w);
 	else if (!strcmp(argv[1], "chain"))
 		chain(w);
+	else if (!strcmp(argv[1], "timeline-ok"))
+		timeline_ok(w);
+	else if (!strcmp(argv[1], "timeline-bad"))
+		timeline_bad(w);
 	else if (!strcmp(argv[1], "wide"))
 		wide(w, strtoull(argv[2], NULL, 0));
 	else

@@ -31,12 +31,10 @@ ok $? "dump --stats counts threads, CPUs, switches, drops and the time span"
 
 run "$ktrace" convert "$tmp/s.fxt" -o "$tmp/s.json"
 ok $rc "convert writes JSON"
-if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
+if need_trace_engine "DevTools' trace engine finds the scenario's threads, slices and flows"; then
 	(cd tests/js && node check_scenario.mjs "$tmp/s.json") >"$tmp/js" 2>&1
 	ok $? "DevTools' trace engine finds the scenario's threads, slices and flows"
 	grep -E '^not ok|^#' "$tmp/js" | sed 's/^/# /'
-else
-	n=$((n + 1)); echo "ok $n - # SKIP trace engine not installed (npm install in tests/js)"
 fi
 
 # Truncated input: what is readable is converted, the error names the offset.
@@ -123,6 +121,51 @@ ok $rc "without --strict a reserved-bit violation is only a warning"
 run "$ktrace" dump --strict --quiet "$tmp/reserved.fxt"
 [ $rc -ne 0 ] && grep -q 'offset 24 (0x18): initialization: reserved bits 16..63' "$tmp/err"
 ok $? "dump --strict fails on a reserved bit and names offset and field"
+
+# The timeline check: each kind of break explained by its record passes;
+# each violation is reported with its time, CPU, threads and offset.
+check_timeline "$tmp/s.fxt" "the scenario"
+"$gen" timeline-ok "$tmp/tok.fxt"
+run "$ktrace" dump --check "$tmp/tok.fxt"
+[ $rc -eq 0 ] && grep -q '^timeline: 11 switches on 2 CPUs, 3 wakeups; 4 chain breaks: 1 after loss records on the CPU, 1 untraced_switch records (the kernel.s), 1 cpu_offline/cpu_online records, 1 losses on unknown CPUs$' "$tmp/out" &&
+	grep -q '^timeline: 0 unexplained violations$' "$tmp/out"
+ok $? "dump --check: breaks after a loss, an untraced_switch, a cpu_offline record and a loss on no known CPU are explained; a wakeup before the switch-out counts" ||
+	diag "$tmp/out"
+"$gen" timeline-bad "$tmp/tbad.fxt"
+run "$ktrace" dump --check "$tmp/tbad.fxt"
+[ $rc -eq 1 ] &&
+	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 768)$' "$tmp/out" &&
+	grep -q '^violation: 1000.000000500 \[001\] switches in tid 402, which blocked, with no wakeup since it last ran' "$tmp/out" &&
+	grep -q '^violation: 1000.000000600 \[001\] tid 402 switched in on CPU 0 while it runs here until 1000.000000700' "$tmp/out" &&
+	grep -q '^violation: 1000.000000900 \[000\] an untraced_switch record, but the next switch takes off tid 402' "$tmp/out" &&
+	grep -q '^timeline: 4 unexplained violations$' "$tmp/out"
+ok $? "dump --check reports a break, a switch-in without wakeup, a thread on two CPUs and a stray untraced_switch, and fails" ||
+	diag "$tmp/out"
+run "$ktrace" dump --stats "$tmp/tok.fxt"
+grep -q '^untraced switches: 1 (the kernel.s)$' "$tmp/out" &&
+	grep -q '^dropped: 4 records (1 of them on no known CPU)$' "$tmp/out"
+ok $? "dump --stats counts untraced switches and losses on no known CPU" || diag "$tmp/out"
+run "$ktrace" dump "$tmp/tok.fxt"
+grep -q '"ktrace:meta":"untraced_switch" cpu=1 tid=koid:302 switched_out=koid:304 first_ts=1000000000200 last_ts=1000000001100$' "$tmp/out"
+ok $? "dump prints an untraced_switch record with its CPU, threads and time range" || diag "$tmp/out"
+# Thread 302 ran from 200 ns until some time before 1100 ns: its slice ends
+# where that stretch begins, and the stretch is drawn on CPU 1.
+run "$ktrace" convert "$tmp/tok.fxt" -o "$tmp/tok.json"
+python3 - "$tmp/tok.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+cpu1 = [e for e in ev if e.get('ph') == 'X' and e.get('tid') == 1000000001]
+run = [e for e in cpu1 if e.get('args', {}).get('tid') == 302 and e['name'] == 'stranded']
+gap = [e for e in cpu1 if e['name'] == 'untraced switch']
+sys.exit(0 if len(run) == 1 and run[0]['dur'] == 0 and run[0]['args']['end_state'] == 'untraced' and
+         len(gap) == 1 and gap[0]['ts'] == 1000000000.2 and gap[0]['dur'] == 0.9 else 1)
+PY
+ok $? "JSON: the stranded thread's slice ends where the untraced stretch begins, which is drawn on its CPU"
+# 305's wait (300-1100 ns) ends on CPU 1 across its untraced stretch
+# (200-1100 ns); 301's (450-500 ns) is on CPU 0.
+run "$ktrace" latency --json "$tmp/tok.fxt"
+python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['not_measured']['overlaps_loss'] == 1 and r['waits'] == 1 and r['top'][0]['tid'] == 301 else 1)"
+ok $? "ktrace latency measures no wait across an untraced stretch on its CPU, and still the others" || diag "$tmp/out"
 
 run "$ktrace" dump --bogus "$tmp/s.fxt"
 [ $rc -eq 2 ] && grep -q 'usage: ktrace dump' "$tmp/err"

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,6 +565,50 @@ static void run_violations(void)
 	ok(expect_fatal(b.w, 8 + 5, "record header", 8), "fatal: truncated header");
 }
 
+/*
+ * Records decoded one at a time as they are written (what the archive
+ * writer does) read as the stream reader reads them, strings included.
+ */
+static int t_decode(void)
+{
+	struct fxt_writer *w = writer_new(false);
+	struct fxt_record a, b;
+	struct fxt_reader one;
+	struct readback rb;
+	struct fxt_arg arg = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", 3);
+	__u64 rec[KTRACE_FXT_DROP_WORDS];
+	const uint64_t *p;
+	size_t off = 0;
+	int n = 0;
+
+	fxt_write_preamble(w, 1, "ktrace");
+	fxt_write_words(w, rec, ktrace_fxt_put_drop(rec, 50, 1, 7, 10, 40));
+	fxt_write_words(w, rec, ktrace_fxt_put_cswitch(rec, 1, 60, 5, 120, KTRACE_LINUX_RUNNING,
+						     6, 120, 0));
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, 70, 0, 0, "ktrace:meta", "untraced_switch", &arg,
+			1, 0);
+	rb_open(&rb, w);
+	fxt_reader_open_mem(&one, NULL, 0);
+	p = (const uint64_t *)w->out.buf;
+	while (fxt_reader_next(&rb.r, &a) > 0) {
+		CHECK(fxt_reader_decode(&one, p + off / 8, a.nwords, &b) == 1);
+		CHECK(b.offset == a.offset && b.type == a.type && b.sub == a.sub && b.ts == a.ts);
+		CHECK(b.nargs == a.nargs);
+		CHECK(a.type != KTRACE_FXT_REC_SCHED ||
+		      (b.cpu == a.cpu && b.out_tid == a.out_tid && b.in_tid == a.in_tid));
+		CHECK(b.cat.len == a.cat.len && !memcmp(b.cat.p, a.cat.p, a.cat.len));
+		CHECK(b.name.len == a.name.len && !memcmp(b.name.p, a.name.p, a.name.len));
+		off += a.nwords * 8;
+		n++;
+	}
+	CHECK(off == w->out.len && n > 3 && one.violations == 0);
+	CHECK(fxt_str_eq(b.name, "untraced_switch") && b.nargs == 1 && b.args[0].u == 3);
+	CHECK(fxt_reader_decode(&one, p, 2, &b) == -EINVAL);
+	fxt_reader_close(&one);
+	rb_close(&rb);
+	return 1;
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -578,6 +623,7 @@ int main(void)
 	ok(t_state_mapping(), "Linux state to FXT state and weights");
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
+	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
 	run_violations();
 	return tap_finish();
 }

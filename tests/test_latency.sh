@@ -115,12 +115,10 @@ ok $? "the annotated trace is valid FXT with 3 slices on the waiting thread, in 
 [ "$("$ktrace" dump "$tmp/a.fxt" | grep -vc '"ktrace:latency":"')" -eq "$("$ktrace" dump "$tmp/l.fxt" | wc -l)" ]
 ok $? "every record of the input is in the annotated trace"
 run "$ktrace" latency "$tmp/l.fxt" --top 3 -o "$tmp/a.json"
-if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
+if need_trace_engine "DevTools' trace engine finds the wait slices on the victim's thread"; then
 	(cd tests/js && node check_latency.mjs "$tmp/a.json") >"$tmp/js" 2>&1
 	ok $? "DevTools' trace engine finds the wait slices on the victim's thread"
 	grep -E '^not ok|^#' "$tmp/js" | sed 's/^/# /'
-else
-	n=$((n + 1)); echo "ok $n - # SKIP trace engine not installed (npm install in tests/js)"
 fi
 
 # Bad input: clear errors, and an output file that was there stays as it was.

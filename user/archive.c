@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "timeline.h"
 #include "utils.h"
 
 static void trace_info(struct fxt_writer *w, const char *backend, uint64_t ts)
@@ -48,11 +49,68 @@ uint64_t ring_common_start(const struct spool *spools, unsigned int n)
 	return from;
 }
 
-/* @records: every record in the archive, as `ktrace dump --stats` counts them. */
+/*
+ * Every record on its way into the archive, read back: where a CPU's next
+ * switch takes off a thread other than the one switched in last, and no
+ * loss on the CPU explains it, the kernel switched without tracing it
+ * (ftrace's sched_switch misses the same ones).  An untraced_switch record
+ * says so before that switch, so that nothing shows the stranded thread
+ * running through a stretch where it may not have run.
+ */
+struct archive_check {
+	struct fxt_writer *w;
+	struct fxt_reader r;
+	struct timeline tl;
+	uint64_t untraced;
+	bool writing;		/* our own record, on its way through */
+};
+
+static void untraced_switch(struct archive_check *a, const struct fxt_record *sw,
+			    const struct tl_cpu *was)
+{
+	struct fxt_arg args[TL_UNTRACED_NARGS];
+
+	/* The stranded thread ran from its switch-in until some time before this switch. */
+	timeline_untraced_args(args, sw->cpu, was->tid, sw->out_tid, was->since, sw->ts);
+	a->writing = true;
+	fxt_write_event(a->w, KTRACE_FXT_EV_INSTANT, sw->ts, 0, 0, "ktrace:meta",
+			"untraced_switch", args, TL_UNTRACED_NARGS, 0);
+	a->writing = false;
+	a->untraced++;
+}
+
+static int archive_sink(void *ctx, const void *words, uint32_t n)
+{
+	struct archive_check *a = ctx;
+	struct fxt_record rec;
+	struct tl_cpu was;
+	uint32_t cpu;
+
+	if (!a->writing && fxt_reader_decode(&a->r, words, n, &rec) == 1) {
+		if (rec.type == KTRACE_FXT_REC_SCHED && rec.sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
+			if (timeline_switch(&a->tl, rec.cpu, rec.ts, rec.out_tid, rec.in_tid,
+					    &was) == 1)
+				untraced_switch(a, &rec, &was);
+		} else if (timeline_meta(&rec, &cpu) != TL_META_NONE) {
+			timeline_forget(&a->tl, cpu);
+		}
+	} else if (a->writing) {
+		/* Its strings, for the records that use them later. */
+		fxt_reader_decode(&a->r, words, n, &rec);
+	}
+	obuf_put(&a->w->out, words, (size_t)n * 8);
+	return 0;
+}
+
+/*
+ * @records: every record in the archive, as `ktrace dump --stats` counts
+ * them; @untraced: the untraced_switch records among them.
+ */
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 			 uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-			 uint64_t *bytes, uint64_t *records)
+			 uint64_t *bytes, uint64_t *records, uint64_t *untraced)
 {
+	struct archive_check a = { 0 };
 	uint64_t threads;
 	struct fxt_writer *w = malloc(sizeof(*w));
 	int ret;
@@ -61,6 +119,14 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		free(w);
 		return -ENOMEM;
 	}
+	a.w = w;
+	fxt_reader_open_mem(&a.r, NULL, 0);
+	/* Only what names strings and what the timelines need is decoded. */
+	a.r.undecoded = ~(1U << KTRACE_FXT_REC_METADATA | 1U << KTRACE_FXT_REC_INIT |
+			  1U << KTRACE_FXT_REC_STRING | 1U << KTRACE_FXT_REC_THREAD |
+			  1U << KTRACE_FXT_REC_EVENT | 1U << KTRACE_FXT_REC_SCHED);
+	w->sink = archive_sink;
+	w->sink_ctx = &a;
 	fxt_write_preamble(w, 1, "ktrace");
 	trace_info(w, ops->name, start);
 	/* The BPF probes name their events by these indices. */
@@ -78,12 +144,16 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	if (ops->head)
 		ops->head(priv, w, start);
 	ret = merge_spools(spools, n, w, from);
+	w->sink = NULL;
 	*bytes = w->out.total + w->out.len;
 	*records = w->records;
+	*untraced = a.untraced;
 	if (!ret)
 		ret = fxt_writer_finish(w);
 	else
 		fxt_writer_finish(w);
+	fxt_reader_close(&a.r);
+	timeline_free(&a.tl);
 	free(w);
 	return ret;
 }
@@ -96,7 +166,7 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		   struct spool *spools, unsigned int n, uint64_t from)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
-	uint64_t bytes, records;
+	uint64_t bytes, records, untraced;
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -108,7 +178,8 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, &bytes, &records) &&
+		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, &bytes, &records,
+				   &untraced) &&
 		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, bytes / 1e6);

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "fxt_reader.h"
 #include "kstacks.h"
+#include "timeline.h"
 #include "utils.h"
 
 /* A set of u64 keys (tids), open addressing; 0 is stored out of band. */
@@ -325,7 +326,7 @@ struct stats {
 	bool have_ts;
 	struct u64set tids;
 	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
-	uint64_t dropped, dropped_ftrace, buffer_full;
+	uint64_t dropped, dropped_ftrace, dropped_nocpu, buffer_full, untraced;
 };
 
 static void account(struct stats *s, const struct fxt_reader *r, const struct fxt_record *rec)
@@ -348,7 +349,11 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 			s->dropped += a ? a->u : 0;
 			if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
 				s->dropped_ftrace += a ? a->u : 0;
+			else if (!fxt_find_arg(rec, "cpu"))
+				s->dropped_nocpu += a ? a->u : 0;
 		}
+		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "untraced_switch"))
+			s->untraced++;
 		break;
 	case KTRACE_FXT_REC_SCHED:
 		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
@@ -427,15 +432,18 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 	fprintf(f, "dropped: %llu records", (unsigned long long)s->dropped);
 	if (s->dropped_ftrace)
 		fprintf(f, " (%llu of them ftrace's)", (unsigned long long)s->dropped_ftrace);
+	if (s->dropped_nocpu)
+		fprintf(f, " (%llu of them on no known CPU)", (unsigned long long)s->dropped_nocpu);
 	if (s->buffer_full)
 		fprintf(f, ", %llu buffer-full events", (unsigned long long)s->buffer_full);
 	fputc('\n', f);
+	fprintf(f, "untraced switches: %llu (the kernel's)\n", (unsigned long long)s->untraced);
 	fprintf(f, "spec violations: %llu, unreadable records: %llu\n",
 		(unsigned long long)r->violations, (unsigned long long)r->skipped);
 }
 
 struct dump_args {
-	bool strict, stats, quiet;
+	bool strict, stats, check, quiet;
 };
 
 static int dump_opt(void *ctx, const struct cli_arg *a)
@@ -450,6 +458,10 @@ static int dump_opt(void *ctx, const struct cli_arg *a)
 		o->stats = true;
 		o->quiet = true;	/* the summary is what was asked for */
 		break;
+	case 'c':
+		o->check = true;
+		o->quiet = true;
+		break;
 	case 'q':
 		o->quiet = true;
 		break;
@@ -460,13 +472,14 @@ static int dump_opt(void *ctx, const struct cli_arg *a)
 static const struct option dump_options[] = {
 	{ "strict", no_argument, NULL, 's' },
 	{ "stats", no_argument, NULL, 'S' },
+	{ "check", no_argument, NULL, 'c' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ 0 }
 };
 
 static const struct cli_command dump_cmd = {
 	.name = "dump",
-	.usage = "usage: ktrace dump [--strict] [--stats] [--quiet] FILE.fxt\n"
+	.usage = "usage: ktrace dump [--strict] [--stats] [--check] [--quiet] FILE.fxt\n"
 		 "\n"
 		 "Print one line per FXT record: offset, timestamp, type and fields.\n"
 		 "Lines that involve threads end with their names as recorded so far:\n"
@@ -476,10 +489,18 @@ static const struct cli_command dump_cmd = {
 		 "  -s, --strict           exit non-zero on any spec violation\n"
 		 "  -S, --stats            print only counts by record type, threads, CPUs, time\n"
 		 "                         span, drops\n"
+		 "  -c, --check            check the timelines instead of printing the records: per\n"
+		 "                         CPU each switch takes off the thread the one before put\n"
+		 "                         on; a thread that blocked is woken before it runs again;\n"
+		 "                         no thread runs on two CPUs at once.  A break is allowed\n"
+		 "                         only after a loss, untraced_switch or cpu_offline/\n"
+		 "                         cpu_online record on that CPU.  Prints each violation\n"
+		 "                         and a summary; exits 1 on any that nothing explains\n"
 		 "  -q, --quiet            do not print the records (with --strict)\n",
 	.examples = "  ktrace dump sched.fxt | less\n"
-		    "  ktrace dump --strict --stats sched.fxt\n",
-	.shortopts = "sSq",
+		    "  ktrace dump --strict --stats sched.fxt\n"
+		    "  ktrace dump --check sched.fxt\n",
+	.shortopts = "sScq",
 	.longopts = dump_options,
 	.min_args = 1,
 	.max_args = 1,
@@ -489,6 +510,8 @@ static const struct cli_command dump_cmd = {
 int cmd_dump(int argc, char **argv)
 {
 	struct dump_args o = { 0 };
+	struct tl_check *check = NULL;
+	uint64_t unexplained = 0;
 	struct stats *st;
 	struct name_map names = { 0 };
 	struct kstack_names kstacks = { 0 };
@@ -500,6 +523,13 @@ int cmd_dump(int argc, char **argv)
 	ret = cli_parse_options(&dump_cmd, argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	if (o.check) {
+		check = tl_check_new();
+		if (!check) {
+			pr_err("out of memory");
+			return 1;
+		}
+	}
 	if (cli_open_trace(&in, argv[optind], 0))
 		return 1;
 	st = calloc(1, sizeof(*st));
@@ -518,6 +548,8 @@ int cmd_dump(int argc, char **argv)
 			print_record(stdout, &r, &rec, &names, &kstacks);
 		if (o.stats)
 			account(st, &r, &rec);
+		if (check && tl_check_record(check, &r, &rec))
+			break;
 	}
 	fflush(stdout);
 	if (ret < 0)
@@ -526,11 +558,14 @@ int cmd_dump(int argc, char **argv)
 		ret = -EINVAL;
 	if (o.stats)
 		print_stats(stdout, st, &r);
+	if (check)
+		unexplained = tl_check_finish(check, &r, stdout);
 	if (r.violations && o.strict)
 		pr_err("%s: %llu spec violations, the first at offset %llu: %s: %s", in.path,
 		       (unsigned long long)r.violations, (unsigned long long)r.first.offset,
 		       r.first.field, r.first.msg);
-	ret = ret < 0 || r.skipped || (o.strict && r.violations) ? 1 : 0;
+	ret = ret < 0 || r.skipped || (o.strict && r.violations) || unexplained ? 1 : 0;
+	tl_check_free(check);
 	fxt_reader_close(&r);
 	free(st->tids.keys);
 	free(st);

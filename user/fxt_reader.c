@@ -760,6 +760,21 @@ static int decode(struct fxt_reader *r, struct fxt_record *rec)
 	}
 }
 
+/* A record's frame, before it is decoded. */
+static void frame(struct fxt_record *rec, const uint64_t *w, uint32_t words, uint64_t off)
+{
+	rec->offset = off;
+	rec->w = w;
+	rec->nwords = words;
+	rec->type = ktrace_fxt_rec_type(w[0]);
+	rec->sub = 0;
+	rec->nargs = 0;
+	rec->ts = 0;
+	rec->pid = rec->tid = 0;
+	rec->cat.p = rec->name.p = rec->msg.p = "";
+	rec->cat.len = rec->name.len = rec->msg.len = 0;
+}
+
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 {
 	for (;;) {
@@ -802,16 +817,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 				     fxt_record_type_name(ktrace_fxt_rec_type(h)),
 				     (unsigned long long)words * 8, avail);
 		/* The buffer is 8-byte aligned and records are whole words. */
-		rec->offset = off;
-		rec->w = (const uint64_t *)(r->buf + r->pos);
-		rec->nwords = words;
-		rec->type = ktrace_fxt_rec_type(h);
-		rec->sub = 0;
-		rec->nargs = 0;
-		rec->ts = 0;
-		rec->pid = rec->tid = 0;
-		rec->cat.p = rec->name.p = rec->msg.p = "";
-		rec->cat.len = rec->name.len = rec->msg.len = 0;
+		frame(rec, (const uint64_t *)(r->buf + r->pos), words, off);
 		r->pos += words * 8;
 		r->records++;
 		/* Framed, not decoded nor checked: the caller does not look inside. */
@@ -826,6 +832,28 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 			return 1;
 		r->skipped++;
 	}
+}
+
+int fxt_reader_decode(struct fxt_reader *r, const uint64_t *w, uint32_t nwords,
+		      struct fxt_record *rec)
+{
+	uint64_t off = r->base;
+	int ret;
+
+	if (!nwords || ktrace_fxt_rec_words(w[0]) != nwords)
+		return -EINVAL;
+	frame(rec, w, nwords, off);
+	r->base += nwords * 8ULL;
+	r->records++;
+	if (r->undecoded & (1U << rec->type))
+		return 1;
+	ret = decode(r, rec);
+	if (ret == -ENOMEM || ret == -E2BIG)
+		return ret;
+	if (ret == 0)
+		return 1;
+	r->skipped++;
+	return 0;
 }
 
 uint64_t fxt_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks)

@@ -113,6 +113,17 @@ void fxt_reader_close(struct fxt_reader *r);
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
 
 /*
+ * Decode one whole record of @nwords words at @w, as if read next: the
+ * string and thread tables it defines are kept for later records, and
+ * rec->offset counts the words decoded so far.  A reader opened with
+ * fxt_reader_open_mem(r, NULL, 0) follows a stream being written this way.
+ * 1 when @rec is filled, 0 when the record breaks the spec and is skipped,
+ * -EINVAL when @nwords is not the header's size, -ENOMEM.
+ */
+int fxt_reader_decode(struct fxt_reader *r, const uint64_t *w, uint32_t nwords,
+		      struct fxt_record *rec);
+
+/*
  * Whether the file @fd starts as FXT does; reports what it is instead (JSON,
  * empty, anything else) and returns -EINVAL.  0 for a pipe, which cannot be
  * peeked at: the reader reports a missing magic as it reads.

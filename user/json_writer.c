@@ -508,6 +508,61 @@ static void on_drop(struct json_writer *j, const struct fxt_record *rec)
 	}
 }
 
+/*
+ * The kernel switched on this CPU without tracing it: the thread switched
+ * in last ran from its switch-in until some time before the next switch.
+ * Its slice ends where that stretch begins, and the stretch is drawn on the
+ * CPU as what it is.
+ */
+static void on_untraced(struct json_writer *j, const struct fxt_reader *r,
+			const struct fxt_record *rec)
+{
+	const struct fxt_arg *cpu = fxt_find_arg(rec, "cpu"), *tid = fxt_find_arg(rec, "tid");
+	const struct fxt_arg *first = fxt_find_arg(rec, "first_ts");
+	const struct fxt_arg *last = fxt_find_arg(rec, "last_ts");
+	uint64_t from, to;
+	struct cpu *c;
+
+	if (!cpu || !tid || !first || !last || cpu->u >= 65536)
+		return;
+	from = fxt_ticks_to_ns(r, first->u);
+	to = fxt_ticks_to_ns(r, last->u);
+	on_cpu_seen(j, cpu->u);
+	c = cpu_get(j, cpu->u);
+	if (c->tid && c->tid == tid->u) {
+		emit_run(j, cpu->u, c, from, "untraced", NULL);
+		c->tid = 0;
+	}
+	ev_begin(j, "untraced switch", 15, sched_cat, 5, 'X', from, JSON_CPU_PID,
+		 JSON_CPU_PID + cpu->u);
+	obuf_lit(j->o, ",\"dur\":");
+	obuf_us(j->o, to > from ? to - from : 0);
+	obuf_lit(j->o, ",\"args\":{\"tid\":");
+	obuf_u64(j->o, tid->u);
+	obuf_lit(j->o, "}}");
+}
+
+/*
+ * The CPU went down (a cpu_offline record): the thread switched in there
+ * last ran until then at most, since an offline CPU traces nothing, not even
+ * its last switch.  Its slice ends here, and the CPU starts afresh when it
+ * comes back.
+ */
+static void on_cpu_offline(struct json_writer *j, const struct fxt_record *rec, uint64_t ts)
+{
+	const struct fxt_arg *cpu = fxt_find_arg(rec, "cpu");
+	struct cpu *c;
+
+	if (!cpu || cpu->u >= 65536)
+		return;
+	on_cpu_seen(j, cpu->u);
+	c = cpu_get(j, cpu->u);
+	if (c->tid)
+		emit_run(j, cpu->u, c, ts, "cpu offline", NULL);
+	c->tid = 0;
+	c->since = ts;
+}
+
 static const char phase[] = {
 	[KTRACE_FXT_EV_INSTANT] = 'i',
 	[KTRACE_FXT_EV_COUNTER] = 'C',
@@ -558,6 +613,10 @@ static void on_event(struct json_writer *j, const struct fxt_reader *r,
 	}
 	if (meta && fxt_str_eq(rec->name, "dropped"))
 		on_drop(j, rec);
+	if (meta && fxt_str_eq(rec->name, "untraced_switch"))
+		on_untraced(j, r, rec);
+	if (meta && fxt_str_eq(rec->name, "cpu_offline"))
+		on_cpu_offline(j, rec, ts);
 
 	/*
 	 * Chrome groups the phases of one flow by category, name and id, while

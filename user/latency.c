@@ -92,6 +92,11 @@ struct lat_analysis {
 	uint32_t nirq_names;
 	struct lat_range *losses;
 	uint32_t nlosses, cap_losses;
+	struct lat_untraced {
+		uint64_t first, last, tid[2];
+		uint32_t cpu;
+	} *untraced;
+	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
 	bool have_irq;
 	struct lat_wait *top;		/* min-heap by latency */
@@ -341,6 +346,7 @@ void lat_free(struct lat_analysis *a)
 	free(a->procs);
 	free(a->groups);
 	free(a->losses);
+	free(a->untraced);
 	free(a->top);
 	free(a->thread_map.keys);
 	free(a->thread_map.vals);
@@ -367,6 +373,42 @@ static bool is_loss(const struct fxt_record *rec)
 	       fxt_str_eq(rec->name, "dropped");
 }
 
+/*
+ * A stretch where the kernel switched without tracing it: the stranded
+ * thread left the CPU and the other one came on at unknown times, and what
+ * ran on that CPU meanwhile is unknown.  No wait of those two threads
+ * across it is measured, nor a wait that ends on that CPU across it (its
+ * blame would be made up); they count with the ones that overlap losses.
+ */
+static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
+			  const struct fxt_record *rec)
+{
+	struct lat_untraced *u;
+
+	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta") ||
+	    !fxt_str_eq(rec->name, "untraced_switch"))
+		return;
+	u = vec_add(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u));
+	u->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", rec->ts));
+	u->last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
+	u->tid[0] = arg_u(rec, "tid", 0);
+	u->tid[1] = arg_u(rec, "switched_out", 0);
+	u->cpu = arg_u(rec, "cpu", UINT32_MAX);
+}
+
+static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint32_t cpu,
+			    uint64_t start, uint64_t end)
+{
+	for (uint32_t i = 0; i < a->nuntraced; i++) {
+		const struct lat_untraced *u = &a->untraced[i];
+
+		if ((u->tid[0] == tid || u->tid[1] == tid || u->cpu == cpu) && u->first <= end &&
+		    u->last >= start)
+			return true;
+	}
+	return false;
+}
+
 /* Pass 1: every name (a thread may be named after it first runs), every loss. */
 void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
@@ -386,6 +428,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		}
 		return;
 	}
+	scan_untraced(a, r, rec);
 	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
 		return;
 	x = fxt_find_arg(rec, "source");
@@ -835,7 +878,7 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 		return;
 	}
 	g = group_get(a, group_key(a, t, cpu));
-	if (overlaps_loss(a, t->since, ts)) {
+	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, cpu, t->since, ts)) {
 		g->lossy++;
 		return;
 	}

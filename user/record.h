@@ -18,11 +18,12 @@ struct record_opts;
 uint64_t ring_common_start(const struct spool *spools, unsigned int n);
 /*
  * The archive into @fd: records timed before @from left out; @records:
- * every record in it, as `ktrace dump --stats` counts them.
+ * every record in it, as `ktrace dump --stats` counts them; @untraced: the
+ * context switches the kernel did not trace, marked in it.
  */
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-		  uint64_t *bytes, uint64_t *records);
+		  uint64_t *bytes, uint64_t *records, uint64_t *untraced);
 /* The output could not be written: the archive where there is room, and where. */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
 	    struct spool *spools, unsigned int n, uint64_t from);

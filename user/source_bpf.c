@@ -36,6 +36,7 @@ struct source_bpf {
 	struct bpf_link *probe_links[2 * 64];	/* -p: kprobes and kretprobes */
 	unsigned int nlinks;
 	struct kstack_table kstacks;	/* where threads blocked, read at stop */
+	uint64_t start_ns;		/* when the programs were attached */
 	int err;
 };
 
@@ -413,11 +414,29 @@ static int attach_irq_depth(struct sched_bpf *skel)
 	return 0;
 }
 
+/*
+ * The wakeup programs before the switch program: a thread seen blocking
+ * is then never woken unseen, so every timeline checks from its first
+ * switch on (the skeleton attaches the rest).
+ */
+static int attach_wakeups(struct sched_bpf *skel)
+{
+	skel->links.ktrace_sched_waking = bpf_program__attach(skel->progs.ktrace_sched_waking);
+	if (!skel->links.ktrace_sched_waking)
+		return -errno;
+	skel->links.ktrace_sched_wakeup_new =
+		bpf_program__attach(skel->progs.ktrace_sched_wakeup_new);
+	return skel->links.ktrace_sched_wakeup_new ? 0 : -errno;
+}
+
 static int bpf_start(void *priv)
 {
 	struct source_bpf *s = priv;
 	int ret = attach_irq_depth(s->skel);
 
+	s->start_ns = now_mono_ns();
+	if (!ret)
+		ret = attach_wakeups(s->skel);
 	if (!ret)
 		ret = sched_bpf__attach(s->skel);
 
@@ -445,19 +464,68 @@ static int bpf_poll(void *priv, int timeout_ms)
 	return s->err;
 }
 
-/* Programs that did not run because another BPF program was running. */
-static uint64_t recursion_misses(struct source_bpf *s)
+/* What each program records, for the loss records of the runs the kernel skipped. */
+static const char *const prog_records[][2] = {
+	{ "ktrace_sched_switch", "context switch" },
+	{ "ktrace_sched_waking", "wakeup" },
+	{ "ktrace_sched_wakeup_new", "wakeup of a new task" },
+	{ "ktrace_sched_process_fork", "thread name (fork)" },
+	{ "ktrace_sched_process_exec", "thread name (exec)" },
+	{ "ktrace_task_rename", "thread name (rename)" },
+	{ "ktrace_kprobe", "probe event" },
+	{ "ktrace_probe_entry", "probe duration begin" },
+	{ "ktrace_probe_return", "probe duration end" },
+	{ "ktrace_cpuhp_enter", "CPU offline or online" },
+	{ "ktrace_cpuhp_exit", "CPU offline or online" },
+};
+
+static const char *records_of(const char *prog)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(prog_records); i++)
+		if (!strcmp(prog, prog_records[i][0]))
+			return prog_records[i][1];
+	/* The interrupt counters: a wakeup from an interrupt may look like a task's. */
+	return "interrupt nesting count";
+}
+
+/*
+ * Runs the kernel skipped because a BPF program was already running on
+ * that CPU (its recursion protection), per program, as loss records: the
+ * kernel counts them per program, not per CPU nor in time, so the record
+ * names no CPU and covers the whole recording.
+ */
+static uint64_t recursion_misses(struct source_bpf *s, uint64_t stop_ns)
+{
+	struct fxt_writer *w = spool_writer_new(&s->spools[0]);
 	struct bpf_program *prog;
 	uint64_t n = 0;
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
+		struct fxt_arg args[6];
 
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			n += info.recursion_misses;
+		if (bpf_program__fd(prog) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ||
+		    !info.recursion_misses)
+			continue;
+		n += info.recursion_misses;
+		args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "count", info.recursion_misses);
+		args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "first_ts", s->start_ns);
+		args[2] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "last_ts", stop_ns);
+		args[3] = fxt_arg_str("program", bpf_program__name(prog));
+		args[4] = fxt_arg_str("lost", records_of(bpf_program__name(prog)));
+		args[5] = fxt_arg_str("why", "the kernel skipped the program: another BPF program was running on that CPU; which CPU and when are unknown");
+		if (w)
+			fxt_write_event(w, KTRACE_FXT_EV_INSTANT, stop_ns, 0, 0, "ktrace:meta",
+					"dropped", args, ARRAY_SIZE(args), 0);
+		pr_warn("%llu %s records were not recorded: the kernel skipped %s while another BPF program ran on that CPU",
+			(unsigned long long)info.recursion_misses,
+			records_of(bpf_program__name(prog)), bpf_program__name(prog));
 	}
+	if (!w || w->sink_err)
+		s->err = w ? w->sink_err : -ENOMEM;
+	spool_writer_free(w);
 	return n;
 }
 
@@ -494,7 +562,7 @@ static void bpf_head(void *priv, struct fxt_writer *w, uint64_t ts)
 static int bpf_stop(void *priv, struct record_stats *st)
 {
 	struct source_bpf *s = priv;
-	uint64_t misses, overwritten = 0;
+	uint64_t overwritten = 0, stop_ns;
 
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
@@ -506,6 +574,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	 */
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(10000);
+	stop_ns = now_mono_ns();
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 		__u64 rec[KTRACE_FXT_DROP_WORDS], total = s->words * 8;
@@ -533,10 +602,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 			overwritten / 1e6);
 	if (s->opts->stack_depth)
 		read_kstacks(s);
-	misses = recursion_misses(s);
-	if (misses)
-		pr_warn("%llu events were not recorded because a BPF program was already running on that CPU",
-			(unsigned long long)misses);
+	st->dropped += recursion_misses(s, stop_ns);
 	return s->err;
 }
 

@@ -6,10 +6,35 @@ ok() {	# ok EXIT-STATUS DESCRIPTION
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 	return "$1"
 }
+# A test that cannot run here, and why.
+skip() {	# skip DESCRIPTION WHY
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+# Whether DevTools' trace engine (tests/js) is installed; if not, DESCRIPTION is a SKIP.
+need_trace_engine() {	# need_trace_engine DESCRIPTION
+	[ -d tests/js/node_modules/@paulirish/trace_engine ] && return 0
+	skip "$1" "DevTools' trace engine is not installed (cd tests/js && npm install --no-audit --no-fund --no-package-lock)"
+	return 1
+}
 # Shows FILEs as TAP comments: what a failed check saw.
 diag() { sed 's/^/# /' "$@" 2>/dev/null; }
 # Runs a command; its exit status, stdout and stderr land in $rc, $tmp/out, $tmp/err.
 run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+# A recording as a whole timeline (ktrace dump --check, run as $ktrace): per
+# CPU the switches chain, a thread that blocked is woken before it runs
+# again, no thread runs on two CPUs; a break only where a loss,
+# untraced_switch or cpu_offline record says why.  Its summary becomes
+# TAP comments; each violation is shown when it fails.
+check_timeline() {	# check_timeline TRACE WHAT
+	local out
+	out=$(mktemp)
+	"$ktrace" dump --check "$1" >"$out" 2>&1
+	ok $? "$2: every timeline checks out ($(sed -n 's/^timeline: \([0-9]*\) unexplained violations.*/\1 unexplained/p' "$out"))" ||
+		grep -v '^timeline:' "$out" | head -20 | diag /dev/stdin
+	sed -n 's/^timeline: \([0-9]* switches on .*\)/#   \1/p' "$out" | grep -v unexplained
+	rm -f "$out"
+}
 # Waits until FILE has a line matching PATTERN (at most 60 s): a recorder
 # started in the background is recording once it says so.
 wait_for() {	# wait_for FILE PATTERN

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The BPF backend on this machine's kernel: the known workload recorded and
-# checked record by record, JSON output read by DevTools' trace engine,
-# exact loss accounting with a tiny buffer, and the errors a user can hit.
+# checked record by record, every recording checked as a whole timeline
+# (ktrace dump --check), JSON output read by DevTools' trace engine, exact
+# loss accounting with a tiny buffer, and the errors a user can hit.
 # usage: tests/suites/bpf.sh BUILD_DIR.  TAP output; SKIPs without root.
 set -u
 build=${1:-build}
@@ -9,7 +10,6 @@ ktrace=$build/ktrace
 tmp=$(mktemp -d)
 trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 echo "TAP version 13"
 if [ "$(id -u)" -ne 0 ]; then
@@ -36,11 +36,12 @@ if [ -s "$tmp/expect" ]; then
 else
 	ok 1 "the workload ran"
 fi
+check_timeline "$tmp/w.fxt" "record --backend bpf -- workload"
 
 run "$ktrace" record -o "$tmp/w.json" -- "$build/tests/workload" "$tmp/expect2" 200
 ok $rc "record to JSON (default backend)" ||
 	diag "$tmp/err"
-if [ -d tests/js/node_modules/@paulirish/trace_engine ]; then
+if need_trace_engine "DevTools' trace engine finds ping and pong, their running slices and wakeup flows"; then
 	(cd tests/js && node check_recorded.mjs "$tmp/w.json" "$tmp/expect2") >"$tmp/js" 2>&1
 	ok $? "DevTools' trace engine finds ping and pong, their running slices and wakeup flows"
 	grep -E '^not ok|^#' "$tmp/js" | sed 's/^/# /'
@@ -68,6 +69,7 @@ ok $? "every record the BPF programs reserved was published and read" ||
 "$ktrace" dump --strict --quiet "$tmp/small.fxt" 2>"$tmp/err2"
 ok $? "the trace with losses is still valid FXT" ||
 	diag "$tmp/err2"
+check_timeline "$tmp/small.fxt" "an 8 KiB buffer with losses"
 
 # Ring mode, a flight recorder: the newest 64 KiB per CPU survive, so
 # ping's exit is there and most of its 3000 switch-ins are not; ftrace's
@@ -87,6 +89,7 @@ grep -q "\"sched\":\"sched_process_exit\" comm=\"ping\" pid=$ping " "$tmp/ring.d
 	[ "$fins" -gt 0 ] && [ "$fins" -lt 3000 ] && ! grep -q 'ftrace lost' "$tmp/err"
 ok $? "ring mode with --ftrace: ftrace keeps its newest events too ($fins of ping's 3000 switch-ins, its exit), no loss reported" ||
 	diag "$tmp/err"
+check_timeline "$tmp/ring.fxt" "ring mode"
 
 run "$ktrace" record -o "$tmp/d.fxt" -d 0.5
 ok $rc "record -d 0.5 stops by itself" ||
@@ -95,6 +98,7 @@ ok $rc "record -d 0.5 stops by itself" ||
 grep -q '^cpus: [1-9]' "$tmp/stats"
 ok $? "a system-wide recording has context switches with CPUs" ||
 	diag "$tmp/stats"
+check_timeline "$tmp/d.fxt" "record -d 0.5"
 
 # Ctrl-C (SIGINT), and SIGHUP when the terminal goes away, stop cleanly and
 # still write the file.
@@ -108,6 +112,7 @@ for sig in INT HUP; do
 	[ $rc -eq 0 ] && "$ktrace" dump --strict --quiet "$tmp/$sig.fxt"
 	ok $? "SIG$sig stops the recording and the trace is written" ||
 		{ echo "# exit status $rc"; diag "$tmp/err"; }
+	check_timeline "$tmp/$sig.fxt" "stopped by SIG$sig"
 done
 
 # ftrace's own buffers overflow (8 KiB per CPU): what it lost is said and
@@ -118,6 +123,7 @@ in_trace=$("$ktrace" dump --strict "$tmp/fl.fxt" |
 	awk '/"ktrace:meta":"dropped".*source="ftrace"/ { for (i = 1; i <= NF; i++) if ($i ~ /^count=/) n += substr($i, 7) } END { print n + 0 }')
 [ $rc -eq 0 ] && [ "${lost:-0}" -gt 0 ] && [ "$lost" = "$in_trace" ]
 ok $? "ftrace's losses are reported (${lost:-0}) and in the trace as loss records ($in_trace)" || diag "$tmp/err"
+check_timeline "$tmp/fl.fxt" "--ftrace with ftrace's losses"
 
 # A thread alive at the start that exits (and is reaped) during the
 # recording keeps its name: the state dump is taken at the start.
@@ -135,6 +141,7 @@ rc=$?
 	"$ktrace" dump --strict "$tmp/early.fxt" | grep -q "kernel_object: thread koid=$sp name=\"kt-early-exit\""
 ok $? "a thread that exits during the recording is named (state dump at the start)" ||
 	diag "$tmp/err"
+check_timeline "$tmp/early.fxt" "record -d 2 beside an exiting thread"
 
 # A real ftrace capture (irq and timer events, the top-level instance, its
 # state restored) while ktrace records: merged, clocks aligned by markers.
@@ -148,6 +155,7 @@ if [ -w $T/trace_marker ]; then
 	echo 1 >$T/events/irq/enable; echo 1 >$T/events/timer/hrtimer_expire_entry/enable
 	echo 1 >$T/tracing_on
 	"$ktrace" record -o "$tmp/live.fxt" -d 1 2>/dev/null
+	live_rc=$?
 	echo 0 >$T/tracing_on
 	cp $T/trace "$tmp/live.txt"
 	echo >$T/trace
@@ -160,6 +168,10 @@ if [ -w $T/trace_marker ]; then
 		"$ktrace" dump --strict --quiet "$tmp/live-merged.fxt"
 	ok $? "real ftrace output captured meanwhile merges, aligned by 2 markers (residual ${residual:-?} ns, text has us precision)" ||
 		sed 's/^/# /' "$tmp/err"
+	ok $live_rc "record -d 1 beside the top-level ftrace instance"
+	check_timeline "$tmp/live.fxt" "record -d 1 beside the top-level ftrace instance"
+else
+	skip "merging a live ftrace capture" "$T/trace_marker is not writable"
 fi
 
 # Live capture from a private instance: typed events, durations, time order,
@@ -176,6 +188,7 @@ awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) { if (bad++ < 3) print "# " prev "
 	last = $2; prev = $0 } END { exit bad > 0 }' "$tmp/ft.dump" >"$tmp/order"
 ok $? "record --ftrace: ftrace events and scheduler records are merged in time order"
 cat "$tmp/order"
+check_timeline "$tmp/ft.fxt" "record --ftrace -- sh"
 ! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
 ok $? "record --ftrace removes its tracefs instance"
 run "$ktrace" record --ftrace 'irq:*,nosuch:event' -o "$tmp/x.fxt" -d 1
@@ -193,6 +206,7 @@ rc=$?
 	"$ktrace" dump --strict --quiet "$tmp/ftint.fxt"
 ok $? "Ctrl-C during --ftrace: the trace is written and the instance removed" ||
 	{ echo "# exit status $rc"; sed 's/^/# /' "$tmp/err"; ls /sys/kernel/tracing/instances | sed 's/^/# instance: /'; }
+check_timeline "$tmp/ftint.fxt" "Ctrl-C during --ftrace"
 
 run "$ktrace" record --backend kmod -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q 'load the module (insmod ktrace.ko), or use --backend bpf' "$tmp/err"
@@ -218,13 +232,16 @@ run "$ktrace" record -o "$tmp/x.fxt" -- /nonexistent/command
 [ $rc -ne 0 ] && grep -q 'cannot run /nonexistent/command' "$tmp/err" && "$ktrace" dump --quiet "$tmp/x.fxt"
 ok $? "a command that cannot run is named, and the trace is still written" ||
 	diag "$tmp/err"
+check_timeline "$tmp/x.fxt" "a command that cannot run"
 
 run "$ktrace" record -o "$tmp/st.fxt" -- sh -c 'exit 3'
 [ $rc -eq 3 ] && grep -q 'sh exited with status 3' "$tmp/err" && "$ktrace" dump --strict --quiet "$tmp/st.fxt"
 ok $? "the command's exit status is ktrace's, and the trace is written" || diag "$tmp/err"
+check_timeline "$tmp/st.fxt" "a command that exits 3"
 run "$ktrace" record -o "$tmp/st.fxt" -d 0.3 -- sleep 30
 [ $rc -eq 0 ] && ! grep -q 'killed' "$tmp/err"
 ok $? "a command ktrace stops at the end of -d is not a failure" || diag "$tmp/err"
+check_timeline "$tmp/st.fxt" "a command stopped at the end of -d"
 
 # The output's file system fills up: the recording is kept elsewhere.
 mkdir -p "$tmp/full" "$tmp/rescue"
@@ -241,6 +258,7 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full"; then
 			[ "$(cat "$tmp/full/$f")" = "an earlier recording" ] && ! ls -A "$tmp/full" | grep -q '^\.'
 		ok $? "$f on a full file system: the error names it, the recording is kept in ${kept:-nothing}, the earlier file is intact" ||
 			{ sed 's/^/# /' "$tmp/err"; ls -A "$tmp/full" | diag /dev/stdin; }
+		check_timeline "${kept:-$tmp/rescue/none.fxt}" "the recording kept from a full file system"
 		rm -f "$tmp/full"/*
 	done
 	umount "$tmp/full"
@@ -262,6 +280,7 @@ if command -v setpriv >/dev/null; then
 	[ $rc -eq 0 ] && "$build/tests/check_trace" "$nd/w.fxt" "$nd/expect" >"$tmp/check"
 	ok $? "as nobody with only CAP_BPF and CAP_PERFMON, the workload's records check out" ||
 		{ sed 's/^/# /' "$tmp/err"; grep '^not ok\|^# ' "$tmp/check" | sed 's/^/#   /'; }
+	check_timeline "$nd/w.fxt" "recorded as nobody with CAP_BPF and CAP_PERFMON"
 	rm -rf "$nd"
 fi
 # A failed recording leaves the file it was to replace as it was.
@@ -298,6 +317,7 @@ if [ $rc -eq 4 ]; then
 	skip "ktrace latency on a known workload" "$(tail -1 "$tmp/err")"
 else
 	ok $rc "record --ftrace 'irq:*' -- latency_workload" || diag "$tmp/err"
+	check_timeline "$tmp/lat.fxt" "record --ftrace 'irq:*' -- latency_workload"
 	tests/check_latency.py "$ktrace" "$tmp/lat.fxt" "$tmp/lat.expect" >"$tmp/check"
 	ok $? "ktrace latency finds each 5 ms wait behind the hog, its kind, waker and blame" ||
 		grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
@@ -309,6 +329,7 @@ else
 		-o "$tmp/trig.fxt" -- "$build/tests/latency_workload" "$tmp/trig.expect" 10 5000
 	[ $rc -eq 0 ] && grep -q 'latency trigger: thread [0-9]* waited [4-7]\.[0-9]* ms from its wakeup to running' "$tmp/err"
 	ok $? "record --stop-on-latency 3ms stops on the victim's first wait and says so" || diag "$tmp/err"
+	check_timeline "$tmp/trig.fxt" "record --stop-on-latency"
 	tests/check_trigger.py "$ktrace" "$tmp/trig.fxt" "$tmp/trig.expect" 3000000 20000000 >"$tmp/check"
 	ok $? "the snapshot marks that wait, which ktrace latency finds; nothing after --after; all named" ||
 		grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
@@ -317,6 +338,7 @@ run "$ktrace" record --backend bpf --stop-on-latency 10s --pid $$ -o "$tmp/none.
 [ $rc -eq 0 ] && grep -q 'the latency trigger did not fire: no wait reached 10000.000 ms' "$tmp/err" &&
 	"$ktrace" dump --strict "$tmp/none.fxt" >/dev/null
 ok $? "a trigger that does not fire: the ring is written at the end of -d, and it says so" || diag "$tmp/err"
+check_timeline "$tmp/none.fxt" "a latency trigger that does not fire"
 bad=0
 for args in "--after 5ms" "--comm victim" "--pid 1" "--stop-on-latency 0" "--stop-on-latency 5parsecs" \
 	"--stop-on-latency 5ms --comm a-name-longer-than-15" "--stop-on-latency 5ms --pid x" \

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timelines: the per-CPU chains of context switches the archive writer
+ * follows to mark what the kernel did not trace, and the whole-trace check
+ * of `ktrace dump --check`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt_writer.h"
+#include "timeline.h"
+#include "utils.h"
+
+static struct tl_cpu *cpu_at(struct timeline *t, uint32_t cpu)
+{
+	if (cpu >= t->ncpus) {
+		uint32_t n = cpu + 1 > 2 * t->ncpus ? cpu + 1 : 2 * t->ncpus;
+		struct tl_cpu *c = realloc(t->cpu, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + t->ncpus, 0, (n - t->ncpus) * sizeof(*c));
+		t->cpu = c;
+		t->ncpus = n;
+	}
+	return &t->cpu[cpu];
+}
+
+int timeline_switch(struct timeline *t, uint32_t cpu, uint64_t ts, uint64_t out, uint64_t in,
+		    struct tl_cpu *was)
+{
+	struct tl_cpu *c = cpu_at(t, cpu);
+
+	if (!c)
+		return -ENOMEM;
+	*was = *c;
+	c->tid = in;
+	c->since = ts;
+	c->known = true;
+	return was->known && was->tid != out;
+}
+
+void timeline_forget(struct timeline *t, uint32_t cpu)
+{
+	struct tl_cpu *c = cpu == TL_CPU_UNKNOWN ? NULL : cpu_at(t, cpu);
+
+	if (c)
+		c->known = false;
+}
+
+void timeline_free(struct timeline *t)
+{
+	free(t->cpu);
+	t->cpu = NULL;
+	t->ncpus = 0;
+}
+
+static uint64_t arg_u64(const struct fxt_record *rec, const char *name, uint64_t dflt)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, name);
+
+	switch (a ? a->type : KTRACE_FXT_ARG_NULL) {
+	case KTRACE_FXT_ARG_UINT32:
+	case KTRACE_FXT_ARG_UINT64:
+	case KTRACE_FXT_ARG_KOID:
+		return a->u;
+	default:
+		return dflt;
+	}
+}
+
+enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu)
+{
+	const struct fxt_arg *src;
+	enum tl_meta m;
+
+	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta"))
+		return TL_META_NONE;
+	if (fxt_str_eq(rec->name, "dropped")) {
+		/* ftrace's own events lost say nothing of the recorder's. */
+		src = fxt_find_arg(rec, "source");
+		if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
+			return TL_META_NONE;
+		m = TL_META_DROPPED;
+	} else if (fxt_str_eq(rec->name, "untraced_switch")) {
+		m = TL_META_UNTRACED;
+	} else if (fxt_str_eq(rec->name, "cpu_offline") || fxt_str_eq(rec->name, "cpu_online")) {
+		m = TL_META_CPU_LINE;
+	} else {
+		return TL_META_NONE;
+	}
+	*cpu = arg_u64(rec, "cpu", TL_CPU_UNKNOWN);
+	if (*cpu > 0xffff)
+		*cpu = TL_CPU_UNKNOWN;
+	return m;
+}
+
+void timeline_untraced_args(struct fxt_arg *args, uint32_t cpu, uint64_t stranded, uint64_t out,
+			    uint64_t first_ts, uint64_t last_ts)
+{
+	args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", cpu);
+	args[1] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "tid", stranded);
+	args[2] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "switched_out", out);
+	args[3] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "first_ts", first_ts);
+	args[4] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "last_ts", last_ts);
+}
+
+/* ---- ktrace dump --check ------------------------------------------------ */
+
+enum { EXCUSE_NONE, EXCUSE_LOSS, EXCUSE_UNTRACED, EXCUSE_CPU_LINE };
+
+struct tl_thread {
+	uint64_t tid;
+	uint64_t last_in;	/* its last switch-in, ns */
+	uint32_t on_cpu;	/* CPU + 1 while switched in, else 0 */
+	bool need_wake;		/* switched out blocked, not woken since */
+	bool woken;		/* a wakeup since its last switch-in */
+	bool used;
+};
+
+/* A time range a loss record, or an untraced_switch record, covers. */
+struct tl_range {
+	uint64_t first, last;
+	uint32_t cpu;		/* TL_CPU_UNKNOWN: any */
+	bool untraced;
+};
+
+enum tl_kind {
+	V_BREAK,		/* a switch takes off a thread other than the one switched in */
+	V_NO_WAKEUP,		/* a blocked thread switched in without a wakeup */
+	V_TWO_CPUS,		/* a thread switched in on a CPU while it runs on another */
+	V_UNTRACED_MISMATCH,	/* an untraced_switch record that is not the break that follows */
+	V_UNTRACED_NO_BREAK,	/* an untraced_switch record where the chain holds */
+};
+
+struct tl_violation {
+	uint8_t kind;
+	uint32_t cpu, cpu2;
+	uint64_t ts, offset, tid, tid2;
+	uint64_t lo, hi;	/* when what would explain it must have happened */
+};
+
+struct tl_check {
+	struct timeline tl;
+	struct tl_thread *threads;
+	uint32_t threads_size, nthreads;
+	struct tl_range *ranges;
+	uint32_t nranges, cap_ranges;
+	struct tl_violation *v;
+	uint64_t nv, cap_v;
+	uint64_t switches, wakeups, breaks, by_loss, by_untraced, by_cpu_line, by_unknown;
+	uint64_t losses, untraced, cpu_lines, last_ts;
+	int err;
+};
+
+struct tl_check *tl_check_new(void)
+{
+	struct tl_check *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->threads_size = 1024;
+	c->threads = calloc(c->threads_size, sizeof(*c->threads));
+	if (!c->threads) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void tl_check_free(struct tl_check *c)
+{
+	if (!c)
+		return;
+	timeline_free(&c->tl);
+	free(c->threads);
+	free(c->ranges);
+	free(c->v);
+	free(c);
+}
+
+static struct tl_thread *thread_slot(struct tl_thread *tab, uint32_t size, uint64_t tid)
+{
+	uint32_t i = (uint32_t)(tid * 0x9e3779b97f4a7c15ULL >> 40) & (size - 1);
+
+	while (tab[i].used && tab[i].tid != tid)
+		i = (i + 1) & (size - 1);
+	return &tab[i];
+}
+
+static struct tl_thread *thread_get(struct tl_check *c, uint64_t tid)
+{
+	struct tl_thread *t = thread_slot(c->threads, c->threads_size, tid);
+
+	if (t->used)
+		return t;
+	if ((c->nthreads + 1) * 2 > c->threads_size) {
+		uint32_t size = c->threads_size * 2;
+		struct tl_thread *tab = calloc(size, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (uint32_t i = 0; i < c->threads_size; i++)
+			if (c->threads[i].used)
+				*thread_slot(tab, size, c->threads[i].tid) = c->threads[i];
+		free(c->threads);
+		c->threads = tab;
+		c->threads_size = size;
+		t = thread_slot(tab, size, tid);
+	}
+	memset(t, 0, sizeof(*t));
+	t->used = true;
+	t->tid = tid;
+	c->nthreads++;
+	return t;
+}
+
+static void *grow(void *v, uint64_t n, uint64_t *cap, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return v;
+	p = realloc(v, (*cap ? 2 * *cap : 256) * size);
+	if (p)
+		*cap = *cap ? 2 * *cap : 256;
+	return p;
+}
+
+static void violation(struct tl_check *c, const struct tl_violation *v)
+{
+	struct tl_violation *p = grow(c->v, c->nv, &c->cap_v, sizeof(*p));
+
+	if (!p) {
+		c->err = -ENOMEM;
+		return;
+	}
+	c->v = p;
+	c->v[c->nv++] = *v;
+}
+
+static void add_range(struct tl_check *c, uint64_t first, uint64_t last, uint32_t cpu,
+		      bool untraced)
+{
+	uint64_t cap = c->cap_ranges;
+	struct tl_range *p = grow(c->ranges, c->nranges, &cap, sizeof(*p));
+
+	if (!p || cap > UINT32_MAX) {
+		c->err = -ENOMEM;
+		return;
+	}
+	c->ranges = p;
+	c->cap_ranges = cap;
+	c->ranges[c->nranges++] = (struct tl_range){ first, last < first ? first : last, cpu,
+						     untraced };
+}
+
+static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec,
+		    enum tl_meta m, uint32_t cpu)
+{
+	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
+	struct tl_cpu *pc = cpu == TL_CPU_UNKNOWN ? NULL : cpu_at(&c->tl, cpu);
+
+	if (cpu != TL_CPU_UNKNOWN && !pc) {
+		c->err = -ENOMEM;
+		return;
+	}
+	switch (m) {
+	case TL_META_DROPPED:
+		c->losses++;
+		/* Without a time range, the loss happened some time before the record. */
+		add_range(c, fxt_ticks_to_ns(r, arg_u64(rec, "first_ts", 0)),
+			  fxt_ticks_to_ns(r, arg_u64(rec, "last_ts", rec->ts)), cpu, false);
+		if (pc) {
+			pc->excuse = EXCUSE_LOSS;
+			pc->moved = false;	/* the switch that took it off may be lost */
+		}
+		break;
+	case TL_META_UNTRACED:
+		c->untraced++;
+		add_range(c, fxt_ticks_to_ns(r, arg_u64(rec, "first_ts", rec->ts)),
+			  fxt_ticks_to_ns(r, arg_u64(rec, "last_ts", rec->ts)), cpu, true);
+		if (!pc) {
+			violation(c, &(struct tl_violation){ .kind = V_UNTRACED_MISMATCH,
+				  .cpu = cpu, .ts = ts, .offset = rec->offset });
+			break;
+		}
+		if (pc->excuse == EXCUSE_LOSS)
+			break;
+		pc->excuse = EXCUSE_UNTRACED;
+		pc->ex_tid = arg_u64(rec, "tid", UINT64_MAX);
+		pc->ex_out = arg_u64(rec, "switched_out", UINT64_MAX);
+		break;
+	case TL_META_CPU_LINE:
+		c->cpu_lines++;
+		if (pc && pc->excuse != EXCUSE_LOSS)
+			pc->excuse = EXCUSE_CPU_LINE;
+		if (pc)
+			pc->moved = false;	/* a CPU going down traces no last switch */
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_switch(struct tl_check *c, const struct fxt_reader *r,
+		      const struct fxt_record *rec)
+{
+	uint64_t ts = fxt_ticks_to_ns(r, rec->ts), out = rec->out_tid, in = rec->in_tid;
+	struct tl_thread *th;
+	struct tl_cpu was, *pc;
+	int ret;
+
+	c->switches++;
+	ret = timeline_switch(&c->tl, rec->cpu, ts, out, in, &was);
+	if (ret < 0) {
+		c->err = ret;
+		return;
+	}
+	pc = &c->tl.cpu[rec->cpu];
+	pc->excuse = EXCUSE_NONE;
+	pc->moved = false;
+	if (ret) {
+		c->breaks++;
+		switch (was.excuse) {
+		case EXCUSE_LOSS:
+			c->by_loss++;
+			break;
+		case EXCUSE_CPU_LINE:
+			c->by_cpu_line++;
+			break;
+		case EXCUSE_UNTRACED:
+			if (was.ex_tid == was.tid && was.ex_out == out) {
+				c->by_untraced++;
+				break;
+			}
+			violation(c, &(struct tl_violation){ .kind = V_UNTRACED_MISMATCH,
+				  .cpu = rec->cpu, .ts = ts, .offset = rec->offset, .tid = was.tid,
+				  .tid2 = out });
+			break;
+		default:
+			violation(c, &(struct tl_violation){ .kind = V_BREAK, .cpu = rec->cpu,
+				  .ts = ts, .offset = rec->offset, .tid = was.tid, .tid2 = out,
+				  .lo = was.since, .hi = ts });
+		}
+	} else if (was.known && was.excuse == EXCUSE_UNTRACED) {
+		violation(c, &(struct tl_violation){ .kind = V_UNTRACED_NO_BREAK, .cpu = rec->cpu,
+			  .ts = ts, .offset = rec->offset, .tid = was.tid, .tid2 = out });
+	}
+	/* It was switched in elsewhere before this switch took it off here. */
+	if (was.moved && out == was.tid && ts > was.moved_ts)
+		violation(c, &(struct tl_violation){ .kind = V_TWO_CPUS, .cpu = rec->cpu,
+			  .cpu2 = was.moved_cpu, .ts = was.moved_ts, .offset = was.moved_off,
+			  .tid = out, .lo = was.moved_ts, .hi = ts });
+	if (out) {
+		th = thread_get(c, out);
+		if (!th)
+			goto nomem;
+		if (th->on_cpu == rec->cpu + 1)
+			th->on_cpu = 0;
+		if (rec->out_state != KTRACE_FXT_THREAD_RUNNING)
+			th->need_wake = true;
+	}
+	if (!in)
+		return;
+	th = thread_get(c, in);
+	if (!th)
+		goto nomem;
+	if (th->on_cpu && th->on_cpu != rec->cpu + 1) {
+		struct tl_cpu *o = &c->tl.cpu[th->on_cpu - 1];
+
+		if (o->known && o->tid == in && !o->moved) {
+			o->moved = true;
+			o->moved_ts = ts;
+			o->moved_off = rec->offset;
+			o->moved_cpu = rec->cpu;
+		}
+	}
+	/*
+	 * A wakeup may come before the switch-out it ends (woken while still
+	 * on its way off the CPU): what counts is one since it last ran.
+	 */
+	if (th->need_wake && !th->woken)
+		violation(c, &(struct tl_violation){ .kind = V_NO_WAKEUP, .cpu = rec->cpu,
+			  .ts = ts, .offset = rec->offset, .tid = in, .lo = th->last_in, .hi = ts });
+	th->need_wake = th->woken = false;
+	th->last_in = ts;
+	th->on_cpu = rec->cpu + 1;
+	return;
+nomem:
+	c->err = -ENOMEM;
+}
+
+int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	enum tl_meta m;
+	uint32_t cpu;
+
+	switch (rec->type) {
+	case KTRACE_FXT_REC_EVENT:
+		m = timeline_meta(rec, &cpu);
+		if (m != TL_META_NONE)
+			on_meta(c, r, rec, m, cpu);
+		break;
+	case KTRACE_FXT_REC_SCHED:
+		if (fxt_ticks_to_ns(r, rec->ts) > c->last_ts)
+			c->last_ts = fxt_ticks_to_ns(r, rec->ts);
+		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
+			struct tl_thread *th = thread_get(c, rec->tid);
+
+			c->wakeups++;
+			if (!th)
+				c->err = -ENOMEM;
+			else
+				th->woken = true;
+		} else if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
+			on_switch(c, r, rec);
+		}
+		break;
+	}
+	return c->err;
+}
+
+/*
+ * Whether a record the check met only later says why: a loss on an unknown
+ * CPU for any violation; for a missing wakeup, a loss or an untraced
+ * stretch on any CPU (the waker may be the thread the kernel did not
+ * trace); for a thread on two CPUs, one on the CPU it was left on.
+ */
+static bool explained(const struct tl_check *c, const struct tl_violation *v)
+{
+	for (uint32_t i = 0; i < c->nranges; i++) {
+		const struct tl_range *g = &c->ranges[i];
+
+		if (g->last < v->lo || g->first > v->hi)
+			continue;
+		switch (v->kind) {
+		case V_BREAK:
+			if (g->cpu == TL_CPU_UNKNOWN && !g->untraced)
+				return true;
+			break;
+		case V_NO_WAKEUP:
+			return true;
+		case V_TWO_CPUS:
+			if (g->cpu == TL_CPU_UNKNOWN || g->cpu == v->cpu)
+				return true;
+			break;
+		}
+	}
+	return false;
+}
+
+static void put_time(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%llu.%09llu", (unsigned long long)(ns / 1000000000),
+		(unsigned long long)(ns % 1000000000));
+}
+
+static void print_violation(FILE *f, const struct tl_violation *v)
+{
+	fputs("violation: ", f);
+	put_time(f, v->ts);
+	fprintf(f, " [%03u] ", v->cpu == TL_CPU_UNKNOWN ? 999 : v->cpu);
+	switch (v->kind) {
+	case V_BREAK:
+		fprintf(f, "switches out tid %llu, but tid %llu was switched in (at ",
+			(unsigned long long)v->tid2, (unsigned long long)v->tid);
+		put_time(f, v->lo);
+		fputs(") and no loss, untraced_switch or cpu_offline record says why", f);
+		break;
+	case V_NO_WAKEUP:
+		fprintf(f, "switches in tid %llu, which blocked, with no wakeup since it last ran (at ",
+			(unsigned long long)v->tid);
+		put_time(f, v->lo);
+		fputc(')', f);
+		break;
+	case V_TWO_CPUS:
+		fprintf(f, "tid %llu switched in on CPU %u while it runs here until ",
+			(unsigned long long)v->tid, v->cpu2);
+		put_time(f, v->hi);
+		break;
+	case V_UNTRACED_MISMATCH:
+		fprintf(f, "an untraced_switch record that does not match the break that follows (tid %llu switched in, tid %llu switched out)",
+			(unsigned long long)v->tid, (unsigned long long)v->tid2);
+		break;
+	case V_UNTRACED_NO_BREAK:
+		fprintf(f, "an untraced_switch record, but the next switch takes off tid %llu, the one switched in",
+			(unsigned long long)v->tid2);
+		break;
+	}
+	fprintf(f, " (offset %llu)\n", (unsigned long long)v->offset);
+}
+
+uint64_t tl_check_finish(struct tl_check *c, const struct fxt_reader *r, FILE *f)
+{
+	uint64_t bad = 0, cpus = 0;
+
+	(void)r;
+	/* Switched in elsewhere, and this CPU never switched again. */
+	for (uint32_t i = 0; i < c->tl.ncpus; i++) {
+		const struct tl_cpu *p = &c->tl.cpu[i];
+
+		cpus += p->known;
+		if (p->moved)
+			violation(c, &(struct tl_violation){ .kind = V_TWO_CPUS, .cpu = i,
+				  .cpu2 = p->moved_cpu, .ts = p->moved_ts, .offset = p->moved_off,
+				  .tid = p->tid, .lo = p->moved_ts, .hi = c->last_ts });
+	}
+	for (uint64_t i = 0; i < c->nv; i++) {
+		if (explained(c, &c->v[i])) {
+			c->by_unknown += c->v[i].kind == V_BREAK;
+			continue;
+		}
+		if (bad++ < 100)
+			print_violation(f, &c->v[i]);
+		else if (bad == 101)
+			fputs("violation: more follow; only the count is printed\n", f);
+	}
+	fprintf(f, "timeline: %llu switches on %llu CPUs, %llu wakeups; %llu chain breaks: %llu after loss records on the CPU, %llu untraced_switch records (the kernel's), %llu cpu_offline/cpu_online records, %llu losses on unknown CPUs\n",
+		(unsigned long long)c->switches, (unsigned long long)cpus,
+		(unsigned long long)c->wakeups, (unsigned long long)c->breaks,
+		(unsigned long long)c->by_loss, (unsigned long long)c->by_untraced,
+		(unsigned long long)c->by_cpu_line, (unsigned long long)c->by_unknown);
+	fprintf(f, "timeline: %llu unexplained violations%s\n", (unsigned long long)bad,
+		c->err ? " (the check ran out of memory: incomplete)" : "");
+	return bad + (c->err != 0);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A trace as timelines: per CPU, the chain of context switches; the
+ * ktrace:meta records that say why a chain breaks; and the whole check
+ * `ktrace dump --check` runs.
+ */
+#ifndef KTRACE_TIMELINE_H
+#define KTRACE_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fxt_reader.h"
+
+#define TL_CPU_UNKNOWN	UINT32_MAX
+
+/* A CPU's chain: the thread the last switch put on it. */
+struct tl_cpu {
+	uint64_t tid;		/* running, 0 = idle */
+	uint64_t since;		/* its switch-in, ticks */
+	bool known;		/* a switch seen since the start, a loss or an offline CPU */
+	/* dump --check: what explains a break at the next switch here */
+	uint8_t excuse;
+	uint64_t ex_tid, ex_out;
+	/* dump --check: ->tid was switched in on another CPU meanwhile */
+	uint64_t moved_ts, moved_off;
+	uint32_t moved_cpu;
+	bool moved;
+};
+
+struct timeline {
+	struct tl_cpu *cpu;
+	uint32_t ncpus;
+};
+
+/*
+ * A context switch on @cpu at @ts.  1 when the chain breaks: the switch
+ * takes off @out, but @was (the CPU before this switch) says another thread
+ * was switched in; 0 when it chains or starts a chain; -ENOMEM.
+ */
+int timeline_switch(struct timeline *t, uint32_t cpu, uint64_t ts, uint64_t out, uint64_t in,
+		    struct tl_cpu *was);
+/* A loss or CPU going off or on line: the next switch on @cpu starts a new chain. */
+void timeline_forget(struct timeline *t, uint32_t cpu);
+void timeline_free(struct timeline *t);
+
+/* The ktrace:meta records that explain a break. */
+enum tl_meta {
+	TL_META_NONE,
+	TL_META_DROPPED,	/* the recorder's, not ftrace's */
+	TL_META_UNTRACED,	/* untraced_switch */
+	TL_META_CPU_LINE,	/* cpu_offline, cpu_online */
+};
+
+/* Which, and on which CPU (TL_CPU_UNKNOWN when the record names none). */
+enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu);
+
+/*
+ * The untraced_switch record: on @cpu, @stranded was switched in at
+ * @first_ts and @out, not it, was switched out at @last_ts, with no loss
+ * on the CPU: the kernel switched somewhere between and traced none of it.
+ */
+void timeline_untraced_args(struct fxt_arg *args, uint32_t cpu, uint64_t stranded, uint64_t out,
+			    uint64_t first_ts, uint64_t last_ts);
+#define TL_UNTRACED_NARGS	5
+
+/* `ktrace dump --check`: every record in turn, then a verdict. */
+struct tl_check;
+
+struct tl_check *tl_check_new(void);
+int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec);
+/* Prints each violation and a summary to @f; the number of unexplained violations. */
+uint64_t tl_check_finish(struct tl_check *c, const struct fxt_reader *r, FILE *f);
+void tl_check_free(struct tl_check *c);
+
+#endif
