@@ -66,9 +66,11 @@ FUZZ_READER	:= $(O)/tests/fuzz_reader
 WORKLOAD	:= $(O)/tests/workload
 CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
+FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD)
 
-.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install clean
+.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install clean \
+	fuzz-kmod fuzz-kmod-check bench-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -191,6 +193,21 @@ vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST)
 
 check-fuzz: $(FUZZ_READER)
 	@scripts/run-fuzz.sh $(O) 60
+
+# The module's interface fuzzer; static, so the VM needs no libraries for it.
+$(FUZZ_KMOD): tests/fuzz-kmod/fuzz_kmod.c include/uapi/linux/ktrace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -static -pthread -o $@ $<
+
+# ktrace.ko's ioctls, mmap, poll and marks fuzzed in a VM: a long run, and
+# the bounded one (about 30 s).  FUZZ_KMOD_ARGS: more fuzz_kmod options.
+FUZZ_KMOD_CALLS	?= 1000000
+FUZZ_KMOD_SEED	?= 1
+fuzz-kmod: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --calls $(FUZZ_KMOD_CALLS) $(FUZZ_KMOD_ARGS)
+
+fuzz-kmod-check: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --seconds 30 $(FUZZ_KMOD_ARGS)
 
 $(O)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
