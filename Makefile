@@ -220,6 +220,11 @@ bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KD
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
+	$(if $(HAVE_KDIR),@bench/bench-soak.sh $(O))
+
+# The soak alone: SOAK_SECONDS per mode (default 600).
+bench-soak: $(KTRACE) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+	@bench/bench-soak.sh $(O)
 
 install: $(KTRACE)
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace

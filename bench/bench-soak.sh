@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Soak: ktrace.ko records for SOAK_SECONDS (default 600) in stream and then
+# in ring mode, in the test VM (Debian's kernel under TCG), while a pipe
+# ping-pong switches as fast as it can on each CPU.  Reports the switch
+# rate, the losses the CLI reported against the loss records in the trace
+# (they must be equal), and whether the module's memory (Slab,
+# VmallocUsed) and the CLI's VmRSS stayed flat (first sample after the
+# start against the last, and the largest).
+# usage: bench/bench-soak.sh BUILD_DIR   (env SOAK_SECONDS, SOAK_INTERVAL, KREL)
+set -eu
+build=${1:-build}
+krel=${KREL:-$(scripts/pick-kernel.sh)}
+secs=${SOAK_SECONDS:-600}
+interval=${SOAK_INTERVAL:-5}
+out=$build/bench-soak
+mkdir -p "$out"
+{
+	echo "#!/bin/sh"
+	echo "SOAK_SECONDS=$secs"
+	echo "SOAK_INTERVAL=$interval"
+	sed 1d bench/vm-soak-in-vm.sh
+} >"$out/in-vm.sh"
+chmod +x "$out/in-vm.sh"
+KTRACE_VM_SCRIPT=$out/in-vm.sh KTRACE_VM_TIMEOUT=$((3 * secs + 900)) \
+	scripts/vm-run.sh "$build" "$krel" >"$out/vm-run.log" 2>&1 || {
+	echo "bench-soak: the VM run failed; see $out/vm-run.log"; exit 1; }
+R=$build/vm/results
+rm -rf "$out/results"
+cp -r "$R" "$out/results"
+R=$out/results
+
+status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
+count() { awk -v k="$2" 'index($0, k) == 1 {print $NF; exit}' "$1"; }
+
+echo "Soak in the VM (TCG, $(cat "$R/uname")): ktrace.ko recording ${secs} s per mode," \
+	"a ping-pong on each CPU; samples every ${interval} s"
+rc=0
+for mode in stream ring; do
+	if [ "$(status "record_$mode")" != 0 ] || [ "$(status "dump_$mode")" != 0 ]; then
+		echo "$mode: the recording or its dump failed:"
+		sed 's/^/  /' "$R/soak-$mode.err" "$R/soak-$mode.dump.err" | head -10
+		rc=1
+		continue
+	fi
+	# The CLI's count, and the loss records' count in the trace.
+	cli=$(sed -n 's/.*MB, \([0-9]*\) dropped.*/\1/p' "$R/soak-$mode.err")
+	trace=$(sed -n 's/^dropped: \([0-9]*\) records.*/\1/p' "$R/soak-$mode.stats")
+	switches=$(grep -E '^ *context switch' "$R/soak-$mode.stats" | awk '{s += $NF} END {print s + 0}')
+	records=$(sed -n 's/.*wrote [^:]*: \([0-9]*\) records.*/\1/p' "$R/soak-$mode.err")
+	mb=$(sed -n 's/.* \([0-9.]*\) MB,.*/\1/p' "$R/soak-$mode.err")
+	over=$(grep -o '[0-9]* older sub-buffers were overwritten' "$R/soak-$mode.err" | head -1)
+	span=$(sed -n 's/^time: .*(\([0-9.]*\) s)$/\1/p' "$R/soak-$mode.stats")
+	printf '%s: %s records (%s MB) over %.0f s, %s context switches (%.0f/s)%s\n' "$mode" \
+		"$records" "$mb" "${span:-0}" "$switches" \
+		"$(echo "$switches ${span:-0}" | awk '{print ($2 > 0 ? $1 / $2 : 0)}')" "${over:+, $over}"
+	if [ "${cli:-x}" = "${trace:-0}" ] || { [ -z "$trace" ] && [ "$cli" = 0 ]; }; then
+		echo "  losses: the CLI reported ${cli}, the trace's loss records say ${trace:-0}: equal"
+	else
+		echo "  losses: the CLI reported ${cli:-?}, the trace's loss records say ${trace:-0}: NOT EQUAL"
+		rc=1
+	fi
+	# Flatness: from the first sample taken a tenth of the way in.
+	awk -v secs="$secs" '
+		NR == 1 { next }
+		{ n++; t[n] = $1; for (i = 2; i <= 5; i++) v[n, i] = $i }
+		END {
+			if (n < 3) { print "  too few samples"; exit }
+			for (f = 1; f < n && t[f] < secs / 10; f++) ;
+			split("rss_kb slab_kb vmalloc_kb shmem_kb", name, " ")
+			label[2] = "CLI VmRSS"; label[3] = "Slab"; label[4] = "VmallocUsed"; label[5] = "Shmem (spools)"
+			for (i = 2; i <= 5; i++) {
+				max = 0
+				for (k = f; k <= n; k++) if (v[k, i] > max) max = v[k, i]
+				printf "  %-15s %8d kB at %4d s, %8d kB at %4d s (%+d kB), max %d kB, %d samples\n",
+					label[i], v[f, i], t[f], v[n, i], t[n], v[n, i] - v[f, i], max, n - f + 1
+			}
+		}' "$R/soak-$mode.samples"
+done
+grep -qE 'WARNING:|BUG:|Oops|lockdep|KASAN|UBSAN|Call Trace' "$R/dmesg.txt" &&
+	{ echo "dmesg has a kernel report:"; grep -E -m5 'WARNING:|BUG:|Oops|lockdep|KASAN|UBSAN|Call Trace' "$R/dmesg.txt"; rc=1; }
+[ "$(status rmmod)" = 0 ] || { echo "rmmod failed after the soak"; rc=1; }
+exit $rc

@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the test VM: ktrace.ko records for $SOAK_SECONDS in stream and
+# then in ring mode while a pipe ping-pong switches as fast as it can on
+# each CPU.  Every $SOAK_INTERVAL seconds the CLI's VmRSS and the kernel's
+# Slab, VmallocUsed and Shmem (the CLI's spools in /tmp) are sampled.  The
+# trace goes through a FIFO into `ktrace dump --stats`, so that only the
+# spools take memory.  Results in /results/soak-MODE.*.
+R=/results
+mkdir -p $R
+cd /ktrace || exit 1
+export PATH=/ktrace:$PATH
+SOAK_SECONDS=${SOAK_SECONDS:-600}
+SOAK_INTERVAL=${SOAK_INTERVAL:-5}
+
+uname -r >$R/uname
+insmod ./ktrace.ko || exit 1
+kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+
+for mode in stream ring; do
+	opt=
+	[ $mode = ring ] && opt=--ring
+	pingpong 2000000000 0 >/dev/null 2>&1 &
+	pp0=$!
+	pingpong 2000000000 1 >/dev/null 2>&1 &
+	pp1=$!
+	rm -f /tmp/soak.fxt
+	mkfifo /tmp/soak.fxt
+	ktrace dump --stats --quiet - </tmp/soak.fxt >$R/soak-$mode.stats 2>$R/soak-$mode.dump.err &
+	dump=$!
+	echo "t rss_kb slab_kb vmalloc_kb shmem_kb" >$R/soak-$mode.samples
+	t0=$(date +%s)
+	ktrace record --backend kmod $opt -d "$SOAK_SECONDS" -o /tmp/soak.fxt \
+		>/dev/null 2>$R/soak-$mode.err &
+	rec=$!
+	while kill -0 $rec 2>/dev/null; do
+		rss=$(awk '$1 == "VmRSS:" {print $2}' /proc/$rec/status 2>/dev/null)
+		[ -n "$rss" ] && echo "$(($(date +%s) - t0)) $rss $(kb Slab) $(kb VmallocUsed) $(kb Shmem)" \
+			>>$R/soak-$mode.samples
+		sleep "$SOAK_INTERVAL"
+	done
+	wait $rec
+	echo "record_$mode $?" >>$R/status
+	wait $dump
+	echo "dump_$mode $?" >>$R/status
+	kill $pp0 $pp1
+	wait $pp0 $pp1 2>/dev/null
+	rm -f /tmp/soak.fxt
+	grep -E '^(Slab|VmallocUsed|Shmem|MemFree):' /proc/meminfo >$R/soak-$mode.meminfo-after
+done
+rmmod ktrace
+echo "rmmod $?" >>$R/status
+dmesg >$R/dmesg.txt
