@@ -50,30 +50,34 @@ for mode in stream ring; do
 	records=$(sed -n 's/.*wrote [^:]*: \([0-9]*\) records.*/\1/p' "$R/soak-$mode.err")
 	mb=$(sed -n 's/.* \([0-9.]*\) MB,.*/\1/p' "$R/soak-$mode.err")
 	over=$(grep -o '[0-9]* older sub-buffers were overwritten' "$R/soak-$mode.err" | head -1)
-	span=$(sed -n 's/^time: .*(\([0-9.]*\) s)$/\1/p' "$R/soak-$mode.stats")
-	printf '%s: %s records (%s MB) over %.0f s, %s context switches (%.0f/s)%s\n' "$mode" \
-		"$records" "$mb" "${span:-0}" "$switches" \
-		"$(echo "$switches ${span:-0}" | awk '{print ($2 > 0 ? $1 / $2 : 0)}')" "${over:+, $over}"
+	kept=$(sed -n 's/^time: .*(\([0-9.]*\) s)$/\1/p' "$R/soak-$mode.stats")
+	# The switch rate from the kernel's count while recording, not from the
+	# trace (a ring keeps only its newest window).
+	rate=$(awk -v secs="$secs" 'NR > 1 && $1 <= secs && $6 { if (!t0) { t0 = $1; c0 = $6 } t1 = $1; c1 = $6 }
+		END { print (t1 > t0 ? (c1 - c0) / (t1 - t0) : 0) }' "$R/soak-$mode.samples")
+	printf '%s: %.0f context switches/s in the VM; the trace: %s records (%s MB), %s switches over %.0f s%s\n' \
+		"$mode" "$rate" "$records" "$mb" "$switches" "${kept:-0}" "${over:+; $over}"
 	if [ "${cli:-x}" = "${trace:-0}" ] || { [ -z "$trace" ] && [ "$cli" = 0 ]; }; then
 		echo "  losses: the CLI reported ${cli}, the trace's loss records say ${trace:-0}: equal"
 	else
 		echo "  losses: the CLI reported ${cli:-?}, the trace's loss records say ${trace:-0}: NOT EQUAL"
 		rc=1
 	fi
-	# Flatness: from the first sample taken a tenth of the way in.
+	# Flat while recording: the first sample a tenth of the way in against
+	# the last one before the end; then the peak while the archive is written.
 	awk -v secs="$secs" '
 		NR == 1 { next }
-		{ n++; t[n] = $1; for (i = 2; i <= 5; i++) v[n, i] = $i }
+		$1 <= secs { n++; t[n] = $1; for (i = 2; i <= 5; i++) v[n, i] = $i; next }
+		{ for (i = 2; i <= 5; i++) if ($i > after[i]) after[i] = $i }
 		END {
 			if (n < 3) { print "  too few samples"; exit }
 			for (f = 1; f < n && t[f] < secs / 10; f++) ;
-			split("rss_kb slab_kb vmalloc_kb shmem_kb", name, " ")
 			label[2] = "CLI VmRSS"; label[3] = "Slab"; label[4] = "VmallocUsed"; label[5] = "Shmem (spools)"
 			for (i = 2; i <= 5; i++) {
 				max = 0
 				for (k = f; k <= n; k++) if (v[k, i] > max) max = v[k, i]
-				printf "  %-15s %8d kB at %4d s, %8d kB at %4d s (%+d kB), max %d kB, %d samples\n",
-					label[i], v[f, i], t[f], v[n, i], t[n], v[n, i] - v[f, i], max, n - f + 1
+				printf "  %-15s %8d kB at %4d s, %8d kB at %4d s (%+d kB), max %d kB over %d samples; %d kB at most while writing\n",
+					label[i], v[f, i], t[f], v[n, i], t[n], v[n, i] - v[f, i], max, n - f + 1, after[i]
 			}
 		}' "$R/soak-$mode.samples"
 done

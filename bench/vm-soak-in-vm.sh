@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the test VM: ktrace.ko records for $SOAK_SECONDS in stream and
 # then in ring mode while a pipe ping-pong switches as fast as it can on
-# each CPU.  Every $SOAK_INTERVAL seconds the CLI's VmRSS and the kernel's
-# Slab, VmallocUsed and Shmem (the CLI's spools in /tmp) are sampled.  The
+# each CPU.  Every $SOAK_INTERVAL seconds the CLI's VmRSS, the kernel's
+# Slab, VmallocUsed and Shmem (the CLI's spools in /tmp) and the number of
+# context switches so far (/proc/stat) are sampled.  The
 # trace goes through a FIFO into `ktrace dump --stats`, so that only the
 # spools take memory.  Results in /results/soak-MODE.*.
 R=/results
@@ -28,7 +29,7 @@ for mode in stream ring; do
 	mkfifo /tmp/soak.fxt
 	ktrace dump --stats --quiet - </tmp/soak.fxt >$R/soak-$mode.stats 2>$R/soak-$mode.dump.err &
 	dump=$!
-	echo "t rss_kb slab_kb vmalloc_kb shmem_kb" >$R/soak-$mode.samples
+	echo "t rss_kb slab_kb vmalloc_kb shmem_kb ctxt" >$R/soak-$mode.samples
 	t0=$(date +%s)
 	ktrace record --backend kmod $opt -d "$SOAK_SECONDS" -o /tmp/soak.fxt \
 		>/dev/null 2>$R/soak-$mode.err &
@@ -36,7 +37,7 @@ for mode in stream ring; do
 	while kill -0 $rec 2>/dev/null; do
 		rss=$(awk '$1 == "VmRSS:" {print $2}' /proc/$rec/status 2>/dev/null)
 		[ -n "$rss" ] && echo "$(($(date +%s) - t0)) $rss $(kb Slab) $(kb VmallocUsed) $(kb Shmem)" \
-			>>$R/soak-$mode.samples
+			"$(awk '$1 == "ctxt" {print $2}' /proc/stat)" >>$R/soak-$mode.samples
 		sleep "$SOAK_INTERVAL"
 	done
 	wait $rec
