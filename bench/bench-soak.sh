@@ -7,7 +7,7 @@
 # (they must be equal), and whether the module's memory (Slab,
 # VmallocUsed) and the CLI's VmRSS stayed flat (first sample after the
 # start against the last, and the largest).
-# usage: bench/bench-soak.sh BUILD_DIR   (env SOAK_SECONDS, SOAK_INTERVAL, KREL)
+# usage: bench/bench-soak.sh BUILD_DIR   (env SOAK_SECONDS, SOAK_INTERVAL, KREL, SOAK_RESULTS)
 set -eu
 build=${1:-build}
 krel=${KREL:-$(scripts/pick-kernel.sh)}
@@ -22,13 +22,15 @@ mkdir -p "$out"
 	sed 1d bench/vm-soak-in-vm.sh
 } >"$out/in-vm.sh"
 chmod +x "$out/in-vm.sh"
-KTRACE_VM_SCRIPT=$out/in-vm.sh KTRACE_VM_TIMEOUT=$((3 * secs + 900)) \
-	scripts/vm-run.sh "$build" "$krel" >"$out/vm-run.log" 2>&1 || {
-	echo "bench-soak: the VM run failed; see $out/vm-run.log"; exit 1; }
-R=$build/vm/results
-rm -rf "$out/results"
-cp -r "$R" "$out/results"
-R=$out/results
+# SOAK_RESULTS=DIR: only report on the results of an earlier run.
+if [ -z "${SOAK_RESULTS:-}" ]; then
+	KTRACE_VM_SCRIPT=$out/in-vm.sh KTRACE_VM_TIMEOUT=$((3 * secs + 900)) \
+		scripts/vm-run.sh "$build" "$krel" >"$out/vm-run.log" 2>&1 || {
+		echo "bench-soak: the VM run failed; see $out/vm-run.log"; exit 1; }
+	rm -rf "$out/results"
+	cp -r "$build/vm/results" "$out/results"
+fi
+R=${SOAK_RESULTS:-$out/results}
 
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 count() { awk -v k="$2" 'index($0, k) == 1 {print $NF; exit}' "$1"; }
