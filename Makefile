@@ -184,11 +184,11 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
-	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST))
+	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
 	@scripts/run-tests.sh $(O)
 
 # The module's tests in a VM booting Debian's kernel (also part of check).
-vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST)
+vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD)
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 check-fuzz: $(FUZZ_READER)
