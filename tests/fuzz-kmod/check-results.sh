@@ -18,6 +18,15 @@ fuzz_kmod_check() {	# fuzz_kmod_check RESULTS_DIR
 	ok $? "fuzz: the in-VM script ran and left its results" || return 1
 	[ "$(st insmod)" = 0 ]
 	ok $? "fuzz: insmod ktrace.ko on $(cat "$d/uname" 2>/dev/null)" || diag "$d/insmod.err"
+	while read -r line; do
+		case $line in
+		*": ok"*) ok 0 "fuzz: regression ${line#REGRESSION }" ;;
+		*": SKIP"*) n=$((n + 1)); echo "ok $n - fuzz: regression ${line%%: SKIP*} # SKIP ${line#*: SKIP }" ;;
+		*) ok 1 "fuzz: regression ${line#REGRESSION }" ;;
+		esac
+	done < <(grep '^REGRESSION' "$d/regressions.out" 2>/dev/null)
+	[ "$(st regressions)" = 0 ] || [ "$(st regressions)" = 1 ]
+	ok $? "fuzz: fuzz_kmod --regressions ran" || diag "$d/regressions.out"
 	summary=$(grep '^FUZZ-SUMMARY' "$d/fuzz.out" 2>/dev/null)
 	[ "$(st fuzz)" = 0 ] && [ -n "$summary" ] && [ -z "$(st fuzz_stuck)" ]
 	ok $? "fuzz: fuzz_kmod $(cat "$d/args") finds no wrong result (${summary#FUZZ-SUMMARY })" || {

@@ -31,6 +31,10 @@ note insmod $?
 echo "ktrace-fuzz: start $FUZZ_ARGS" >/dev/kmsg
 grep -E '^(Slab|VmallocUsed|MemFree):' /proc/meminfo >"$R/meminfo.before"
 
+# The fixed sequences of bugs found before, on a quiet system.
+"$fuzz" --regressions >"$R/regressions.out" 2>&1
+note regressions $?
+
 # Context switches on both CPUs while the sessions record.
 pingpong 1000000000 0 >/dev/null 2>&1 &
 pp0=$!

@@ -12,14 +12,18 @@
  * fail with EINVAL, and wrong results of successful calls are failures,
  * printed as they happen; the exit status is 1 if there was any.
  *
+ * --regressions instead replays, as fixed sequences, the bugs it found.
+ *
  * usage: fuzz_kmod [--seed N] [--calls N] [--seconds S] [--threads T]
  *                  [--max-buffer BYTES] [--log]
+ *        fuzz_kmod --regressions
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -127,6 +131,7 @@ struct thread {
 	uint64_t rng;
 	unsigned long n;		/* calls made */
 	unsigned char *arg;		/* ARG_AREA bytes, then a PROT_NONE page */
+	bool arg_faults;		/* the last arg_struct() runs into a fault */
 	char desc[256];
 	pthread_t tid;
 };
@@ -274,11 +279,13 @@ static void *arg_struct(struct thread *t, const void *body, uint32_t real, void 
 	memset(effective, 0, real);
 	memcpy(effective, buf, usize < real ? usize : real);
 	*verdict = usize < 8 || usize > MAX_USIZE ? EINVAL : tail_dirty ? E2BIG : 0;
+	t->arg_faults = false;
 
 	switch (below(t, 24)) {
 	case 0:
 		p = bad_ptr[below(t, 3)];
 		*verdict = EFAULT;
+		t->arg_faults = true;
 		where = "a bad address";
 		break;
 	case 1:
@@ -287,8 +294,14 @@ static void *arg_struct(struct thread *t, const void *body, uint32_t real, void 
 		room = 4 + below(t, span - 3);
 		p = t->arg + ARG_AREA - room;
 		memmove(p, buf, room);
-		if (usize > room && !(usize < 8 || usize > MAX_USIZE))
-			*verdict = EFAULT;
+		/*
+		 * copy_struct_from_user() may meet the non-zero tail before
+		 * the fault: E2BIG stands for "E2BIG or EFAULT".
+		 */
+		if (usize > room && !(usize < 8 || usize > MAX_USIZE)) {
+			*verdict = tail_dirty ? E2BIG : EFAULT;
+			t->arg_faults = true;
+		}
 		where = "the guard page";
 		break;
 	}
@@ -598,8 +611,9 @@ static void do_geometry(struct thread *t)
 		return;
 	fill(t, &g, sizeof(g));
 	p = arg_struct(t, &g, sizeof(g), &eff, &verdict);
+	/* Output only: the tail is cleared, not checked, and a fault is a fault. */
 	if (verdict == E2BIG)
-		verdict = 0;	/* output only: the tail is cleared, not checked */
+		verdict = t->arg_faults ? EFAULT : 0;
 	usize = eff.size;
 	ret = ioctl(s->fd, KTRACE_IOC_GEOMETRY, p);
 	account(K_GEOMETRY, ret, errno);
@@ -637,7 +651,7 @@ static void do_stats(struct thread *t)
 	fill(t, &st, sizeof(st));
 	p = arg_struct(t, &st, sizeof(st), &eff, &verdict);
 	if (verdict == E2BIG)
-		verdict = 0;
+		verdict = t->arg_faults ? EFAULT : 0;
 	ret = ioctl(s->fd, KTRACE_IOC_STATS, p);
 	account(K_STATS, ret, errno);
 	if (!ret && verdict)
@@ -723,6 +737,10 @@ static void do_consume(struct thread *t)
 		fail("CONSUME accepted cpu %u consumed %llu reserved %llx/%llx (%s)", eff.cpu,
 		     (unsigned long long)eff.consumed, (unsigned long long)eff.reserved[0],
 		     (unsigned long long)eff.reserved[1], verdict ? strerror(verdict) : "");
+	/* Heads only grow: a release past the head now was past it then. */
+	if (!ret && mapped_consumed(s->file, eff.cpu, &consumed, &head) && eff.consumed > head)
+		fail("CONSUME released CPU %u up to %llu, past the head at %llu", eff.cpu,
+		     (unsigned long long)eff.consumed, (unsigned long long)head);
 	slot_put(s);
 }
 
@@ -1186,6 +1204,119 @@ out:
 	pthread_rwlock_unlock(&mark_fd_lock);
 }
 
+/* ---- regressions: fixed sequences for bugs the fuzzer found ---------------- */
+
+static bool pin_cpu(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void write_marks(int fd, unsigned int n)
+{
+	struct {
+		struct ktrace_mark m;
+		char text[8];
+	} mark = { .m = { .size = sizeof(mark.m), .cat_len = 4, .name_len = 4 } };
+
+	memcpy(mark.text, "testmark", 8);
+	for (unsigned int i = 0; i < n; i++)
+		if (write(fd, &mark, sizeof(mark)) != sizeof(mark))
+			break;
+}
+
+/*
+ * consume-past-head: CONSUME took any position up to the head rounded up
+ * to a sub-buffer, so a reader could release the sub-buffer writers were
+ * still filling, past the head.  In stream mode the room check (new head
+ * minus consumed, unsigned) then wrapped, and every later record on that
+ * CPU was refused and counted lost.  The fuzzer found it as "CONSUME
+ * released CPU n up to X, past the head at Y" (--seed 1 --seconds 30, in
+ * do_consume()'s releases of a sub-buffer past the mapped consumed
+ * position, eight times in the first 6000 calls of each thread).
+ * Returns 0 if the module refuses such a release, 1 if not, -1 if the
+ * sequence could not be set up.
+ */
+static int regress_consume_past_head(void)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg), .buffer_size = 16384,
+				     .subbuf_size = 4096 };
+	struct ktrace_geometry geo = { .size = sizeof(geo) };
+	struct ktrace_consume con = { .size = sizeof(con), .cpu = 0 };
+	volatile struct ktrace_meta *meta = MAP_FAILED;
+	uint64_t head, lost, sub = cfg.subbuf_size;
+	int fd, mfd, ret = -1;
+
+	fd = open(KTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+	mfd = open(KTRACE_MARK_DEVICE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || mfd < 0 || !pin_cpu(0) || ioctl(fd, KTRACE_IOC_CONFIGURE, &cfg) ||
+	    ioctl(fd, KTRACE_IOC_GEOMETRY, &geo)) {
+		printf("REGRESSION consume-past-head: SKIP setting up: %s\n", strerror(errno));
+		goto out;
+	}
+	meta = mmap(NULL, geo.cpu_stride, PROT_READ, MAP_SHARED, fd, 0);
+	if (meta == MAP_FAILED || ioctl(fd, KTRACE_IOC_START)) {
+		printf("REGRESSION consume-past-head: SKIP mapping or starting: %s\n", strerror(errno));
+		goto out;
+	}
+	/* A head inside a sub-buffer, and a release to that sub-buffer's end. */
+	for (unsigned int try = 0; try < 100 && ret < 0; try++) {
+		write_marks(mfd, 1);
+		head = meta->head;
+		if (!(head % sub)) {
+			/* Room for more: release what is written, as a reader does. */
+			con.consumed = head;
+			ioctl(fd, KTRACE_IOC_CONSUME, &con);
+			continue;
+		}
+		con.consumed = (head + sub - 1) / sub * sub;
+		if (ioctl(fd, KTRACE_IOC_CONSUME, &con)) {
+			ret = errno == EINVAL ? 0 : -1;
+			if (ret)
+				printf("REGRESSION consume-past-head: SKIP CONSUME: %s\n", strerror(errno));
+			else
+				printf("REGRESSION consume-past-head: ok: CONSUME to %llu with the head at %llu is refused (EINVAL)\n",
+				       (unsigned long long)con.consumed, (unsigned long long)head);
+		} else if (con.consumed > meta->head) {
+			head = meta->head;
+			lost = meta->lost;
+			write_marks(mfd, 20);
+			printf("REGRESSION consume-past-head: FAIL: CONSUME to %llu accepted with the head at %llu; then 20 marks: head %llu -> %llu, lost %llu -> %llu\n",
+			       (unsigned long long)con.consumed, (unsigned long long)head,
+			       (unsigned long long)head, (unsigned long long)meta->head,
+			       (unsigned long long)lost, (unsigned long long)meta->lost);
+			ret = 1;
+		}
+		/* Else the writers passed the boundary meanwhile: try again. */
+	}
+	if (ret < 0)
+		printf("REGRESSION consume-past-head: SKIP no head inside a sub-buffer in 100 tries\n");
+	ioctl(fd, KTRACE_IOC_STOP);
+out:
+	if (meta != MAP_FAILED)
+		munmap((void *)meta, geo.cpu_stride);
+	if (fd >= 0)
+		close(fd);
+	if (mfd >= 0)
+		close(mfd);
+	return ret;
+}
+
+/* Runs every regression sequence; returns the number that failed. */
+static int regressions(void)
+{
+	cpu_set_t all;
+	int failed = 0;
+
+	sched_getaffinity(0, sizeof(all), &all);
+	failed += regress_consume_past_head() > 0;
+	sched_setaffinity(0, sizeof(all), &all);
+	return failed;
+}
+
 /* ---- the threads --------------------------------------------------------- */
 
 static unsigned int weight_sum;
@@ -1300,12 +1431,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fuzz_kmod [--seed N] [--calls N] [--seconds S] [--threads T]\n"
 		"                 [--max-buffer BYTES] [--log]\n"
+		"       fuzz_kmod --regressions\n"
 		"Fuzzes /dev/ktrace and /dev/ktrace-mark (ktrace.ko loaded, as root).\n"
 		"Stops after --calls calls (default 100000) or --seconds seconds, whichever\n"
 		"comes first; --log prints every call.  Exit status 1 if any call gave a\n"
 		"wrong result.\n\nEXAMPLES\n"
 		"  fuzz_kmod --seed 7 --seconds 30\n"
-		"  fuzz_kmod --seed 7 --threads 1 --calls 5000 --log   # a reproducible sequence\n");
+		"  fuzz_kmod --seed 7 --threads 1 --calls 5000 --log   # a reproducible sequence\n"
+		"  fuzz_kmod --regressions   # the fixed sequences of bugs found before\n");
 }
 
 static bool parse_num(const char *opt, const char *s, unsigned long *v)
@@ -1330,17 +1463,18 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "max-buffer", required_argument, NULL, 'b' },
 		{ "log", no_argument, NULL, 'l' },
+		{ "regressions", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static struct thread threads[MAX_THREADS];
 	struct sigaction sa = { .sa_handler = on_fault };
 	pthread_rwlockattr_t writer_first;
-	bool calls_given = false;
+	bool calls_given = false, regress_only = false;
 	unsigned long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:n:d:t:b:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:d:t:b:lrh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!parse_num("--seed", optarg, &v))
@@ -1373,6 +1507,9 @@ int main(int argc, char **argv)
 		case 'l':
 			log_calls = true;
 			break;
+		case 'r':
+			regress_only = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1386,6 +1523,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (regress_only)
+		return access(KTRACE_DEVICE, F_OK) ? 2 : regressions() ? 1 : 0;
 	if (max_seconds > 0 && !calls_given)
 		max_calls = ~0UL;
 	if (access(KTRACE_DEVICE, F_OK)) {
