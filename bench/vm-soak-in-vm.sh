@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the test VM: ktrace.ko records for $SOAK_SECONDS in stream and
-# then in ring mode while a pipe ping-pong switches as fast as it can on
+# Runs inside the test VM: ktrace.ko records for $SOAK_STREAM_SECONDS in
+# stream and $SOAK_SECONDS in ring mode while a pipe ping-pong switches as fast as it can on
 # each CPU.  Every $SOAK_INTERVAL seconds the CLI's VmRSS, the kernel's
 # Slab, VmallocUsed and Shmem (the CLI's spools in /tmp) and the number of
 # context switches so far (/proc/stat) are sampled.  The
@@ -12,15 +12,20 @@ mkdir -p $R
 cd /ktrace || exit 1
 export PATH=/ktrace:$PATH
 SOAK_SECONDS=${SOAK_SECONDS:-600}
+SOAK_STREAM_SECONDS=${SOAK_STREAM_SECONDS:-$SOAK_SECONDS}
 SOAK_INTERVAL=${SOAK_INTERVAL:-5}
+SOAK_MODES=${SOAK_MODES:-stream ring}
 
 uname -r >$R/uname
 insmod ./ktrace.ko || exit 1
 kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+# The spools live in /tmp, a tmpfs, half of RAM by default.
+mount -o remount,size=1200M /tmp
 
-for mode in stream ring; do
+for mode in $SOAK_MODES; do
 	opt=
-	[ $mode = ring ] && opt=--ring
+	secs=$SOAK_STREAM_SECONDS
+	[ $mode = ring ] && opt=--ring secs=$SOAK_SECONDS
 	pingpong 2000000000 0 >/dev/null 2>&1 &
 	pp0=$!
 	pingpong 2000000000 1 >/dev/null 2>&1 &
@@ -31,7 +36,7 @@ for mode in stream ring; do
 	dump=$!
 	echo "t rss_kb slab_kb vmalloc_kb shmem_kb ctxt" >$R/soak-$mode.samples
 	t0=$(date +%s)
-	ktrace record --backend kmod $opt -d "$SOAK_SECONDS" -o /tmp/soak.fxt \
+	ktrace record --backend kmod $opt -d "$secs" -o /tmp/soak.fxt \
 		>/dev/null 2>$R/soak-$mode.err &
 	rec=$!
 	while kill -0 $rec 2>/dev/null; do
