@@ -68,10 +68,11 @@ WORKLOAD	:= $(O)/tests/workload
 CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
 CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
+FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install uninstall \
-	dkms-install dkms-uninstall clean
+	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -191,15 +192,30 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
-	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST))
+	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
 	@scripts/run-tests.sh $(O)
 
 # The module's tests in a VM booting Debian's kernel (also part of check).
-vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST)
+vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD)
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 check-fuzz: $(FUZZ_READER)
 	@scripts/run-fuzz.sh $(O) 60
+
+# The module's interface fuzzer; static, so the VM needs no libraries for it.
+$(FUZZ_KMOD): tests/fuzz-kmod/fuzz_kmod.c include/uapi/linux/ktrace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -static -pthread -o $@ $<
+
+# ktrace.ko's ioctls, mmap, poll and marks fuzzed in a VM: a long run, and
+# the bounded one (about 30 s).  FUZZ_KMOD_ARGS: more fuzz_kmod options.
+FUZZ_KMOD_CALLS	?= 1000000
+FUZZ_KMOD_SEED	?= 1
+fuzz-kmod: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --calls $(FUZZ_KMOD_CALLS) $(FUZZ_KMOD_ARGS)
+
+fuzz-kmod-check: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --seconds 30 $(FUZZ_KMOD_ARGS)
 
 $(O)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
@@ -212,6 +228,11 @@ bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KD
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
+	$(if $(HAVE_KDIR),@bench/bench-soak.sh $(O))
+
+# The soak alone: SOAK_SECONDS per mode (default 600).
+bench-soak: $(KTRACE) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+	@bench/bench-soak.sh $(O)
 
 # The CLI, and ktrace.ko for the selected kernel through its own
 # modules_install, then depmod, so that `modprobe ktrace` finds it.

@@ -278,7 +278,13 @@ bool ktrace_bufs_readable(struct ktrace_session *s)
 	return false;
 }
 
-/* Releases whole, complete sub-buffers up to @consumed. */
+/*
+ * Releases whole, complete sub-buffers up to @consumed.  A complete
+ * sub-buffer ends at or before the head, so a release past the head would
+ * free the sub-buffer writers are filling, and in stream mode turn
+ * reserve()'s room check (new head - consumed) negative: every later record
+ * on the CPU would be lost.
+ */
 int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 consumed)
 {
 	struct ktrace_cpu_buf *b;
@@ -290,7 +296,7 @@ int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 co
 	b = s->bufs[cpu];
 	head = local64_read(meta_local(&b->meta->head));
 	if (consumed & (b->subbuf_size - 1) || consumed < READ_ONCE(b->meta->consumed) ||
-	    consumed > ALIGN(head, b->subbuf_size))
+	    consumed > head)
 		return -EINVAL;
 	/* Pairs with the acquire in reserve(): the reader is done with the bytes. */
 	smp_store_release(&b->meta->consumed, consumed);
