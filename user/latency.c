@@ -383,10 +383,31 @@ static bool is_loss(const struct fxt_record *rec)
 static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 			  const struct fxt_record *rec)
 {
+	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
 	struct lat_untraced *u;
+	uint32_t cpu;
 
-	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta") ||
-	    !fxt_str_eq(rec->name, "untraced_switch"))
+	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta"))
+		return;
+	/*
+	 * An offline CPU, from its cpu_offline record to its cpu_online one:
+	 * what ran there last stopped at some unknown time before the first.
+	 */
+	if (fxt_str_eq(rec->name, "cpu_offline") || fxt_str_eq(rec->name, "cpu_online")) {
+		cpu = arg_u(rec, "cpu", UINT32_MAX);
+		if (fxt_str_eq(rec->name, "cpu_online")) {
+			for (uint32_t i = a->nuntraced; i-- > 0;)
+				if (a->untraced[i].cpu == cpu && a->untraced[i].last == UINT64_MAX) {
+					a->untraced[i].last = ts;
+					break;
+				}
+			return;
+		}
+		u = vec_add(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u));
+		*u = (struct lat_untraced){ .first = ts, .last = UINT64_MAX, .cpu = cpu };
+		return;
+	}
+	if (!fxt_str_eq(rec->name, "untraced_switch"))
 		return;
 	u = vec_add(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u));
 	u->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", rec->ts));
@@ -402,7 +423,8 @@ static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint32_t
 	for (uint32_t i = 0; i < a->nuntraced; i++) {
 		const struct lat_untraced *u = &a->untraced[i];
 
-		if ((u->tid[0] == tid || u->tid[1] == tid || u->cpu == cpu) && u->first <= end &&
+		if (((tid && (u->tid[0] == tid || u->tid[1] == tid)) || u->cpu == cpu) &&
+		    u->first <= end &&
 		    u->last >= start)
 			return true;
 	}

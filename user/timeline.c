@@ -294,6 +294,13 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		break;
 	case TL_META_CPU_LINE:
 		c->cpu_lines++;
+		/*
+		 * A dying CPU stops tracing before the record that says it is
+		 * down: from its last traced switch on, what it did (the wakeups
+		 * it made, the threads it pushed away) may be missing.
+		 */
+		if (pc && fxt_str_eq(rec->name, "cpu_offline"))
+			add_range(c, pc->known && pc->since < ts ? pc->since : ts, ts, cpu, false);
 		if (pc && pc->excuse != EXCUSE_LOSS)
 			pc->excuse = EXCUSE_CPU_LINE;
 		if (pc)
