@@ -66,7 +66,8 @@ FUZZ_READER	:= $(O)/tests/fuzz_reader
 WORKLOAD	:= $(O)/tests/workload
 CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
-TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD)
+FIFO_HOG	:= $(O)/tests/fifo_hog
+TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(FIFO_HOG)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install clean
 
