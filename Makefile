@@ -182,13 +182,31 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 # The whole suite; the unit tests for the formats come first, no root needed.
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
+# The VM suite runs once per kernel in VM_KERNELS, each with ktrace.ko
+# built for it; a kernel in the list that is not installed (image and
+# headers) is a SKIP.  The four take about MINUTES minutes under TCG here.
+VM_KERNELS	?= 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.12.117+deb12-amd64 6.12.117+deb12-rt-amd64
+vm_installed	= $(foreach k,$(1),$(if $(wildcard /boot/vmlinuz-$(k)),$(if $(wildcard /lib/modules/$(k)/build/Makefile),$(k))))
+# Every Debian kernel image installed here with its headers, for vm-matrix.
+VM_ALL_KERNELS	= $(call vm_installed,$(patsubst /boot/vmlinuz-%,%,$(wildcard /boot/vmlinuz-*)))
+
+.PHONY: vm-kmods vm-matrix
+vm-kmods:
+	@for k in $(VM_KMODS); do $(MAKE) --no-print-directory kmod KREL=$$k || exit 1; done
+
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST))
-	@scripts/run-tests.sh $(O)
+	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
+	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
 
-# The module's tests in a VM booting Debian's kernel (also part of check).
+# The module's tests in a VM booting Debian's kernel KREL (also part of check).
 vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST)
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
+
+# The VM suite on every installed Debian kernel, one VM at a time: one table.
+vm-matrix: $(KTRACE) $(TEST_PROGS) $(SELFTEST)
+	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(VM_ALL_KERNELS)"
+	@scripts/vm-matrix.sh $(O) $(VM_ALL_KERNELS)
 
 check-fuzz: $(FUZZ_READER)
 	@scripts/run-fuzz.sh $(O) 60

@@ -8,7 +8,7 @@
 # kernels a busy 8250 console corrupts or crawls).
 #
 # A guest that stops printing step lines for KTRACE_VM_STALL seconds (300),
-# or runs longer than KTRACE_VM_TIMEOUT seconds (3600) in all, is killed
+# or runs longer than KTRACE_VM_TIMEOUT seconds (900) in all, is killed
 # and reported with the step it was in and the console's tail.
 #
 # Multi-threaded TCG is not used: with it, the kernel's cross-CPU code
@@ -27,7 +27,7 @@ root=$out/root
 kernel=/boot/vmlinuz-$krel
 moddir=/lib/modules/$krel
 stall_s=${KTRACE_VM_STALL:-300}
-timeout_s=${KTRACE_VM_TIMEOUT:-3600}
+timeout_s=${KTRACE_VM_TIMEOUT:-900}
 script=${KTRACE_VM_SCRIPT:-tests/vm/run-in-vm.sh}
 loglevel=${KTRACE_VM_LOGLEVEL:-1}
 smp=${KTRACE_VM_SMP:-2}
@@ -141,7 +141,9 @@ step() { grep -a 'ktrace-vm: step ' "$out/console.log" | tail -n 1 | tr -d '\r' 
 while kill -0 $qemu 2>/dev/null; do
 	sleep 2
 	now=$(date +%s)
-	steps=$(grep -a 'ktrace-vm: step ' "$out/console.log" | tr -d '\r' | sed 's/.*ktrace-vm: step //')
+	# Whole lines only: the last one may be half written.
+	steps=$(head -n "$(wc -l <"$out/console.log")" "$out/console.log" | grep -a 'ktrace-vm: step ' |
+		tr -d '\r' | sed 's/.*ktrace-vm: step //')
 	n=$(printf '%s' "$steps" | grep -c '' || true)
 	if [ "$n" -gt "$seen" ]; then
 		printf '%s\n' "$steps" | tail -n +$((seen + 1)) | sed "s/^/$((now - start)) /" >>"$out/steps.log"
