@@ -19,7 +19,7 @@ rounds=${ROUNDS:-9}
 trips=${TRIPS:-20000}
 r=0
 while [ $r -lt $rounds ]; do
-	echo "ktrace-vm: step round $r"
+	vm-step round $r
 	echo "none $(pingpong $trips 0)" >>$R/bench.txt
 	echo >$I/trace
 	echo 1 >$I/tracing_on

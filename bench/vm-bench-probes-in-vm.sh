@@ -18,7 +18,7 @@ echo 'p:ktrace_bench ktrace_api_test_target' >>$T/kprobe_events || echo "no kpro
 echo 'r:ktrace_bench_ret ktrace_api_test_target' >>$T/kprobe_events
 r=0
 while [ $r -lt ${ROUNDS:-7} ]; do
-	echo "ktrace-vm: step round $r"
+	vm-step round $r
 	echo $N >$P
 	dmesg | grep 'bench calls' | tail -1 | sed 's/.*bench/none/' >>$R/probes.txt
 	ktrace record --backend kmod -p kprobe:ktrace_api_test_target -o /tmp/p.fxt -- \

@@ -4,8 +4,9 @@
 # (with the libraries ldd lists) and the kernel's own virtio modules, runs
 # tests/vm/run-in-vm.sh inside, and brings /results back as a tar the guest
 # writes to a raw virtio disk: the serial console only carries one line per
-# step ("ktrace-vm: step NAME"), so its speed does not matter (on PREEMPT_RT
-# kernels a busy 8250 console corrupts or crawls).
+# step ("ktrace-vm: step NAME", which in-VM scripts print with vm-step NAME),
+# so its speed does not matter (on PREEMPT_RT kernels a busy 8250 console
+# garbles or crawls).
 #
 # A guest that stops printing step lines for KTRACE_VM_STALL seconds (300),
 # or runs longer than KTRACE_VM_TIMEOUT seconds (900) in all, is killed
@@ -85,6 +86,14 @@ kobj=$build/kmod/$krel
 cp "$kobj/kmod/ktrace.ko" $progs "$root/ktrace/"
 [ -f "$kobj/tests/kmod-api/ktrace_api_test.ko" ] && cp "$kobj/tests/kmod-api/ktrace_api_test.ko" "$root/ktrace/"
 cp "$script" "$root/ktrace/run-in-vm.sh"
+# The step lines go through printk at KERN_EMERG, which shows at any console
+# log level and is flushed when the kernel panics; what a process writes to
+# the tty is lost then.
+cat >"$root/bin/vm-step" <<'STEP'
+#!/bin/sh
+echo "<0>ktrace-vm: step $*" >/dev/kmsg 2>/dev/null || echo "ktrace-vm: step $*"
+STEP
+chmod +x "$root/bin/vm-step"
 # The libraries the programs need, at the paths the loader looks for them.
 for lib in $(ldd $progs | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do
 	mkdir -p "$root$(dirname "$lib")"
@@ -103,7 +112,7 @@ mount -t tmpfs tmpfs /tmp
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 dmesg -n LOGLEVEL
-echo "ktrace-vm: step boot $(uname -r)"
+vm-step boot "$(uname -r)"
 for m in $(cat /lib/modules/load); do
 	insmod /lib/modules/$m || echo "ktrace-vm: insmod $m failed"
 done
@@ -114,7 +123,7 @@ while [ ! -b /dev/vda ] && [ $i -lt 300 ]; do
 done
 if [ -b /dev/vda ]; then
 	/ktrace/run-in-vm.sh
-	echo "ktrace-vm: step write-results"
+	vm-step write-results
 	tar -cf /dev/vda -C / results && sync && echo "ktrace-vm: results written"
 else
 	echo "ktrace-vm: error: no /dev/vda, the results cannot come back"
@@ -129,7 +138,7 @@ truncate -s 512M "$out/results.img"
 qemu-system-x86_64 -accel tcg,thread=single -m 1536 -smp "$smp" -nographic -no-reboot -net none \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
 	-drive "file=$out/results.img,format=raw,if=virtio" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=$loglevel rdinit=/init" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=$loglevel printk.devkmsg=on rdinit=/init" \
 	</dev/null >"$out/console.log" 2>&1 &
 qemu=$!
 
@@ -170,8 +179,12 @@ if [ -z "$verdict" ]; then
 		verdict="the results disk does not hold the results tar ($(head -1 "$out/tar.err"))"
 fi
 if [ -n "$verdict" ]; then
-	echo "vm-run: $krel: $verdict after $(($(date +%s) - start)) s; the console ($out/console.log) ends:" >&2
-	tail -n 25 "$out/console.log" | tr -d '\r' | sed 's/^/  /' >&2
+	# The console from the last step line: its first 30 lines (an oops
+	# starts with what went wrong) and its last 10.
+	echo "vm-run: $krel: $verdict after $(($(date +%s) - start)) s; the console ($out/console.log)" \
+		"from the last step line:" >&2
+	tr -d '\r' <"$out/console.log" | awk '/ktrace-vm: step / { n = 0 } { l[++n] = $0 }
+		END { for (i = 1; i <= n; i++) if (i <= 30 || i > n - 10) print "  " l[i]; else if (i == 31) print "  ..." }' >&2
 	exit 1
 fi
 rm -f "$out/results.img"

@@ -9,7 +9,7 @@ mkdir -p $R
 cd /ktrace || exit 1
 export PATH=/ktrace:$PATH
 
-mark() { echo "ktrace-vm: step $1"; }
+mark() { vm-step "$1"; }	# the host's watchdog reads these
 step() {	# step NAME COMMAND... : run, keep output and status
 	name=$1
 	shift
