@@ -101,8 +101,9 @@ for lib in $(ldd $progs | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort
 done
 [ -e "$root/lib64" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
 
-# The guest writes /results as a tar to the start of /dev/vda; the disk
-# starts as zeroes, which tar reads as an empty archive.
+# The guest writes /results as a tar to the start of /dev/vda, and after
+# it results-complete: the disk starts as zeroes, which tar reads as an
+# empty archive, and a tar cut short lacks results-complete.
 cat >"$root/init" <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc
@@ -124,7 +125,8 @@ done
 if [ -b /dev/vda ]; then
 	/ktrace/run-in-vm.sh
 	vm-step write-results
-	tar -cf /dev/vda -C / results && sync && echo "ktrace-vm: results written"
+	echo "$(uname -r)" >/results-complete
+	tar -cf /dev/vda -C / results results-complete && sync && vm-step results written
 else
 	echo "ktrace-vm: error: no /dev/vda, the results cannot come back"
 fi
@@ -171,12 +173,11 @@ done
 wait $qemu 2>/dev/null || true
 echo "$(($(date +%s) - start)) end" >>"$out/steps.log"
 
-if [ -z "$verdict" ] && ! grep -aq 'ktrace-vm: results written' "$out/console.log"; then
-	verdict="the guest stopped in step '$(step)' without writing its results"
-fi
 if [ -z "$verdict" ]; then
-	tar -xf "$out/results.img" -C "$out" 2>"$out/tar.err" && [ -d "$out/results" ] ||
-		verdict="the results disk does not hold the results tar ($(head -1 "$out/tar.err"))"
+	tar -xf "$out/results.img" -C "$out" 2>"$out/tar.err"
+	[ -f "$out/results-complete" ] ||
+		verdict="the guest stopped in step '$(step)' without writing all its results$(
+			[ -s "$out/tar.err" ] && echo " (tar: $(head -1 "$out/tar.err"))")"
 fi
 if [ -n "$verdict" ]; then
 	# The console from the last step line: its first 30 lines (an oops
