@@ -184,8 +184,8 @@ HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 # The VM suite runs once per kernel in VM_KERNELS, each with ktrace.ko
 # built for it; a kernel in the list that is not installed (image and
-# headers) is a SKIP.  The four take about 12 minutes under TCG on 2 shared
-# CPUs (2.5 to 3.5 each), well inside a 90-minute CI run.
+# headers) is a SKIP.  The four take 8 to 12 minutes under TCG on 2 shared
+# CPUs (2 to 3.5 each), well inside a 90-minute CI run.
 VM_KERNELS	?= 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.12.117+deb12-amd64 6.12.117+deb12-rt-amd64
 vm_installed	= $(foreach k,$(1),$(if $(wildcard /boot/vmlinuz-$(k)),$(if $(wildcard /lib/modules/$(k)/build/Makefile),$(k))))
 # Every Debian kernel image installed here with its headers, for vm-matrix.
