@@ -7,9 +7,11 @@
 set -eu
 build=${1:-build}
 krel=${KREL:-$(scripts/pick-kernel.sh)}
+# The rounds take longer than the test suite: a larger overall cap.
+export KTRACE_VM_TIMEOUT=${KTRACE_VM_TIMEOUT:-1800}
 KTRACE_VM_SCRIPT=bench/vm-bench-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm-bench.log" 2>&1 || {
 	echo "bench-vm: the VM run failed; see $build/vm-bench.log"; exit 1; }
-R=$build/vm/results
+R=$build/vm/$krel/results
 awk '
 	{ v[$1] = v[$1] " " $2; n[$1]++ }
 	END {
@@ -49,4 +51,4 @@ awk '
 		printf "  kprobed function: plain %d, ktrace.ko kprobe %d (+%d), ftrace kprobe event %d (+%d); ratio %.2f\n", b, k, k - b, f, f - b, (f > b) ? (k - b) / (f - b) : 0
 		printf "  kretprobed function: ktrace.ko duration %d (+%d), ftrace kretprobe event %d (+%d); ratio %.2f\n", kr, kr - b, fr, fr - b, (fr > b) ? (kr - b) / (fr - b) : 0
 		printf "  API instant event: no session %d ns (static key off), recording %d ns\n", an, ak
-	}' "$build/vm/results/probes.txt"
+	}' "$build/vm/$krel/results/probes.txt"

@@ -2,6 +2,7 @@
 # Runs inside the test VM: the pinned ping-pong with no tracing, with
 # ftrace's sched_switch + sched_waking, and with ktrace.ko recording,
 # interleaved round by round; ns per round trip to /results/bench.txt.
+# A step line per round on the console feeds the host's watchdog (scripts/vm-run.sh).
 R=/results
 mkdir -p $R
 cd /ktrace || exit 1
@@ -18,6 +19,7 @@ rounds=${ROUNDS:-9}
 trips=${TRIPS:-20000}
 r=0
 while [ $r -lt $rounds ]; do
+	vm-step round $r
 	echo "none $(pingpong $trips 0)" >>$R/bench.txt
 	echo >$I/trace
 	echo 1 >$I/tracing_on

@@ -2,6 +2,7 @@
 # Runs inside the test VM: ns per call of a kprobed function and per API
 # event, with nothing recording, with ktrace.ko (-p kprobe: and the API),
 # and with an ftrace kprobe event, interleaved; to /results/probes.txt.
+# A step line per round on the console feeds the host's watchdog (scripts/vm-run.sh).
 R=/results
 mkdir -p $R
 cd /ktrace || exit 1
@@ -17,6 +18,7 @@ echo 'p:ktrace_bench ktrace_api_test_target' >>$T/kprobe_events || echo "no kpro
 echo 'r:ktrace_bench_ret ktrace_api_test_target' >>$T/kprobe_events
 r=0
 while [ $r -lt ${ROUNDS:-7} ]; do
+	vm-step round $r
 	echo $N >$P
 	dmesg | grep 'bench calls' | tail -1 | sed 's/.*bench/none/' >>$R/probes.txt
 	ktrace record --backend kmod -p kprobe:ktrace_api_test_target -o /tmp/p.fxt -- \

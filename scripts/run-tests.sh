@@ -1,20 +1,24 @@
 #!/bin/bash
 # Runs every test suite in order (format unit tests first, no root needed),
-# echoes their TAP, and ends with the totals line "N passed, N failed".
-# usage: scripts/run-tests.sh BUILD_DIR
+# echoes their TAP, and ends with the seconds each suite took and the totals
+# line "N passed, N failed".  The VM suite runs once per kernel in
+# VM_KERNELS (space separated; default: KREL, else scripts/pick-kernel.sh).
+# usage: [VM_KERNELS="KREL..."] scripts/run-tests.sh BUILD_DIR
 set -u
 build=${1:-build}
 fuzz_secs=${KTRACE_FUZZ_SECONDS:-30}
 passed=0 failed=0 skipped=0
 log=$(mktemp)
 failures=$(mktemp)
-trap 'rm -f "$log" "$failures"' EXIT
+times=$(mktemp)
+trap 'rm -f "$log" "$failures" "$times"' EXIT
 
 suite() {	# suite NAME COMMAND...
-	local name=$1 p f s
+	local name=$1 p f s start=$(date +%s)
 	shift
 	echo "# ---- $name: $*"
 	"$@" 2>&1 | tee "$log"
+	printf '#   %5d s  %s\n' $(($(date +%s) - start)) "$name" >>"$times"
 	p=$(grep -cE '^ok [0-9]+' "$log" | head -1)
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | head -1)
 	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
@@ -37,10 +41,20 @@ else
 	echo "ok - # SKIP fuzzer not built (needs clang with libFuzzer)"; skipped=$((skipped + 1))
 fi
 for t in $(ls tests/suites/*.sh 2>/dev/null); do
-	suite "$(basename "$t" .sh)" "$t" "$build"
+	if [ "$(basename "$t")" = vm.sh ]; then
+		kernels=${VM_KERNELS:-${KREL:-$(scripts/pick-kernel.sh)}}
+		[ -n "$kernels" ] || suite "vm" env KREL= "$t" "$build"	# a SKIP: no headers
+		for k in $kernels; do
+			suite "vm $k" env KREL="$k" "$t" "$build"
+		done
+	else
+		suite "$(basename "$t" .sh)" "$t" "$build"
+	fi
 done
 
 echo
+echo "# seconds per suite:"
+cat "$times"
 [ -s "$failures" ] && { echo "# failed:"; cat "$failures"; }
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

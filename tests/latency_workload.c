@@ -6,9 +6,9 @@
  *  - wakeup: main wakes the hog, waits until it spins, then wakes the
  *    victim; the hog spins until HOG_US after that, so the victim's
  *    wakeup latency is HOG_US, spent behind the hog, woken by main;
- *  - preemption: main wakes the victim, which spins; main then wakes the
- *    hog, which preempts the victim and spins HOG_US: the victim's
- *    preemption latency is HOG_US.
+ *  - preemption: main wakes the victim, which spins until the hog is done;
+ *    main then wakes the hog, which preempts the victim and spins HOG_US: the
+ *    victim's preemption latency is HOG_US.
  * usage: latency_workload EXPECT_FILE [ROUNDS [HOG_US]]
  * EXPECT_FILE gets pid, main, victim, hog, rounds and hog_us, before the
  * rounds start (a latency trigger may end the recording, and this, early).
@@ -30,6 +30,7 @@ static int hog_pipe[2], victim_pipe[2], done_pipe[2];
 static long hog_us;
 static uint64_t spin_until_base;	/* 0: the hog times itself from its own start */
 static int hog_spinning, victim_spinning;
+static unsigned int hog_spins;	/* spins the hog has finished */
 static pid_t victim_tid, hog_tid;
 
 static uint64_t now_ns(void)
@@ -79,6 +80,7 @@ static void *hog(void *arg)
 				break;
 		}
 		__atomic_store_n(&hog_spinning, 0, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&hog_spins, 1, __ATOMIC_SEQ_CST);
 	}
 	return arg;
 }
@@ -94,10 +96,16 @@ static void *victim(void *arg)
 		die("pinning the victim");
 	while (read(victim_pipe[0], &c, 1) == 1 && c != 'q') {
 		if (c == 'p') {
-			uint64_t end = now_ns() + 3 * hog_us * 1000ULL;
+			unsigned int spins = __atomic_load_n(&hog_spins, __ATOMIC_SEQ_CST);
 
+			/*
+			 * Until the hog has preempted it and finished: a spin of
+			 * fixed length can end before main, on a CPU the host
+			 * does not run meanwhile (TCG), sees it, and main then
+			 * waits for it forever.
+			 */
 			__atomic_store_n(&victim_spinning, 1, __ATOMIC_SEQ_CST);
-			while (now_ns() < end)
+			while (__atomic_load_n(&hog_spins, __ATOMIC_SEQ_CST) == spins)
 				;
 			__atomic_store_n(&victim_spinning, 0, __ATOMIC_SEQ_CST);
 		}

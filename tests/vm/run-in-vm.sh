@@ -1,15 +1,19 @@
 #!/bin/sh
 # Runs inside the test VM (busybox, Debian's kernel): loads ktrace.ko, runs
 # the kselftests and the recordings the host checks, and leaves everything
-# in /results.  Each step's exit status goes to /results/status.
+# in /results.  Each step's exit status goes to /results/status.  The
+# console gets one line per step ("ktrace-vm: step NAME"), nothing else: the
+# host's watchdog reads them, and the results go back on a disk.
 R=/results
 mkdir -p $R
 cd /ktrace || exit 1
 export PATH=/ktrace:$PATH
 
+mark() { vm-step "$1"; }	# the host's watchdog reads these
 step() {	# step NAME COMMAND... : run, keep output and status
 	name=$1
 	shift
+	mark "$name"
 	"$@" >"$R/$name.out" 2>"$R/$name.err"
 	echo "$name $?" >>"$R/status"
 }
@@ -21,6 +25,7 @@ step selftest ./ktrace_test
 step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/kmod.expect 2000
 step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.expect 2000
 # The reader is stopped while the workload runs: the 8 KiB buffers overflow.
+mark kmod_small
 ktrace record --backend kmod -b 8K -o $R/small.fxt -d 4 >"$R/kmod_small.out" 2>"$R/kmod_small.err" &
 pid=$!
 i=0
@@ -60,16 +65,38 @@ step api_rmmod rmmod ktrace_api_test
 step marks ktrace record --backend kmod -o $R/marks.fxt -- sh -c \
 	'ktrace mark hello; ktrace mark -c build -b compile; ktrace mark -c build -e compile; ktrace mark -C 42 depth'
 
-# rmmod while a session is open is refused; after close it succeeds.
+# A SCHED_FIFO 50 hog on CPU 1, where the recorder reads, for 5 s while
+# the workload runs on CPU 0: the reader gets only what RT throttling
+# leaves it (on PREEMPT_RT its wakeup, an irq_work, runs in the starved
+# irq_work/1 thread too, and it wakes on its 100 ms poll timeout).  With
+# the default buffers and with 32 KiB ones (which overflow), each backend:
+# the recording must complete with every loss accounted for.
+for c in kmod: bpf: kmod:32K bpf:32K; do
+	b=${c%:*} size=${c#*:}
+	name=${b}_hog${size}
+	mark $name
+	cut -d' ' -f1 /proc/uptime >$R/$name.time
+	taskset -c 1 ktrace record --backend $b ${size:+-b $size} -o $R/$name.fxt -- taskset -c 0 sh -c \
+		"fifo_hog 50 1 5000 & h=\$!; sleep 0.5; workload $R/$name.expect 2000; w=\$?
+		wait \$h; echo \$? >$R/$name.hogrc; exit \$w" >$R/$name.out 2>$R/$name.err
+	echo "$name $?" >>$R/status
+	cut -d' ' -f1 /proc/uptime >>$R/$name.time
+done
+
+# An open /dev/ktrace holds a reference on the module (what makes rmmod
+# refuse), and closing it drops the reference.
+mark refcnt
+cat /sys/module/ktrace/refcnt >$R/refcnt.before 2>&1
 exec 3<>/dev/ktrace
-rmmod ktrace 2>/dev/null
-echo "rmmod_busy $?" >>"$R/status"
+cat /sys/module/ktrace/refcnt >$R/refcnt.open 2>&1
 exec 3>&-
+cat /sys/module/ktrace/refcnt >$R/refcnt.after 2>&1
 
 # 50 load/record/unload cycles.
 fails=0
 i=0
 while [ $i -lt 50 ]; do
+	[ $((i % 10)) = 0 ] && mark "cycles $i"
 	rmmod ktrace 2>>"$R/cycles.err" || fails=$((fails + 1))
 	insmod ./ktrace.ko 2>>"$R/cycles.err" || fails=$((fails + 1))
 	ktrace record --backend kmod -o /tmp/cycle.fxt -- true 2>>"$R/cycles.err" || fails=$((fails + 1))
@@ -78,6 +105,8 @@ done
 echo "cycles $fails" >>"$R/status"
 ktrace dump --strict --quiet /tmp/cycle.fxt >/dev/null 2>&1
 echo "cycle_trace $?" >>"$R/status"
+mark rmmod_final
 rmmod ktrace
 echo "rmmod_final $?" >>"$R/status"
+mark dmesg
 dmesg >"$R/dmesg.txt"
