@@ -35,7 +35,7 @@ if [ -z "${SOAK_RESULTS:-}" ]; then
 		scripts/vm-run.sh "$build" "$krel" >"$out/vm-run.log" 2>&1 || {
 		echo "bench-soak: the VM run failed; see $out/vm-run.log"; exit 1; }
 	rm -rf "$out/results"
-	cp -r "$build/vm/results" "$out/results"
+	cp -r "$build/vm/$krel/results" "$out/results"
 fi
 R=${SOAK_RESULTS:-$out/results}
 

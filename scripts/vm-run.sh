@@ -81,11 +81,14 @@ done
 progs="$build/ktrace $build/tests/workload $build/tests/latency_workload $build/tests/fifo_hog
 	$build/selftests/ktrace_test"
 [ -x "$build/bench/pingpong" ] && progs="$progs $build/bench/pingpong"
+[ -x "$build/tests/chain_workload" ] && progs="$progs $build/tests/chain_workload"
+[ -x "$build/tests/fuzz_kmod" ] && progs="$progs $build/tests/fuzz_kmod"
 for p in $progs; do [ -x "$p" ] || die "$p is not built (make check builds it)"; done
 kobj=$build/kmod/$krel
 cp "$kobj/kmod/ktrace.ko" $progs "$root/ktrace/"
 [ -f "$kobj/tests/kmod-api/ktrace_api_test.ko" ] && cp "$kobj/tests/kmod-api/ktrace_api_test.ko" "$root/ktrace/"
 cp "$script" "$root/ktrace/run-in-vm.sh"
+cp tests/fuzz-kmod/fuzz-in-vm.sh "$root/ktrace/"
 # The step lines go through printk at KERN_EMERG, which shows at any console
 # log level and is flushed when the kernel panics; what a process writes to
 # the tty is lost then.

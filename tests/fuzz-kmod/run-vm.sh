@@ -47,8 +47,8 @@ KTRACE_VM_SCRIPT=$out/in-vm.sh KTRACE_VM_TIMEOUT=$((deadline + 600)) \
 	scripts/vm-run.sh "$build" "$krel" >"$out/vm-run.log" 2>&1
 ok $? "fuzz: the VM booted $krel and brought the results back ($(( $(date +%s) - start )) s)" ||
 	diag "$out/vm-run.log" | tail -20
-cp "$build/vm/console.log" "$out/" 2>/dev/null
-cp -r "$build/vm/results/fuzz" "$out/results" 2>/dev/null
+cp "$build/vm/$krel/console.log" "$out/" 2>/dev/null
+cp -r "$build/vm/$krel/results/fuzz" "$out/results" 2>/dev/null
 sed -n '/^fuzz_kmod:/,/^FUZZ-SUMMARY/p' "$out/results/fuzz.out" 2>/dev/null | sed 's/^/# /'
 fuzz_kmod_check "$out/results"
 finish

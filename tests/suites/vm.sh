@@ -12,19 +12,20 @@ krel=${KREL:-$(scripts/pick-kernel.sh)}
 ktrace=$build/ktrace
 R=$build/vm/$krel/results
 source "$(dirname "$0")/../lib/tap.sh"
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
+skip_all() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 
 echo "TAP version 13"
-[ -n "$krel" ] || skip "module in a VM" "no kernel headers to pick a kernel from (install linux-headers-amd64)"
-[ -r "/boot/vmlinuz-$krel" ] || skip "module in a VM on $krel" "linux-image-$krel is not installed"
-[ -f "/lib/modules/$krel/build/Makefile" ] || skip "module in a VM on $krel" "linux-headers-$krel is not installed"
-command -v qemu-system-x86_64 >/dev/null || skip "module in a VM on $krel" "qemu-system-x86 is not installed"
+[ -n "$krel" ] || skip_all "module in a VM" "no kernel headers to pick a kernel from (install linux-headers-amd64)"
+[ -r "/boot/vmlinuz-$krel" ] || skip_all "module in a VM on $krel" "linux-image-$krel is not installed"
+[ -f "/lib/modules/$krel/build/Makefile" ] || skip_all "module in a VM on $krel" "linux-headers-$krel is not installed"
+command -v qemu-system-x86_64 >/dev/null || skip_all "module in a VM on $krel" "qemu-system-x86 is not installed"
 [ -f "$build/kmod/$krel/kmod/ktrace.ko" ] && [ -x "$build/selftests/ktrace_test" ] ||
-	skip "module in a VM on $krel" "ktrace.ko or the selftests are not built (make kmod selftests KREL=$krel)"
+	skip_all "module in a VM on $krel" "ktrace.ko or the selftests are not built (make kmod selftests KREL=$krel)"
 
 start=$(date +%s)
-scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.log" 2>&1
+# Four CPUs: three of them go offline and online in the hotplug recordings.
+KTRACE_VM_SMP=4 scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.log" 2>&1
 ok $? "the VM booted $krel, ran the tests and brought the results back ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.log" | tail -30
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
@@ -201,6 +202,42 @@ ok $? "50 rmmod/insmod/record cycles ($(status cycles) failures)"
 grep -v 'wrote' "$R/cycles.err" | sed 's/^/# /' | head -5
 [ "$(status rmmod_final)" = 0 ]
 ok $? "the module unloads at the end"
+
+# Where threads blocked and the critical path, with the module.
+if [ -x "$build/tests/chain_workload" ]; then
+	[ "$(status kmod_chain)" = 0 ] &&
+		tests/check_critical_path.py "$ktrace" "$R/kchain.fxt" "$R/kchain.expect" >"$R/kchain.check" 2>&1
+	ok $? "kmod: where each thread blocked, and the critical path of the pipe <- mutex <- hog chain and the timer chain" ||
+		{ sed 's/^/# /' "$R/kmod_chain.err" | head -5; grep -E '^not ok|^#' "$R/kchain.check" | sed 's/^/#   /'; }
+fi
+
+# CPU hotplug while recording: each CPU's offline and online records, no
+# thread running on an offline CPU, records read from CPUs that came back.
+if [ "$(cat "$R/nproc")" -ge 4 ]; then
+	for name in hotplug_kmod hotplug_bpf hotplug_kmodring hotplug_bpfring; do
+		[ "$(status $name)" = 0 ] &&
+			tests/check_hotplug.py "$ktrace" "$R/$name.fxt" 5 1,2,3 >"$R/$name.check" 2>&1 &&
+			"$build/tests/check_trace" "$R/$name.fxt" "$R/$name.expect" >"$R/$name.wcheck" 2>&1
+		ok $? "$name: CPUs 1-3 off and on line five times while recording: the records, the JSON and the workload check out" ||
+			{ sed 's/^/# /' "$R/$name.err" | head -5; grep -hE '^not ok|^#' "$R/$name.check" "$R/$name.wcheck" | sed 's/^/#   /' | head -20; }
+	done
+else
+	skip "CPU hotplug while recording" "the VM has $(cat "$R/nproc") CPUs, fewer than 4"
+fi
+
+# Every recording made in the VM, checked as whole timelines (ktrace dump --check).
+for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
+	kchain hotplug_kmod hotplug_bpf hotplug_kmodring hotplug_bpfring \
+	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
+	[ -s "$R/$f.fxt" ] || continue
+	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"
+done
+
+# The module's interface fuzzed for 30 s (tests/fuzz-kmod).
+if [ -d "$R/fuzz" ]; then
+	source tests/fuzz-kmod/check-results.sh
+	fuzz_kmod_check "$R/fuzz"
+fi
 
 bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context' "$R/dmesg.txt")
 [ -z "$bad" ]

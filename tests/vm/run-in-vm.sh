@@ -64,6 +64,10 @@ step bpf_badprobe ktrace record --backend bpf -p kprobe:no_such_function_xyz -o 
 step api_rmmod rmmod ktrace_api_test
 step marks ktrace record --backend kmod -o $R/marks.fxt -- sh -c \
 	'ktrace mark hello; ktrace mark -c build -b compile; ktrace mark -c build -e compile; ktrace mark -C 42 depth'
+# Why was it blocked: a pipe <- mutex <- preempted holder chain, and one that
+# ends in a timer, with where each thread blocked.
+[ -x ./chain_workload ] &&
+	step kmod_chain ktrace record --backend kmod --stacks -o $R/kchain.fxt -- chain_workload $R/kchain.expect
 
 # A SCHED_FIFO 50 hog on CPU 1, where the recorder reads, for 5 s while
 # the workload runs on CPU 0: the reader gets only what RT throttling
@@ -82,6 +86,29 @@ for c in kmod: bpf: kmod:32K bpf:32K; do
 	echo "$name $?" >>$R/status
 	cut -d' ' -f1 /proc/uptime >>$R/$name.time
 done
+
+# CPU hotplug while recording, with each backend, stream and ring: CPUs 1
+# to 3 go offline and come back five times while the workload runs.
+cat >/tmp/hotplug.sh <<'HOTPLUG'
+workload "$1" 3000 >/dev/null 2>&1 &
+w=$!
+i=0
+while [ $i -lt 5 ]; do
+	for c in 1 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
+	sleep 0.2
+	for c in 1 2 3; do echo 1 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
+	sleep 0.2
+	i=$((i + 1))
+done
+wait $w
+HOTPLUG
+if [ "$(nproc)" -ge 4 ]; then
+	for c in kmod: bpf: kmod:--ring bpf:--ring; do
+		b=${c%:*} mode=${c#*:}
+		step hotplug_${b}${mode#--} ktrace record --backend $b $mode -o $R/hotplug_${b}${mode#--}.fxt -- \
+			sh /tmp/hotplug.sh $R/hotplug_${b}${mode#--}.expect
+	done
+fi
 
 # An open /dev/ktrace holds a reference on the module (what makes rmmod
 # refuse), and closing it drops the reference.
@@ -105,8 +132,14 @@ done
 echo "cycles $fails" >>"$R/status"
 ktrace dump --strict --quiet /tmp/cycle.fxt >/dev/null 2>&1
 echo "cycle_trace $?" >>"$R/status"
+cp /tmp/cycle.fxt $R/cycle.fxt
 mark rmmod_final
 rmmod ktrace
 echo "rmmod_final $?" >>"$R/status"
+# The interface fuzzer, 30 s (tests/fuzz-kmod; it loads and unloads the module).
+if [ -x ./fuzz_kmod ]; then
+	mark fuzz
+	FUZZ_RESULTS=$R/fuzz FUZZ_ARGS="--seconds 30 --seed 1" sh ./fuzz-in-vm.sh
+fi
 mark dmesg
 dmesg >"$R/dmesg.txt"
