@@ -207,16 +207,16 @@ vm-kmods:
 	@for k in $(VM_KMODS); do $(MAKE) --no-print-directory kmod KREL=$$k || exit 1; done
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
-	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
+	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong)
 	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
 
 # The module's tests in a VM booting Debian's kernel KREL (also part of check).
-vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD)
+vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 # The VM suite on every installed Debian kernel, one VM at a time: one table.
-vm-matrix: $(KTRACE) $(TEST_PROGS) $(SELFTEST)
+vm-matrix: $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
 	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(VM_ALL_KERNELS)"
 	@scripts/vm-matrix.sh $(O) $(VM_ALL_KERNELS)
 

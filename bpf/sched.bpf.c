@@ -376,9 +376,23 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 #ifdef KTRACE_EXACT_IRQ_CONTEXT
 extern const int __preempt_count __ksym;
 
+/*
+ * On PREEMPT_RT softirqs run in tasks, and what they serve is counted in
+ * the task (softirq_disable_cnt, a field only RT kernels have), not in
+ * the per-CPU preempt count: in_serving_softirq() reads it there too.
+ */
+struct task_struct___rt {
+	int softirq_disable_cnt;
+} __attribute__((preserve_access_index));
+
 static __always_inline __u32 irq_context(__u64 now)
 {
-	return ktrace_irq_context(*(const int *)bpf_this_cpu_ptr(&__preempt_count));
+	__u32 pc = *(const int *)bpf_this_cpu_ptr(&__preempt_count);
+	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
+
+	if (bpf_core_field_exists(t->softirq_disable_cnt))
+		pc |= BPF_CORE_READ(t, softirq_disable_cnt) & KTRACE_PC_SOFTIRQ_OFFSET;
+	return ktrace_irq_context(pc);
 }
 #endif
 

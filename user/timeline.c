@@ -301,6 +301,13 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		 */
 		if (pc && fxt_str_eq(rec->name, "cpu_offline"))
 			add_range(c, pc->known && pc->since < ts ? pc->since : ts, ts, cpu, false);
+		/*
+		 * A CPU coming up runs code before it counts as online, where
+		 * nothing is traced either: on x86 it wakes the other CPUs'
+		 * stopper threads to load its MTRRs.  Up to its first switch.
+		 */
+		if (pc && fxt_str_eq(rec->name, "cpu_online"))
+			pc->coming_up = ts ? ts : 1;
 		if (pc && pc->excuse != EXCUSE_LOSS)
 			pc->excuse = EXCUSE_CPU_LINE;
 		if (pc)
@@ -326,6 +333,10 @@ static void on_switch(struct tl_check *c, const struct fxt_reader *r,
 		return;
 	}
 	pc = &c->tl.cpu[rec->cpu];
+	if (pc->coming_up) {
+		add_range(c, pc->coming_up, ts, rec->cpu, false);
+		pc->coming_up = 0;
+	}
 	pc->excuse = EXCUSE_NONE;
 	pc->moved = false;
 	if (ret) {

@@ -27,6 +27,8 @@ struct tl_cpu {
 	uint64_t moved_ts, moved_off;
 	uint32_t moved_cpu;
 	bool moved;
+	/* dump --check: its cpu_online record, until its first switch after it */
+	uint64_t coming_up;
 };
 
 struct timeline {

@@ -14,6 +14,10 @@ R=$build/vm/$krel/results
 source "$(dirname "$0")/../lib/tap.sh"
 skip_all() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
+hstatus() { awk -v k="$1" '$1 == k {print $2}' "$H/status" 2>/dev/null; }
+# What the kernel says when something is wrong.
+DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context'
+
 
 echo "TAP version 13"
 [ -n "$krel" ] || skip_all "module in a VM" "no kernel headers to pick a kernel from (install linux-headers-amd64)"
@@ -24,8 +28,15 @@ command -v qemu-system-x86_64 >/dev/null || skip_all "module in a VM on $krel" "
 	skip_all "module in a VM on $krel" "ktrace.ko or the selftests are not built (make kmod selftests KREL=$krel)"
 
 start=$(date +%s)
-# Four CPUs: three of them go offline and online in the hotplug recordings.
-KTRACE_VM_SMP=4 scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.log" 2>&1
+# First a 4-CPU boot in which three CPUs go offline and online while
+# recording (its results move aside: each boot starts afresh), then the rest.
+H=$build/vm/$krel.hotplug/results
+KTRACE_VM_SMP=4 KTRACE_VM_SCRIPT=tests/vm/hotplug-in-vm.sh scripts/vm-run.sh "$build" "$krel" \
+	>"$build/vm/$krel.hotplug.log" 2>&1
+hotplug_rc=$?
+rm -rf "$build/vm/$krel.hotplug"
+[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.hotplug"
+scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.log" 2>&1
 ok $? "the VM booted $krel, ran the tests and brought the results back ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.log" | tail -30
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
@@ -211,23 +222,31 @@ if [ -x "$build/tests/chain_workload" ]; then
 		{ sed 's/^/# /' "$R/kmod_chain.err" | head -5; grep -E '^not ok|^#' "$R/kchain.check" | sed 's/^/#   /'; }
 fi
 
-# CPU hotplug while recording: each CPU's offline and online records, no
-# thread running on an offline CPU, records read from CPUs that came back.
-if [ "$(cat "$R/nproc")" -ge 4 ]; then
-	for name in hotplug_kmod hotplug_bpf hotplug_kmodring hotplug_bpfring; do
-		[ "$(status $name)" = 0 ] &&
-			tests/check_hotplug.py "$ktrace" "$R/$name.fxt" 5 1,2,3 >"$R/$name.check" 2>&1 &&
-			"$build/tests/check_trace" "$R/$name.fxt" "$R/$name.expect" >"$R/$name.wcheck" 2>&1
-		ok $? "$name: CPUs 1-3 off and on line five times while recording: the records, the JSON and the workload check out" ||
-			{ sed 's/^/# /' "$R/$name.err" | head -5; grep -hE '^not ok|^#' "$R/$name.check" "$R/$name.wcheck" | sed 's/^/#   /' | head -20; }
-	done
-else
-	skip "CPU hotplug while recording" "the VM has $(cat "$R/nproc") CPUs, fewer than 4"
-fi
+# CPU hotplug while recording (the 4-CPU boot): each CPU's offline and
+# online records, no thread running on an offline CPU, records read from
+# CPUs that came back, the workload's records, every timeline, a clean dmesg.
+[ $hotplug_rc = 0 ] && [ "$(cat "$H/nproc" 2>/dev/null)" = 4 ] && [ "$(hstatus insmod)" = 0 ]
+ok $? "the 4-CPU VM booted $krel for the hotplug recordings and brought the results back" ||
+	tail -20 "$build/vm/$krel.hotplug.log" | sed 's/^/# /'
+for name in hotplug_kmod hotplug_bpf hotplug_kmodring hotplug_bpfring; do
+	[ "$(hstatus $name)" = 0 ] &&
+		tests/check_hotplug.py "$ktrace" "$H/$name.fxt" 5 1,2,3 >"$H/$name.check" 2>&1 &&
+		"$build/tests/check_trace" "$H/$name.fxt" "$H/$name.expect" >"$H/$name.wcheck" 2>&1
+	ok $? "$name: CPUs 1-3 off and on line five times while recording: the records, the JSON and the workload check out" ||
+		{ sed 's/^/# /' "$H/$name.err" 2>/dev/null | head -5
+		  grep -hE '^not ok|^#' "$H/$name.check" "$H/$name.wcheck" 2>/dev/null | sed 's/^/#   /' | head -20; }
+	[ -s "$H/$name.fxt" ] && check_timeline "$H/$name.fxt" "$name.fxt, recorded in the VM"
+done
+[ "$(hstatus rmmod)" = 0 ]
+ok $? "the module unloads after the hotplug recordings"
+bad=$(grep -E "$DMESG_BAD" "$H/dmesg.txt" 2>/dev/null)
+[ -s "$H/dmesg.txt" ] && [ -z "$bad" ]
+ok $? "dmesg of the hotplug run has no warning, BUG, oops, lockdep or atomic-context report"
+[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kchain hotplug_kmod hotplug_bpf hotplug_kmodring hotplug_bpfring \
+	kchain \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"
@@ -239,7 +258,7 @@ if [ -d "$R/fuzz" ]; then
 	fuzz_kmod_check "$R/fuzz"
 fi
 
-bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context' "$R/dmesg.txt")
+bad=$(grep -E "$DMESG_BAD" "$R/dmesg.txt")
 [ -z "$bad" ]
 ok $? "dmesg has no warning, BUG, oops, lockdep or atomic-context report"
 [ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'

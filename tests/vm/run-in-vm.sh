@@ -87,29 +87,6 @@ for c in kmod: bpf: kmod:32K bpf:32K; do
 	cut -d' ' -f1 /proc/uptime >>$R/$name.time
 done
 
-# CPU hotplug while recording, with each backend, stream and ring: CPUs 1
-# to 3 go offline and come back five times while the workload runs.
-cat >/tmp/hotplug.sh <<'HOTPLUG'
-workload "$1" 3000 >/dev/null 2>&1 &
-w=$!
-i=0
-while [ $i -lt 5 ]; do
-	for c in 1 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
-	sleep 0.2
-	for c in 1 2 3; do echo 1 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
-	sleep 0.2
-	i=$((i + 1))
-done
-wait $w
-HOTPLUG
-if [ "$(nproc)" -ge 4 ]; then
-	for c in kmod: bpf: kmod:--ring bpf:--ring; do
-		b=${c%:*} mode=${c#*:}
-		step hotplug_${b}${mode#--} ktrace record --backend $b $mode -o $R/hotplug_${b}${mode#--}.fxt -- \
-			sh /tmp/hotplug.sh $R/hotplug_${b}${mode#--}.expect
-	done
-fi
-
 # An open /dev/ktrace holds a reference on the module (what makes rmmod
 # refuse), and closing it drops the reference.
 mark refcnt

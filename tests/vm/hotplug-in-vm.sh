@@ -1,0 +1,43 @@
+#!/bin/sh
+# Runs inside a 4-CPU test VM (tests/suites/vm.sh boots it before the main
+# run): CPU hotplug while recording, with each backend, stream and ring:
+# CPUs 1 to 3 go offline and come back five times while the workload runs.
+# Leaves the traces, each step's status and dmesg in /results.
+R=/results
+mkdir -p $R
+cd /ktrace || exit 1
+export PATH=/ktrace:$PATH
+
+mark() { vm-step "$1"; }	# the host's watchdog reads these
+step() {	# step NAME COMMAND... : run, keep output and status
+	name=$1
+	shift
+	mark "$name"
+	"$@" >"$R/$name.out" 2>"$R/$name.err"
+	echo "$name $?" >>"$R/status"
+}
+
+uname -r >"$R/uname"
+nproc >"$R/nproc"
+step insmod insmod ./ktrace.ko
+cat >/tmp/hotplug.sh <<'HOTPLUG'
+workload "$1" 3000 >/dev/null 2>&1 &
+w=$!
+i=0
+while [ $i -lt 5 ]; do
+	for c in 1 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
+	sleep 0.2
+	for c in 1 2 3; do echo 1 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
+	sleep 0.2
+	i=$((i + 1))
+done
+wait $w
+HOTPLUG
+for c in kmod: bpf: kmod:--ring bpf:--ring; do
+	b=${c%:*} mode=${c#*:}
+	step hotplug_${b}${mode#--} ktrace record --backend $b $mode -o $R/hotplug_${b}${mode#--}.fxt -- \
+		sh /tmp/hotplug.sh $R/hotplug_${b}${mode#--}.expect
+done
+step rmmod rmmod ktrace
+mark dmesg
+dmesg >"$R/dmesg.txt"
