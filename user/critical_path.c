@@ -525,8 +525,10 @@ static void put_irq(struct cp_analysis *cp, struct obuf *o, const struct cp_seg 
 
 	if (name)
 		obuf_printf(o, "%s (%s)", name, ktrace_irq_context_name(s->waker_ctx));
-	else if (s->waker_ctx == KTRACE_CTX_HARDIRQ && timed_sleep(blocked_in(cp, s)))
-		obuf_lit(o, "timer expiry (hardirq)");
+	/* On PREEMPT_RT a task's sleep timer expires in the timer softirq. */
+	else if ((s->waker_ctx == KTRACE_CTX_HARDIRQ || s->waker_ctx == KTRACE_CTX_SOFTIRQ) &&
+		 timed_sleep(blocked_in(cp, s)))
+		obuf_printf(o, "timer expiry (%s)", ktrace_irq_context_name(s->waker_ctx));
 	else
 		obuf_printf(o, "%s, handler not recorded", ktrace_irq_context_name(s->waker_ctx));
 }
