@@ -31,6 +31,7 @@ start=$(date +%s)
 # First a 4-CPU boot in which three CPUs go offline and online while
 # recording (its results move aside: each boot starts afresh), then the rest.
 H=$build/vm/$krel.hotplug/results
+mkdir -p "$build/vm"
 KTRACE_VM_SMP=4 KTRACE_VM_SCRIPT=tests/vm/hotplug-in-vm.sh scripts/vm-run.sh "$build" "$krel" \
 	>"$build/vm/$krel.hotplug.log" 2>&1
 hotplug_rc=$?
