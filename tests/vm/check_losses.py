@@ -84,7 +84,7 @@ for f in failures:
         if missing > dropped:
             bad.append(f"{f}: {missing} switch-ins missing, only {dropped} records lost")
         continue
-    m = re.search(r"timer wakeups come from interrupts.*\((\d+) of (\d+); (\d+) by the main thread\)", f)
+    m = re.search(r"timer wakeups come from interrupts.*\((\d+) of (\d+); (\d+) by the workload's own threads", f)
     if m and int(m[1]) + int(m[3]) == int(m[2]):
         continue
     bad.append(f"{f}: not a consequence of lost records")
