@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Soak: ktrace.ko records for SOAK_STREAM_SECONDS (default 240) in stream
+# Soak: ktrace.ko records for SOAK_STREAM_SECONDS (default 600) in stream
 # and SOAK_SECONDS (default 600) in ring mode, in the test VM (Debian's kernel under TCG), while a pipe
 # ping-pong switches as fast as it can on each CPU.  Reports the switch
 # rate, the losses the CLI reported against the loss records in the trace
@@ -14,8 +14,10 @@ build=${1:-build}
 krel=${KREL:-$(scripts/pick-kernel.sh)}
 secs=${SOAK_SECONDS:-600}
 # Stream mode keeps everything: the CLI's spools, in the VM's tmpfs (RAM),
-# grow by about 2.4 MB/s at this rate, so 240 s is what 1.5 GB holds.
-stream_secs=${SOAK_STREAM_SECONDS:-240}
+# grow by about 2.4 MB/s at this rate, so the VM gets 4 GiB (KTRACE_VM_MEM)
+# for 600 s of them.
+stream_secs=${SOAK_STREAM_SECONDS:-600}
+export KTRACE_VM_MEM=${KTRACE_VM_MEM:-4096}
 interval=${SOAK_INTERVAL:-5}
 modes=${SOAK_MODES:-stream ring}
 out=$build/bench-soak

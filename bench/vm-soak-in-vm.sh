@@ -19,8 +19,8 @@ SOAK_MODES=${SOAK_MODES:-stream ring}
 uname -r >$R/uname
 insmod ./ktrace.ko || exit 1
 kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
-# The spools live in /tmp, a tmpfs, half of RAM by default.
-mount -o remount,size=1200M /tmp
+# The spools live in /tmp, a tmpfs, half of RAM by default: all but 300 MiB.
+mount -o remount,size=$(( $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) - 300 ))M /tmp
 
 for mode in $SOAK_MODES; do
 	opt=

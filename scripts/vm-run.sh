@@ -19,7 +19,8 @@
 # usage: scripts/vm-run.sh BUILD_DIR KERNEL_RELEASE
 #   -> BUILD_DIR/vm/KERNEL_RELEASE/{results/,console.log,steps.log}
 # KTRACE_VM_SCRIPT: another script to run inside (it prints its own step
-# lines); KTRACE_VM_LOGLEVEL: the guest's console log level (1).
+# lines); KTRACE_VM_LOGLEVEL: the guest's console log level (1);
+# KTRACE_VM_SMP: CPUs (2); KTRACE_VM_MEM: MiB of memory (1536).
 set -eu
 build=${1:-build}
 krel=${2:?usage: scripts/vm-run.sh BUILD_DIR KERNEL_RELEASE}
@@ -32,6 +33,7 @@ timeout_s=${KTRACE_VM_TIMEOUT:-900}
 script=${KTRACE_VM_SCRIPT:-tests/vm/run-in-vm.sh}
 loglevel=${KTRACE_VM_LOGLEVEL:-1}
 smp=${KTRACE_VM_SMP:-2}
+mem=${KTRACE_VM_MEM:-1536}	# MiB
 
 die() { echo "vm-run: $krel: $*" >&2; exit 1; }
 [ -r "$kernel" ] || die "$kernel missing: install linux-image-$krel"
@@ -140,7 +142,7 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 truncate -s 512M "$out/results.img"
 
-qemu-system-x86_64 -accel tcg,thread=single -m 1536 -smp "$smp" -nographic -no-reboot -net none \
+qemu-system-x86_64 -accel tcg,thread=single -m "$mem" -smp "$smp" -nographic -no-reboot -net none \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
 	-drive "file=$out/results.img,format=raw,if=virtio" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=$loglevel printk.devkmsg=on rdinit=/init" \
