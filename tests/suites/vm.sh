@@ -68,6 +68,16 @@ for b in kmod bpf; do
 	grep -E '^(not ok|# timeline)' "$R/$b.check" | sed 's/^/#   /'
 done
 
+# ftrace as the witness: ktrace lost none of the switches ftrace saw, and
+# every untraced_switch is missing from ftrace's events too.
+for b in kmod bpf; do
+	[ "$(status ${b}_witness)" = 0 ] &&
+		tests/check_witness.py "$ktrace" "$R/${b}_witness.fxt" >"$R/${b}_witness.check" 2>&1
+	ok $? "$b with --ftrace 'sched:sched_switch': ftrace witnesses that ktrace lost none of its switches, and that each untraced_switch is the kernel's" ||
+		{ sed 's/^/# /' "$R/${b}_witness.err" | head -5; sed 's/^/#   /' "$R/${b}_witness.check" | head -10; }
+	grep '^#' "$R/${b}_witness.check" 2>/dev/null | head -3 | sed 's/^/#   /'
+done
+
 # Equivalence: the same kinds of records with the same fields and states.
 shapes() {
 	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped' |
@@ -247,7 +257,7 @@ ok $? "dmesg of the hotplug run has no warning, BUG, oops, lockdep or atomic-con
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kchain \
+	kchain kmod_witness bpf_witness \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"

@@ -24,6 +24,12 @@ step insmod insmod ./ktrace.ko
 step selftest ./ktrace_test
 step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/kmod.expect 2000
 step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.expect 2000
+# ftrace's own sched_switch events recorded alongside, as the witness of
+# what the kernel traced and what ktrace lost.
+for b in kmod bpf; do
+	step ${b}_witness ktrace record --backend $b --ftrace 'sched:sched_switch' -o $R/${b}_witness.fxt -- \
+		workload $R/${b}_witness.expect 2000
+done
 # The reader is stopped while the workload runs: the 8 KiB buffers overflow.
 mark kmod_small
 ktrace record --backend kmod -b 8K -o $R/small.fxt -d 4 >"$R/kmod_small.out" 2>"$R/kmod_small.err" &
