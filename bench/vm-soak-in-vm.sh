@@ -39,7 +39,14 @@ for mode in $SOAK_MODES; do
 	ktrace record --backend kmod $opt -d "$secs" -o /tmp/soak.fxt \
 		>/dev/null 2>$R/soak-$mode.err &
 	rec=$!
+	last=0
 	while kill -0 $rec 2>/dev/null; do
+		# A step line a minute: the host's watchdog takes silence for a hang.
+		now=$(($(date +%s) - t0))
+		if [ $((now - last)) -ge 60 ] && command -v vm-step >/dev/null; then
+			vm-step "soak $mode ${now} s"
+			last=$now
+		fi
 		rss=$(awk '$1 == "VmRSS:" {print $2}' /proc/$rec/status 2>/dev/null)
 		[ -n "$rss" ] && echo "$(($(date +%s) - t0)) $rss $(kb Slab) $(kb VmallocUsed) $(kb Shmem)" \
 			"$(awk '$1 == "ctxt" {print $2}' /proc/stat)" >>$R/soak-$mode.samples
