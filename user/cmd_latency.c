@@ -102,13 +102,6 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 	return ret;
 }
 
-static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
-{
-	if (!r->ticks_per_sec || r->ticks_per_sec == KTRACE_FXT_TICKS_PER_SEC)
-		return ns;
-	return (uint64_t)((double)ns * r->ticks_per_sec / KTRACE_FXT_TICKS_PER_SEC);
-}
-
 static void write_wait(struct lat_analysis *a, struct fxt_writer *w, const struct fxt_reader *r,
 		       const struct lat_wait *wt, struct obuf *blame)
 {
@@ -131,8 +124,8 @@ static void write_wait(struct lat_analysis *a, struct fxt_writer *w, const struc
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "prev_cpu", wt->prev_cpu);
 	args[n++] = fxt_arg_str("blame", blame->buf);
 	snprintf(name, sizeof(name), "%s latency", lat_kind_name(wt->kind));
-	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, to_ticks(r, wt->start), wt->pid,
-			wt->tid, "ktrace:latency", name, args, n, to_ticks(r, wt->end));
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, wt->start), wt->pid,
+			wt->tid, "ktrace:latency", name, args, n, fxt_ns_to_ticks(r, wt->end));
 }
 
 static bool has_time(const struct fxt_record *rec)

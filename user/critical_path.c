@@ -737,13 +737,6 @@ static int cmp_slice(const void *x, const void *y)
 	       (q->type == KTRACE_FXT_EV_DURATION_COMPLETE ? 0 : 1);
 }
 
-static uint64_t to_ticks(const struct fxt_reader *r, uint64_t ns)
-{
-	if (!r->ticks_per_sec || r->ticks_per_sec == KTRACE_FXT_TICKS_PER_SEC)
-		return ns;
-	return (uint64_t)((double)ns * r->ticks_per_sec / KTRACE_FXT_TICKS_PER_SEC);
-}
-
 /*
  * A hop as a complete event on its thread's track, named after what the
  * thread did; a flow runs from the hop that ended a blocked span (the
@@ -761,7 +754,7 @@ static void write_slice(struct cp_analysis *cp, struct fxt_writer *w, const stru
 	const char *fn;
 
 	if (sl->type != KTRACE_FXT_EV_DURATION_COMPLETE) {
-		fxt_write_event(w, sl->type, to_ticks(r, sl->ts), pid, h->tid,
+		fxt_write_event(w, sl->type, fxt_ns_to_ticks(r, sl->ts), pid, h->tid,
 				"ktrace:critical_path", "wakeup", NULL, 0, sl->flow);
 		return;
 	}
@@ -778,8 +771,8 @@ static void write_slice(struct cp_analysis *cp, struct fxt_writer *w, const stru
 	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "depth", h->depth);
 	args[2] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "waiting_thread", p->tid);
 	args[3] = fxt_arg_str("what", text->buf);
-	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, to_ticks(r, h->start), pid, h->tid,
-			"ktrace:critical_path", name, args, 4, to_ticks(r, h->end));
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, h->start), pid, h->tid,
+			"ktrace:critical_path", name, args, 4, fxt_ns_to_ticks(r, h->end));
 }
 
 static struct cp_slice flow_end(const struct cp_path *p, uint32_t k, uint32_t hop, uint8_t type,

@@ -945,3 +945,10 @@ int fxt_check_start(int fd, const char *path)
 		       path);
 	return -EINVAL;
 }
+
+uint64_t fxt_ns_to_ticks(const struct fxt_reader *r, uint64_t ns)
+{
+	if (!r->ticks_per_sec || r->ticks_per_sec == KTRACE_FXT_TICKS_PER_SEC)
+		return ns;
+	return (uint64_t)((double)ns * r->ticks_per_sec / KTRACE_FXT_TICKS_PER_SEC);
+}

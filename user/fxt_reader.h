@@ -132,6 +132,8 @@ int fxt_check_start(int fd, const char *path);
 
 /* Ticks to nanoseconds with the current initialization record. */
 uint64_t fxt_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
+/* And back: nanoseconds into the trace's ticks. */
+uint64_t fxt_ns_to_ticks(const struct fxt_reader *r, uint64_t ns);
 
 const char *fxt_record_type_name(unsigned int type);
 const char *fxt_event_type_name(unsigned int type);
