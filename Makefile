@@ -18,8 +18,8 @@ BPFTOOL		?= bpftool
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c \
-		   user/latency.c user/kstacks.c user/critical_path.c user/cli.c user/cli_output.c \
-		   user/timeline.c
+		   user/u64map.c user/topn.c user/latency.c user/latency_report.c user/annotate.c \
+		   user/kstacks.c user/critical_path.c user/cli.c user/cli_output.c user/timeline.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/spool.c user/statedump.c user/source_bpf.c \
 		   user/source_kmod.c user/source_ftrace.c user/ftrace_convert.c user/ftrace_text.c \

@@ -10,104 +10,44 @@
 #include "fxt_reader.h"
 #include "kstacks.h"
 #include "timeline.h"
+#include "u64map.h"
 #include "utils.h"
-
-/* A set of u64 keys (tids), open addressing; 0 is stored out of band. */
-struct u64set {
-	uint64_t *keys;
-	uint32_t size, used;
-	bool has_zero;
-};
-
-static void set_add(struct u64set *s, uint64_t k)
-{
-	uint32_t i;
-
-	if (!k) {
-		s->has_zero = true;
-		return;
-	}
-	if ((s->used + 1) * 2 > s->size) {
-		struct u64set n = { .size = s->size ? s->size * 2 : 256 };
-
-		n.keys = calloc(n.size, sizeof(uint64_t));
-		if (!n.keys)
-			return;
-		n.has_zero = s->has_zero;
-		for (uint32_t j = 0; j < s->size; j++)
-			if (s->keys[j])
-				set_add(&n, s->keys[j]);
-		free(s->keys);
-		*s = n;
-	}
-	for (i = (k * 0x9e3779b97f4a7c15ULL >> 40) & (s->size - 1); s->keys[i];
-	     i = (i + 1) & (s->size - 1))
-		if (s->keys[i] == k)
-			return;
-	s->keys[i] = k;
-	s->used++;
-}
 
 /* Thread names seen so far, by tid, for the lines that name threads. */
 #define NAME_LEN	32
 
 struct name_map {
-	struct name_slot {
-		uint64_t tid;		/* 0: free */
-		char name[NAME_LEN];
-	} *slots;
-	uint32_t size, used;
+	struct u64map map;
+	char (*names)[NAME_LEN];
+	uint32_t n, cap;
 };
-
-static struct name_slot *name_slot(struct name_map *m, uint64_t tid)
-{
-	uint32_t i = (tid * 0x9e3779b97f4a7c15ULL >> 40) & (m->size - 1);
-
-	while (m->slots[i].tid && m->slots[i].tid != tid)
-		i = (i + 1) & (m->size - 1);
-	return &m->slots[i];
-}
 
 static void name_set(struct name_map *m, uint64_t tid, struct fxt_str name)
 {
-	struct name_slot *sl;
+	char *dst;
+	bool added;
 	uint32_t n;
 
 	if (!tid)
 		return;
-	if ((m->used + 1) * 2 > m->size) {
-		struct name_map g = { .size = m->size ? m->size * 2 : 256 };
-
-		g.slots = calloc(g.size, sizeof(*g.slots));
-		if (!g.slots)
-			return;
-		for (uint32_t i = 0; i < m->size; i++)
-			if (m->slots[i].tid)
-				*name_slot(&g, m->slots[i].tid) = m->slots[i];
-		g.used = m->used;
-		free(m->slots);
-		*m = g;
-	}
-	sl = name_slot(m, tid);
-	if (!sl->tid)
-		m->used++;
-	sl->tid = tid;
+	/* Out of memory, a name is left out: the lines say "?". */
+	dst = u64map_vec_get(&m->map, tid, &m->names, &m->n, &m->cap, sizeof(*m->names), &added);
+	if (!dst)
+		return;
 	n = name.len < NAME_LEN - 1 ? name.len : NAME_LEN - 1;
 	for (uint32_t i = 0; i < n; i++)
-		sl->name[i] = (unsigned char)name.p[i] < 0x20 ? '?' : name.p[i];
-	sl->name[n] = 0;
+		dst[i] = (unsigned char)name.p[i] < 0x20 ? '?' : name.p[i];
+	dst[n] = 0;
 }
 
 static const char *name_of(struct name_map *m, uint64_t tid)
 {
-	struct name_slot *sl;
+	uint32_t i;
 
 	if (!tid)
 		return "idle";
-	if (!m->size)
-		return "?";
-	sl = name_slot(m, tid);
-	return sl->tid ? sl->name : "?";
+	i = u64map_find(&m->map, tid);
+	return i == U64MAP_NONE ? "?" : m->names[i];
 }
 
 static void put_str(FILE *f, struct fxt_str s)
@@ -324,7 +264,7 @@ struct stats {
 	uint64_t bytes;
 	uint64_t first_ts, last_ts;
 	bool have_ts;
-	struct u64set tids;
+	struct u64map tids;		/* a set: every value 0 */
 	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
 	uint64_t dropped, dropped_ftrace, dropped_nocpu, buffer_full, untraced;
 };
@@ -340,7 +280,7 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 	switch (rec->type) {
 	case KTRACE_FXT_REC_EVENT:
 		s->events[rec->sub]++;
-		set_add(&s->tids, rec->tid);
+		u64map_add(&s->tids, rec->tid, 0);
 		timed = true;
 		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "dropped")) {
 			const struct fxt_arg *src = fxt_find_arg(rec, "source");
@@ -362,15 +302,15 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 		s->cpus[(rec->cpu & 0xffff) / 64] |= 1ULL << (rec->cpu % 64);
 		timed = true;
 		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
-			set_add(&s->tids, rec->tid);
+			u64map_add(&s->tids, rec->tid, 0);
 		} else {
-			set_add(&s->tids, rec->out_tid);
-			set_add(&s->tids, rec->in_tid);
+			u64map_add(&s->tids, rec->out_tid, 0);
+			u64map_add(&s->tids, rec->in_tid, 0);
 		}
 		break;
 	case KTRACE_FXT_REC_KERNEL_OBJ:
 		if (rec->obj_type == KTRACE_FXT_OBJ_THREAD)
-			set_add(&s->tids, rec->koid);
+			u64map_add(&s->tids, rec->koid, 0);
 		break;
 	case KTRACE_FXT_REC_LOG:
 		timed = true;
@@ -420,7 +360,7 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(s->cpus); i++)
 		ncpus += __builtin_popcountll(s->cpus[i]);
-	fprintf(f, "threads: %u\n", s->tids.used + s->tids.has_zero);
+	fprintf(f, "threads: %u\n", s->tids.used);
 	fprintf(f, "cpus: %u\n", ncpus);
 	if (s->have_ts)
 		fprintf(f, "time: %llu.%09llu .. %llu.%09llu (%.6f s)\n",
@@ -567,9 +507,10 @@ int cmd_dump(int argc, char **argv)
 	ret = ret < 0 || r.skipped || (o.strict && r.violations) || unexplained ? 1 : 0;
 	tl_check_free(check);
 	fxt_reader_close(&r);
-	free(st->tids.keys);
+	u64map_free(&st->tids);
 	free(st);
-	free(names.slots);
+	u64map_free(&names.map);
+	free(names.names);
 	kstack_names_free(&kstacks);
 	cli_close_trace(&in);
 	return ret;

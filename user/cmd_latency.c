@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "cli.h"
 #include "commands.h"
 #include "critical_path.h"
 #include "fxt_reader.h"
-#include "fxt_writer.h"
 #include "latency.h"
 #include "utils.h"
 
@@ -99,95 +99,6 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 	else
 		ret = 0;
 	fxt_reader_close(&r);
-	return ret;
-}
-
-static void write_wait(struct lat_analysis *a, struct fxt_writer *w, const struct fxt_reader *r,
-		       const struct lat_wait *wt, struct obuf *blame)
-{
-	struct fxt_arg args[6];
-	unsigned int n = 0;
-	char name[32];
-
-	blame->len = 0;
-	lat_blame_line(a, wt, blame);
-	obuf_putc(blame, 0);
-	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "latency", wt->end - wt->start);
-	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", wt->cpu);
-	if (wt->kind == LAT_WAKEUP && wt->waker_ctx != KTRACE_CTX_TASK)
-		args[n++] = fxt_arg_str("irq_context", ktrace_irq_context_name(wt->waker_ctx));
-	if (wt->kind == LAT_WAKEUP && wt->has_waker)
-		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_KOID,
-					wt->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
-					wt->waker);
-	if (wt->prev_cpu >= 0)
-		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "prev_cpu", wt->prev_cpu);
-	args[n++] = fxt_arg_str("blame", blame->buf);
-	snprintf(name, sizeof(name), "%s latency", lat_kind_name(wt->kind));
-	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, wt->start), wt->pid,
-			wt->tid, "ktrace:latency", name, args, n, fxt_ns_to_ticks(r, wt->end));
-}
-
-static bool has_time(const struct fxt_record *rec)
-{
-	return rec->type == KTRACE_FXT_REC_EVENT || rec->type == KTRACE_FXT_REC_SCHED ||
-	       rec->type == KTRACE_FXT_REC_LOG;
-}
-
-/*
- * The input again, record for record, with a slice for each wait placed
- * in time order; written beside @out_path and renamed only when complete.
- */
-static int annotate(struct lat_analysis *a, struct cli_input *in, const char *out_path, bool json)
-{
-	const struct lat_wait *waits;
-	struct cli_output out;
-	struct fxt_writer w;
-	struct fxt_reader r;
-	struct fxt_record rec;
-	struct obuf blame;
-	uint32_t n, i = 0;
-	int ret;
-
-	waits = lat_waits_by_start(a, &n);
-	ret = cli_output_open(&out, out_path, json);
-	if (ret)
-		return ret;
-	in->quiet = true;	/* the second pass reported what is wrong */
-	ret = cli_trace_reader(in, &r);
-	if (ret) {
-		cli_output_abort(&out);
-		return ret;
-	}
-	if (fxt_writer_init(&w, out.fd) || obuf_init(&blame, -1, 512)) {
-		pr_err("out of memory writing %s", out_path);
-		fxt_reader_close(&r);
-		cli_output_abort(&out);
-		return -ENOMEM;
-	}
-	/* Indexed strings are the input's: ours go inline. */
-	w.inline_strings = true;
-	while (fxt_reader_next(&r, &rec) == 1) {
-		if (has_time(&rec))
-			for (uint64_t ts = fxt_ticks_to_ns(&r, rec.ts);
-			     i < n && waits[i].start <= ts; i++)
-				write_wait(a, &w, &r, &waits[i], &blame);
-		fxt_write_words(&w, rec.w, rec.nwords);
-	}
-	for (; i < n; i++)
-		write_wait(a, &w, &r, &waits[i], &blame);
-	fxt_reader_close(&r);
-	obuf_free(&blame);
-	ret = fxt_writer_finish(&w);
-	if (ret) {
-		pr_err("writing %s: %s", out_path, strerror(-ret));
-		cli_output_abort(&out);
-		return ret;
-	}
-	ret = cli_output_commit(&out, NULL);
-	if (!ret)
-		pr_info("wrote %s: the trace with %u waits as slices (category ktrace:latency)",
-			out_path, n);
 	return ret;
 }
 
@@ -459,7 +370,7 @@ int cmd_latency(int argc, char **argv)
 	if (!ret && la.out_path && cp)
 		ret = cp_annotate(cp, &in, la.out_path, json_out);
 	else if (!ret && la.out_path)
-		ret = annotate(a, &in, la.out_path, json_out);
+		ret = lat_annotate(a, &in, la.out_path, json_out);
 	obuf_free(&out);
 	cp_free(cp);
 	lat_free(a);

@@ -25,11 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "annotate.h"
 #include "cli.h"
 #include "critical_path.h"
 #include "fxt_writer.h"
 #include "json_writer.h"
 #include "kstacks.h"
+#include "topn.h"
 
 #define CP_HIST		32		/* segments of history per thread: a power of two */
 #define CP_MAX_DEPTH	16
@@ -104,33 +106,34 @@ struct cp_analysis {
 	struct cp_thread *threads;	/* found through lat_thread_ext() */
 	uint32_t nthreads, cap_threads;
 	struct cp_path *paths;		/* min-heap by length while reading */
-	uint32_t npaths;
+	struct topn worst;		/* its heap: items are paths */
 	struct cp_path scratch;
 	uint64_t chain[CP_MAX_DEPTH + 1];
 	uint64_t now;
 };
 
-static void *xcalloc(size_t n, size_t size)
+static uint64_t path_ns(const struct cp_path *p)
 {
-	void *p = calloc(n ? n : 1, size);
+	return p->end - p->start;
+}
 
-	if (!p) {
-		pr_err("out of memory (critical path, %zu bytes)", n * size);
-		exit(1);
-	}
-	return p;
+static uint64_t path_key(const void *p)
+{
+	return path_ns(p);
 }
 
 struct cp_analysis *cp_new(struct lat_analysis *a, const struct cp_opts *o)
 {
-	struct cp_analysis *cp = xcalloc(1, sizeof(*cp));
+	struct cp_analysis *cp = xcalloc(1, sizeof(*cp), "the critical path");
 
 	cp->a = a;
 	cp->o = *o;
 	if (cp->o.at)
 		cp->o.top = 1;
-	cp->paths = xcalloc(cp->o.top, sizeof(*cp->paths));
-	cp->scratch.hops = xcalloc(CP_MAX_HOPS, sizeof(struct cp_hop));
+	cp->paths = xcalloc(cp->o.top, sizeof(*cp->paths), "the critical paths");
+	cp->worst = (struct topn){ .items = cp->paths, .max = cp->o.top,
+				   .size = sizeof(*cp->paths), .key = path_key };
+	cp->scratch.hops = xcalloc(CP_MAX_HOPS, sizeof(struct cp_hop), "the critical path's hops");
 	return cp;
 }
 
@@ -140,7 +143,7 @@ void cp_free(struct cp_analysis *cp)
 		return;
 	for (uint32_t i = 0; i < cp->nthreads; i++)
 		free(cp->threads[i].hist);
-	for (uint32_t i = 0; i < cp->npaths; i++)
+	for (uint32_t i = 0; i < cp->worst.n; i++)
 		free(cp->paths[i].hops);
 	free(cp->paths);
 	free(cp->scratch.hops);
@@ -166,11 +169,8 @@ static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 		return &cp->threads[*ext - 1];
 	if (cp->nthreads == cp->cap_threads) {
 		cp->cap_threads = cp->cap_threads ? 2 * cp->cap_threads : 256;
-		cp->threads = realloc(cp->threads, cp->cap_threads * sizeof(*cp->threads));
-		if (!cp->threads) {
-			pr_err("out of memory (critical path, %u threads)", cp->cap_threads);
-			exit(1);
-		}
+		cp->threads = xrealloc(cp->threads, cp->cap_threads * sizeof(*cp->threads),
+				       "the critical path's threads");
 	}
 	*ext = ++cp->nthreads;
 	t = &cp->threads[cp->nthreads - 1];
@@ -187,7 +187,7 @@ static struct cp_seg *next_seg(struct cp_thread *t, uint64_t ts, uint8_t state)
 {
 	if (t->cur.state != CP_UNKNOWN && t->cur.state != CP_DEAD && ts >= t->cur.start) {
 		if (!t->hist)
-			t->hist = xcalloc(CP_HIST, sizeof(*t->hist));
+			t->hist = xcalloc(CP_HIST, sizeof(*t->hist), "the critical path's thread history");
 		t->cur.end = ts;
 		t->hist[t->nhist++ & (CP_HIST - 1)] = t->cur;
 	}
@@ -313,45 +313,6 @@ static void walk(struct cp_analysis *cp, struct cp_path *p, uint64_t tid, uint64
 
 /* ---- the waits ---------------------------------------------------------- */
 
-static uint64_t path_ns(const struct cp_path *p)
-{
-	return p->end - p->start;
-}
-
-static void heap_down(struct cp_path *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		struct cp_path tmp;
-
-		if (l < n && path_ns(&h[l]) < path_ns(&h[m]))
-			m = l;
-		if (l + 1 < n && path_ns(&h[l + 1]) < path_ns(&h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-static void heap_up(struct cp_path *h, uint32_t i)
-{
-	while (i) {
-		uint32_t q = (i - 1) / 2;
-		struct cp_path tmp;
-
-		if (path_ns(&h[q]) <= path_ns(&h[i]))
-			return;
-		tmp = h[i];
-		h[i] = h[q];
-		h[q] = tmp;
-		i = q;
-	}
-}
-
 /* @t waited off CPU during [start, end]: explain it if it makes the list. */
 static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint64_t end)
 {
@@ -362,7 +323,7 @@ static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint6
 		return;
 	if (cp->o.at && (cp->o.at < start || cp->o.at > end))
 		return;
-	if (!cp->o.at && cp->npaths == cp->o.top && end - start <= path_ns(&cp->paths[0]))
+	if (!cp->o.at && !topn_wants(&cp->worst, end - start))
 		return;
 	/* The filter last: most waits are not long enough to need it. */
 	if ((cp->o.tid >= 0 && (uint64_t)cp->o.tid != tid) || !lat_selects(cp->a, tid))
@@ -373,20 +334,14 @@ static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint6
 	p->nhops = 0;
 	p->lossy = false;
 	walk(cp, p, tid, start, end, UINT32_MAX, 0);
-	hops = xcalloc(p->nhops, sizeof(*hops));
+	hops = xcalloc(p->nhops, sizeof(*hops), "the critical path's hops");
 	memcpy(hops, p->hops, p->nhops * sizeof(*hops));
-	if (cp->npaths < cp->o.top) {
-		slot = &cp->paths[cp->npaths];
-		*slot = *p;
-		slot->hops = hops;
-		heap_up(cp->paths, cp->npaths++);
-		return;
-	}
-	slot = &cp->paths[0];
-	free(slot->hops);
+	slot = topn_slot(&cp->worst);
+	if (cp->worst.n == cp->o.top)
+		free(slot->hops);	/* the shortest, replaced */
 	*slot = *p;
 	slot->hops = hops;
-	heap_down(cp->paths, cp->npaths, 0);
+	topn_placed(&cp->worst);
 }
 
 static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
@@ -493,7 +448,7 @@ static int cmp_worst(const void *x, const void *y)
 
 void cp_done(struct cp_analysis *cp)
 {
-	qsort(cp->paths, cp->npaths, sizeof(*cp->paths), cmp_worst);
+	qsort(cp->paths, cp->worst.n, sizeof(*cp->paths), cmp_worst);
 }
 
 /* ---- reports ------------------------------------------------------------ */
@@ -631,11 +586,11 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 	if (obuf_init(&line, -1, 256))
 		return;
 	obuf_printf(o, "%s: critical path of %s %u wait%s of the selected threads (off CPU: switch-out to switch-in)\n",
-		    path, cp->o.at ? "the" : "the worst", cp->npaths, cp->npaths == 1 ? "" : "s");
-	if (!cp->npaths)
+		    path, cp->o.at ? "the" : "the worst", cp->worst.n, cp->worst.n == 1 ? "" : "s");
+	if (!cp->worst.n)
 		obuf_lit(o, cp->o.at ? "no selected thread was waiting at that time\n" :
 			 "no wait of a selected thread was recorded\n");
-	for (uint32_t i = 0; i < cp->npaths; i++) {
+	for (uint32_t i = 0; i < cp->worst.n; i++) {
 		const struct cp_path *p = &cp->paths[i];
 
 		obuf_printf(o, "\n%s %llu waited ", lat_thread_name(cp->a, p->tid),
@@ -668,7 +623,7 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
 	obuf_lit(o, ",\"paths\":[");
-	for (uint32_t i = 0; i < cp->npaths; i++) {
+	for (uint32_t i = 0; i < cp->worst.n; i++) {
 		const struct cp_path *p = &cp->paths[i];
 
 		obuf_printf(o, "%s\n{\"tid\":%llu", i ? "," : "", (unsigned long long)p->tid);
@@ -758,7 +713,6 @@ static void write_slice(struct cp_analysis *cp, struct fxt_writer *w, const stru
 				"ktrace:critical_path", "wakeup", NULL, 0, sl->flow);
 		return;
 	}
-	text->len = 0;
 	hop_text(cp, h, text);
 	obuf_putc(text, 0);
 	fn = h->seg.state == CP_BLOCKED ? blocked_in(cp, &h->seg) : NULL;
@@ -784,29 +738,40 @@ static struct cp_slice flow_end(const struct cp_path *p, uint32_t k, uint32_t ho
 				  .path = k, .hop = hop, .type = type };
 }
 
-static bool has_time(const struct fxt_record *rec)
+struct cp_annotation {
+	struct cp_analysis *cp;
+	const struct cp_slice *sl;
+};
+
+static uint64_t slice_ts(void *ctx, uint32_t i)
 {
-	return rec->type == KTRACE_FXT_REC_EVENT || rec->type == KTRACE_FXT_REC_SCHED ||
-	       rec->type == KTRACE_FXT_REC_LOG;
+	const struct cp_annotation *ca = ctx;
+
+	return ca->sl[i].ts;
+}
+
+static void write_one(void *ctx, struct fxt_writer *w, const struct fxt_reader *r, uint32_t i,
+		      struct obuf *text)
+{
+	const struct cp_annotation *ca = ctx;
+
+	write_slice(ca->cp, w, r, &ca->sl[i], text);
 }
 
 int cp_annotate(struct cp_analysis *cp, struct cli_input *in, const char *out_path, bool json)
 {
+	struct cp_annotation ca = { .cp = cp };
+	struct annotation an = { .ctx = &ca, .ts = slice_ts, .write = write_one };
 	struct cp_slice *sl;
-	uint32_t n = 0, i = 0;
+	uint32_t n = 0;
 	uint64_t flow = 0;
-	struct fxt_writer w;
-	struct fxt_reader r;
-	struct fxt_record rec;
-	struct cli_output out;
-	struct obuf text;
 	int ret;
 
-	for (uint32_t k = 0; k < cp->npaths; k++)
+	for (uint32_t k = 0; k < cp->worst.n; k++)
 		n += 3 * cp->paths[k].nhops;	/* a slice, at most two flow ends */
-	sl = xcalloc(n, sizeof(*sl));
+	sl = xcalloc(n, sizeof(*sl), "the critical path's slices");
 	n = 0;
-	for (uint32_t k = 0; k < cp->npaths; k++) {
+	for (uint32_t k = 0; k < cp->worst.n; k++) {
 		const struct cp_path *p = &cp->paths[k];
 
 		for (uint32_t j = 0; j < p->nhops; j++)
@@ -831,47 +796,12 @@ int cp_annotate(struct cp_analysis *cp, struct cli_input *in, const char *out_pa
 		}
 	}
 	qsort(sl, n, sizeof(*sl), cmp_slice);
-	ret = cli_output_open(&out, out_path, json);
-	if (ret) {
-		free(sl);
-		return ret;
-	}
-	in->quiet = true;	/* the analysis reported what is wrong */
-	ret = cli_trace_reader(in, &r);
-	if (ret) {
-		cli_output_abort(&out);
-		free(sl);
-		return ret;
-	}
-	if (fxt_writer_init(&w, out.fd) || obuf_init(&text, -1, 512)) {
-		pr_err("out of memory writing %s", out_path);
-		fxt_reader_close(&r);
-		cli_output_abort(&out);
-		free(sl);
-		return -ENOMEM;
-	}
-	/* Indexed strings are the input's: ours go inline. */
-	w.inline_strings = true;
-	while (fxt_reader_next(&r, &rec) == 1) {
-		if (has_time(&rec))
-			for (uint64_t ts = fxt_ticks_to_ns(&r, rec.ts); i < n && sl[i].ts <= ts; i++)
-				write_slice(cp, &w, &r, &sl[i], &text);
-		fxt_write_words(&w, rec.w, rec.nwords);
-	}
-	for (; i < n; i++)
-		write_slice(cp, &w, &r, &sl[i], &text);
-	fxt_reader_close(&r);
-	obuf_free(&text);
+	ca.sl = sl;
+	an.n = n;
+	ret = trace_annotate(in, out_path, json, &an);
 	free(sl);
-	ret = fxt_writer_finish(&w);
-	if (ret) {
-		pr_err("writing %s: %s", out_path, strerror(-ret));
-		cli_output_abort(&out);
-		return ret;
-	}
-	ret = cli_output_commit(&out, NULL);
 	if (!ret)
 		pr_info("wrote %s: the trace with the critical path of %u waits (category ktrace:critical_path)",
-			out_path, cp->npaths);
+			out_path, cp->worst.n);
 	return ret;
 }

@@ -14,6 +14,7 @@
 
 #include "json_writer.h"
 #include "kstacks.h"
+#include "u64map.h"
 
 #define NAME_MAX_LEN	96	/* escaped JSON bytes of a thread name */
 
@@ -23,7 +24,6 @@ struct thread {
 	uint64_t pending_flow;		/* flow id of a wakeup not yet run, 0 if none */
 	char name[NAME_MAX_LEN];
 	uint8_t name_len;
-	bool used;
 };
 
 struct cpu {
@@ -37,8 +37,9 @@ struct json_writer {
 	struct obuf *o;
 	struct obuf scratch;		/* in memory, for escaping names */
 	bool first_event;
-	struct thread *threads;		/* open addressing by tid */
-	uint32_t nthreads, threads_size;
+	struct thread *threads;		/* in the order first seen */
+	uint32_t nthreads, cap_threads;
+	struct u64map thread_map;	/* tid to index into threads */
 	struct cpu *cpus;
 	uint32_t ncpus;
 	uint64_t next_flow;
@@ -56,42 +57,18 @@ struct json_writer {
 	struct kstack_names kstacks;	/* where threads blocked, by stack id */
 };
 
-static struct thread *thread_slot(struct thread *tab, uint32_t size, uint64_t tid)
-{
-	uint32_t i = (uint32_t)(tid * 0x9e3779b97f4a7c15ULL >> 40) & (size - 1);
-
-	while (tab[i].used && tab[i].tid != tid)
-		i = (i + 1) & (size - 1);
-	return &tab[i];
-}
-
 static struct thread *thread_get(struct json_writer *j, uint64_t tid)
 {
-	struct thread *t = thread_slot(j->threads, j->threads_size, tid);
+	bool added;
+	struct thread *t = u64map_vec_get(&j->thread_map, tid, &j->threads, &j->nthreads,
+					  &j->cap_threads, sizeof(*t), &added);
 
-	if (t->used)
-		return t;
-	if ((j->nthreads + 1) * 2 > j->threads_size) {
-		uint32_t size = j->threads_size * 2;
-		struct thread *tab = calloc(size, sizeof(*tab));
-
-		if (!tab) {
-			pr_err("out of memory for %u threads", j->nthreads);
-			exit(1);
-		}
-		for (uint32_t i = 0; i < j->threads_size; i++)
-			if (j->threads[i].used)
-				*thread_slot(tab, size, j->threads[i].tid) = j->threads[i];
-		free(j->threads);
-		j->threads = tab;
-		j->threads_size = size;
-		t = thread_slot(tab, size, tid);
+	if (!t)
+		out_of_memory("the JSON writer's threads");
+	if (added) {
+		t->tid = tid;
+		t->pid = tid;	/* until a kernel object says otherwise */
 	}
-	memset(t, 0, sizeof(*t));
-	t->used = true;
-	t->tid = tid;
-	t->pid = tid;		/* until a kernel object says otherwise */
-	j->nthreads++;
 	return t;
 }
 
@@ -99,12 +76,8 @@ static struct cpu *cpu_get(struct json_writer *j, unsigned int cpu)
 {
 	if (cpu >= j->ncpus) {
 		uint32_t n = cpu + 1 > j->ncpus * 2 ? cpu + 1 : j->ncpus * 2;
-		struct cpu *c = realloc(j->cpus, n * sizeof(*c));
+		struct cpu *c = xrealloc(j->cpus, n * sizeof(*c), "the JSON writer's CPUs");
 
-		if (!c) {
-			pr_err("out of memory for %u CPUs", n);
-			exit(1);
-		}
 		memset(c + j->ncpus, 0, (n - j->ncpus) * sizeof(*c));
 		j->cpus = c;
 		j->ncpus = n;
@@ -124,12 +97,6 @@ struct json_writer *json_writer_new(struct obuf *out)
 		free(j);
 		return NULL;
 	}
-	j->threads_size = 1024;
-	j->threads = calloc(j->threads_size, sizeof(*j->threads));
-	if (!j->threads) {
-		free(j);
-		return NULL;
-	}
 	strcpy(j->clock, "CLOCK_MONOTONIC");
 	obuf_lit(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	return j;
@@ -141,6 +108,7 @@ void json_writer_free(struct json_writer *j)
 		return;
 	obuf_free(&j->scratch);
 	free(j->threads);
+	u64map_free(&j->thread_map);
 	free(j->cpus);
 	free(j->dropped_cpu);
 	kstack_names_free(&j->kstacks);

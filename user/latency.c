@@ -13,98 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kstacks.h"
-#include "latency.h"
-
-enum lat_state { ST_UNKNOWN, ST_RUNNING, ST_WOKEN, ST_PREEMPTED, ST_BLOCKED, ST_DEAD };
-enum lat_seg_kind { SEG_THREAD, SEG_IDLE, SEG_HARDIRQ, SEG_SOFTIRQ };
-
-#define RING_SEGS	4096		/* per CPU: a power of two */
-#define IRQ_NEST	4
-#define NAME_LEN	16
-
-struct lat_thread {
-	uint64_t tid, pid;
-	char name[NAME_LEN];
-	uint8_t state, block;
-	int8_t selected;		/* filter result: -1 not yet known */
-	uint8_t waker_ctx;
-	bool has_waker;
-	int32_t last_cpu;
-	uint32_t wake_cpu;
-	int32_t waker_irq;
-	int32_t weight;
-	uint64_t since;
-	uint64_t waker;
-	uint64_t kstack;		/* where it blocked, 0 if not recorded */
-	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
-};
-
-struct lat_proc {
-	uint64_t pid;
-	char name[NAME_LEN];
-};
-
-struct lat_seg {
-	uint64_t start, end, id;
-	int32_t weight;
-	uint8_t kind;
-};
-
-struct lat_cpu {
-	bool seen;
-	uint64_t covered_from;		/* first switch seen: the ring knows nothing before */
-	uint64_t tid, since;
-	int32_t weight;
-	struct lat_seg *ring;
-	uint64_t nsegs;			/* segments ever pushed */
-	struct {
-		uint64_t start;
-		int32_t name;
-		uint8_t kind;
-	} irq[IRQ_NEST];
-	int nirq;
-};
-
-/* Open-addressing map from a 64-bit key to an index into a vector. */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	uint32_t size, used;
-};
-
-struct lat_range {
-	uint64_t first, last;
-};
-
-struct lat_analysis {
-	struct lat_opts o;
-	struct u64map thread_map, proc_map, group_map;
-	struct lat_thread *threads;
-	uint32_t nthreads, cap_threads;
-	struct lat_proc *procs;
-	uint32_t nprocs, cap_procs;
-	struct lat_group *groups;
-	uint32_t ngroups, cap_groups;
-	struct lat_cpu *cpus;
-	uint32_t ncpus;
-	char **irq_names;
-	uint32_t nirq_names;
-	struct lat_range *losses;
-	uint32_t nlosses, cap_losses;
-	struct lat_untraced {
-		uint64_t first, last, tid[2];
-		uint32_t cpu;
-	} *untraced;
-	uint32_t nuntraced, cap_untraced;
-	uint64_t lost_records, ftrace_lost;
-	bool have_irq;
-	struct lat_wait *top;		/* min-heap by latency */
-	uint32_t ntop;
-	bool sorted_by_start;
-	uint64_t records, first_ts, last_ts, waits, filtered;
-	struct kstack_names kstacks;
-};
+#include "latency_internal.h"
 
 static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption" };
 
@@ -113,107 +22,33 @@ const char *lat_kind_name(unsigned int kind)
 	return kind < LAT_KINDS ? kind_names[kind] : "?";
 }
 
-/* ---- containers ---------------------------------------------------------- */
+/* ---- tables --------------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n)
+/* The element for @key of a table; out of memory ends the program. */
+static void *keyed_get(struct u64map *m, uint64_t key, void *vec, uint32_t *n, uint32_t *cap,
+		       size_t size, bool *added, const char *what)
 {
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		pr_err("out of memory");
-		exit(1);
-	}
-	return p;
+	void *e = u64map_vec_get(m, key, vec, n, cap, size, added);
+
+	if (!e)
+		out_of_memory(what);
+	return e;
 }
 
-static uint64_t mix(uint64_t k)
+static void *vec_push(void *vec, uint32_t *n, uint32_t *cap, size_t size, const char *what)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
+	void *e = vec_add(vec, n, cap, size);
 
-static uint32_t *map_slot(struct u64map *m, uint64_t key, bool *found)
-{
-	uint32_t i = mix(key) & (m->size - 1);
-
-	while (m->vals[i] != UINT32_MAX && m->keys[i] != key)
-		i = (i + 1) & (m->size - 1);
-	*found = m->vals[i] != UINT32_MAX;
-	m->keys[i] = key;
-	return &m->vals[i];
-}
-
-static void map_grow(struct u64map *m)
-{
-	struct u64map old = *m;
-	bool found;
-
-	m->size = old.size ? old.size * 2 : 256;
-	m->keys = xrealloc(NULL, m->size * sizeof(*m->keys));
-	m->vals = xrealloc(NULL, m->size * sizeof(*m->vals));
-	memset(m->vals, 0xff, m->size * sizeof(*m->vals));
-	for (uint32_t i = 0; i < old.size; i++)
-		if (old.vals[i] != UINT32_MAX)
-			*map_slot(m, old.keys[i], &found) = old.vals[i];
-	free(old.keys);
-	free(old.vals);
-}
-
-/* Index of @key, or UINT32_MAX; with @add, a new index @next is stored when absent. */
-static uint32_t map_get(struct u64map *m, uint64_t key, bool add, uint32_t next)
-{
-	uint32_t *slot;
-	bool found;
-
-	if (!m->size || (add && (m->used + 1) * 10 > m->size * 7))
-		map_grow(m);
-	slot = map_slot(m, key, &found);
-	if (found)
-		return *slot;
-	if (!add)
-		return UINT32_MAX;
-	m->used++;
-	*slot = next;
-	return next;
-}
-
-/* A new zeroed element at the end of vector @v of @n elements of @size, grown by doubling. */
-static void *vec_add(void *v, uint32_t *n, uint32_t *cap, size_t size)
-{
-	void **p = v;
-
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		*p = xrealloc(*p, *cap * size);
-	}
-	return memset((char *)*p + (*n)++ * size, 0, size);
-}
-
-/*
- * The element for @key in the vector *@v that @m indexes: appended zeroed,
- * with *@added set, when it is new.
- */
-static void *keyed_get(struct u64map *m, uint64_t key, void *v, uint32_t *n, uint32_t *cap,
-		       size_t size, bool *added)
-{
-	uint32_t i = map_get(m, key, true, *n);
-
-	*added = i == *n;
-	return *added ? vec_add(v, n, cap, size) : (char *)*(void **)v + (size_t)i * size;
-}
-
-/* The index of @key in @m, or UINT32_MAX. */
-static uint32_t map_find(struct u64map *m, uint64_t key)
-{
-	return m->size ? map_get(m, key, false, 0) : UINT32_MAX;
+	if (!e)
+		out_of_memory(what);
+	return e;
 }
 
 static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 {
 	bool added;
 	struct lat_thread *t = keyed_get(&a->thread_map, tid, &a->threads, &a->nthreads,
-					 &a->cap_threads, sizeof(*t), &added);
+					 &a->cap_threads, sizeof(*t), &added, "latency: threads");
 
 	if (added) {
 		t->tid = tid;
@@ -224,28 +59,28 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 	return t;
 }
 
-static struct lat_thread *thread_find(struct lat_analysis *a, uint64_t tid)
+struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid)
 {
-	uint32_t i = map_find(&a->thread_map, tid);
+	uint32_t i = u64map_find(&a->thread_map, tid);
 
-	return i == UINT32_MAX ? NULL : &a->threads[i];
+	return i == U64MAP_NONE ? NULL : &a->threads[i];
 }
 
 static struct lat_proc *proc_get(struct lat_analysis *a, uint64_t pid)
 {
 	bool added;
 	struct lat_proc *p = keyed_get(&a->proc_map, pid, &a->procs, &a->nprocs, &a->cap_procs,
-				       sizeof(*p), &added);
+				       sizeof(*p), &added, "latency: processes");
 
 	p->pid = pid;
 	return p;
 }
 
-static const char *proc_name(struct lat_analysis *a, uint64_t pid)
+const char *lat_proc_name(struct lat_analysis *a, uint64_t pid)
 {
-	uint32_t i = map_find(&a->proc_map, pid);
+	uint32_t i = u64map_find(&a->proc_map, pid);
 
-	return i == UINT32_MAX || !a->procs[i].name[0] ? "?" : a->procs[i].name;
+	return i == U64MAP_NONE || !a->procs[i].name[0] ? "?" : a->procs[i].name;
 }
 
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid)
@@ -254,7 +89,7 @@ const char *lat_thread_name(struct lat_analysis *a, uint64_t tid)
 
 	if (tid == 0)
 		return "idle";
-	t = thread_find(a, tid);
+	t = lat_thread_find(a, tid);
 	return t && t->name[0] ? t->name : "?";
 }
 
@@ -262,7 +97,7 @@ static struct lat_group *group_get(struct lat_analysis *a, uint64_t key)
 {
 	bool added;
 	struct lat_group *g = keyed_get(&a->group_map, key, &a->groups, &a->ngroups,
-					&a->cap_groups, sizeof(*g), &added);
+					&a->cap_groups, sizeof(*g), &added, "latency: report rows");
 
 	g->key = key;
 	return g;
@@ -275,7 +110,7 @@ static struct lat_cpu *cpu_get(struct lat_analysis *a, uint32_t cpu)
 	if (cpu >= a->ncpus) {
 		uint32_t n = cpu + 1;
 
-		a->cpus = xrealloc(a->cpus, n * sizeof(*a->cpus));
+		a->cpus = xrealloc(a->cpus, n * sizeof(*a->cpus), "latency: CPUs");
 		memset(&a->cpus[a->ncpus], 0, (n - a->ncpus) * sizeof(*a->cpus));
 		a->ncpus = n;
 	}
@@ -297,7 +132,8 @@ static int32_t irq_name_index(struct lat_analysis *a, struct fxt_str s)
 			return i;
 	if (a->nirq_names >= 4096)
 		return -1;
-	a->irq_names = xrealloc(a->irq_names, (a->nirq_names + 1) * sizeof(*a->irq_names));
+	a->irq_names = xrealloc(a->irq_names, (a->nirq_names + 1) * sizeof(*a->irq_names),
+				 "latency: interrupt names");
 	a->irq_names[a->nirq_names] = strndup(s.p, s.len);
 	if (!a->irq_names[a->nirq_names])
 		return -1;
@@ -305,6 +141,12 @@ static int32_t irq_name_index(struct lat_analysis *a, struct fxt_str s)
 }
 
 /* ---- set up -------------------------------------------------------------- */
+
+/* The worst waits are kept by their length. */
+static uint64_t wait_key(const void *w)
+{
+	return lat_wait_ns(w);
+}
 
 struct lat_analysis *lat_new(const struct lat_opts *o)
 {
@@ -320,6 +162,8 @@ struct lat_analysis *lat_new(const struct lat_opts *o)
 		free(a);
 		return NULL;
 	}
+	a->worst = (struct topn){ .items = a->top, .max = a->o.top, .size = sizeof(*a->top),
+				  .key = wait_key };
 	a->first_ts = UINT64_MAX;
 	return a;
 }
@@ -348,12 +192,9 @@ void lat_free(struct lat_analysis *a)
 	free(a->losses);
 	free(a->untraced);
 	free(a->top);
-	free(a->thread_map.keys);
-	free(a->thread_map.vals);
-	free(a->proc_map.keys);
-	free(a->proc_map.vals);
-	free(a->group_map.keys);
-	free(a->group_map.vals);
+	u64map_free(&a->thread_map);
+	u64map_free(&a->proc_map);
+	u64map_free(&a->group_map);
 	free(a);
 }
 
@@ -403,13 +244,15 @@ static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 				}
 			return;
 		}
-		u = vec_add(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u));
+		u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
+			     "latency: untraced stretches");
 		*u = (struct lat_untraced){ .first = ts, .last = UINT64_MAX, .cpu = cpu };
 		return;
 	}
 	if (!fxt_str_eq(rec->name, "untraced_switch"))
 		return;
-	u = vec_add(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u));
+	u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
+			     "latency: untraced stretches");
 	u->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", rec->ts));
 	u->last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
 	u->tid[0] = arg_u(rec, "tid", 0);
@@ -460,7 +303,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		return;
 	}
 	a->lost_records += arg_u(rec, "count", 0);
-	loss = vec_add(&a->losses, &a->nlosses, &a->cap_losses, sizeof(*loss));
+	loss = vec_push(&a->losses, &a->nlosses, &a->cap_losses, sizeof(*loss), "latency: losses");
 	/* Without a time range, the loss happened some time before the record. */
 	loss->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", 0));
 	loss->last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
@@ -517,7 +360,7 @@ static bool selected(struct lat_analysis *a, struct lat_thread *t)
 		if (a->o.pid >= 0)
 			ok = t->tid == (uint64_t)a->o.pid || t->pid == (uint64_t)a->o.pid;
 		if (ok && a->o.comm)
-			ok = !strcmp(t->name, a->o.comm) || !strcmp(proc_name(a, t->pid), a->o.comm);
+			ok = !strcmp(t->name, a->o.comm) || !strcmp(lat_proc_name(a, t->pid), a->o.comm);
 		t->selected = ok;
 	}
 	return t->selected;
@@ -530,7 +373,7 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m)
 		const struct lat_thread *t = &a->threads[i];
 		bool pid = t->tid == (uint64_t)a->o.pid || t->pid == (uint64_t)a->o.pid;
 		bool comm = a->o.comm && (!strcmp(t->name, a->o.comm) ||
-					  !strcmp(proc_name(a, t->pid), a->o.comm));
+					  !strcmp(lat_proc_name(a, t->pid), a->o.comm));
 
 		m->threads++;
 		m->pid_threads += pid;
@@ -561,49 +404,6 @@ static uint64_t group_key(const struct lat_analysis *a, const struct lat_thread 
 
 /* ---- histograms ---------------------------------------------------------- */
 
-static uint32_t bucket_of(uint64_t v)
-{
-	int e;
-
-	if (v < (1U << LAT_SUB_BITS))
-		return v;
-	e = 63 - __builtin_clzll(v);
-	return ((e - LAT_SUB_BITS + 1) << LAT_SUB_BITS) |
-	       ((v >> (e - LAT_SUB_BITS)) & ((1U << LAT_SUB_BITS) - 1));
-}
-
-/* The middle of bucket @b. */
-static uint64_t bucket_mid(uint32_t b)
-{
-	uint32_t e, m;
-
-	if (b < (1U << LAT_SUB_BITS))
-		return b;
-	e = (b >> LAT_SUB_BITS) + LAT_SUB_BITS - 1;
-	m = b & ((1U << LAT_SUB_BITS) - 1);
-	return (((uint64_t)(1U << LAT_SUB_BITS) | m) << (e - LAT_SUB_BITS)) +
-	       ((1ULL << (e - LAT_SUB_BITS)) >> 1);
-}
-
-static uint64_t percentile(const struct lat_dist *d, double p)
-{
-	uint64_t want, seen = 0, v;
-
-	if (!d->count || !d->fine)
-		return 0;
-	want = (uint64_t)(p * d->count + 0.999999);
-	if (want < 1)
-		want = 1;
-	for (uint32_t b = 0; b < LAT_BUCKETS; b++) {
-		seen += d->fine[b];
-		if (seen >= want) {
-			v = bucket_mid(b);
-			return v < d->min ? d->min : v > d->max ? d->max : v;
-		}
-	}
-	return d->max;
-}
-
 static void dist_add(struct lat_analysis *a, struct lat_dist *d, uint64_t ns, uint64_t end,
 		     uint64_t tid)
 {
@@ -611,15 +411,13 @@ static void dist_add(struct lat_analysis *a, struct lat_dist *d, uint64_t ns, ui
 	int b = 0;
 
 	if (!d->fine) {
-		d->fine = xrealloc(NULL, LAT_BUCKETS * sizeof(*d->fine));
-		memset(d->fine, 0, LAT_BUCKETS * sizeof(*d->fine));
+		d->fine = xcalloc(LAT_BUCKETS, sizeof(*d->fine), "latency: histograms");
 		d->min = UINT64_MAX;
 	}
 	if (a->o.hist && !d->log2) {
-		d->log2 = xrealloc(NULL, LAT_LOG2_BUCKETS * sizeof(*d->log2));
-		memset(d->log2, 0, LAT_LOG2_BUCKETS * sizeof(*d->log2));
+		d->log2 = xcalloc(LAT_LOG2_BUCKETS, sizeof(*d->log2), "latency: histograms");
 	}
-	d->fine[bucket_of(ns)]++;
+	d->fine[lat_bucket_of(ns)]++;
 	if (d->log2) {
 		/* runqlat: bucket k holds 2^k .. 2^(k+1)-1 units; 0 and 1 share bucket 0. */
 		u = ns / a->o.unit_ns;
@@ -648,7 +446,7 @@ static void push_seg(struct lat_cpu *c, uint8_t kind, uint64_t id, int32_t weigh
 	struct lat_seg *s;
 
 	if (!c->ring) {
-		c->ring = xrealloc(NULL, RING_SEGS * sizeof(*c->ring));
+		c->ring = xrealloc(NULL, RING_SEGS * sizeof(*c->ring), "latency: CPU history");
 		c->nsegs = 0;
 	}
 	s = &c->ring[c->nsegs++ & (RING_SEGS - 1)];
@@ -738,51 +536,12 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 
 /* ---- the worst waits ----------------------------------------------------- */
 
-static uint64_t wait_ns(const struct lat_wait *w)
-{
-	return w->end - w->start;
-}
-
-static void heap_down(struct lat_wait *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		struct lat_wait tmp;
-
-		if (l < n && wait_ns(&h[l]) < wait_ns(&h[m]))
-			m = l;
-		if (l + 1 < n && wait_ns(&h[l + 1]) < wait_ns(&h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-static void heap_up(struct lat_wait *h, uint32_t i)
-{
-	while (i) {
-		uint32_t p = (i - 1) / 2;
-		struct lat_wait tmp;
-
-		if (wait_ns(&h[p]) <= wait_ns(&h[i]))
-			return;
-		tmp = h[i];
-		h[i] = h[p];
-		h[p] = tmp;
-		i = p;
-	}
-}
-
 static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint8_t kind, uint32_t cpu, uint64_t end, int32_t weight)
 {
 	struct lat_wait w = { 0 };
 
-	if (!a->o.top || (a->ntop == a->o.top && end - t->since <= wait_ns(&a->top[0])))
+	if (!topn_wants(&a->worst, end - t->since))
 		return;
 	w.start = t->since;
 	w.end = end;
@@ -805,13 +564,8 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	blame(c, &w);
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
-	if (a->ntop < a->o.top) {
-		a->top[a->ntop] = w;
-		heap_up(a->top, a->ntop++);
-	} else {
-		a->top[0] = w;
-		heap_down(a->top, a->ntop, 0);
-	}
+	*(struct lat_wait *)topn_slot(&a->worst) = w;
+	topn_placed(&a->worst);
 }
 
 /* ---- pass 2 -------------------------------------------------------------- */
@@ -979,7 +733,7 @@ static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint
 		/* Grows by doubling: every power of two is a new allocation. */
 		if (!(g->nblocked_in & (g->nblocked_in - 1)))
 			g->blocked_in = xrealloc(g->blocked_in, (g->nblocked_in ? 2 * g->nblocked_in : 1) *
-						 sizeof(*g->blocked_in));
+						 sizeof(*g->blocked_in), "latency: blocked-in split");
 		b = &g->blocked_in[g->nblocked_in++];
 		b->kstack = t->kstack;
 		b->block = t->block;
@@ -1100,7 +854,7 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 
 uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add)
 {
-	struct lat_thread *t = add ? thread_get(a, tid) : thread_find(a, tid);
+	struct lat_thread *t = add ? thread_get(a, tid) : lat_thread_find(a, tid);
 
 	return t ? &t->ext : NULL;
 }
@@ -1112,7 +866,7 @@ bool lat_selects(struct lat_analysis *a, uint64_t tid)
 
 uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid)
 {
-	struct lat_thread *t = thread_find(a, tid);
+	struct lat_thread *t = lat_thread_find(a, tid);
 
 	return t ? t->pid : 0;
 }
@@ -1165,559 +919,21 @@ static int cmp_worst(const void *x, const void *y)
 {
 	const struct lat_wait *p = x, *q = y;
 
-	return wait_ns(p) > wait_ns(q) ? -1 : wait_ns(p) < wait_ns(q);
+	return lat_wait_ns(p) > lat_wait_ns(q) ? -1 : lat_wait_ns(p) < lat_wait_ns(q);
 }
 
 void lat_done(struct lat_analysis *a)
 {
-	qsort(a->top, a->ntop, sizeof(*a->top), cmp_worst);
+	qsort(a->top, a->worst.n, sizeof(*a->top), cmp_worst);
 	a->sorted_by_start = false;
 }
 
 const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n)
 {
 	if (!a->sorted_by_start) {
-		qsort(a->top, a->ntop, sizeof(*a->top), cmp_start);
+		qsort(a->top, a->worst.n, sizeof(*a->top), cmp_start);
 		a->sorted_by_start = true;
 	}
-	*n = a->ntop;
+	*n = a->worst.n;
 	return a->top;
-}
-
-/* ---- reports ------------------------------------------------------------- */
-
-/* A group's blocked time by state and function (stacks that end alike added up). */
-struct fn_total {
-	const char *name;
-	uint8_t block;
-	uint64_t ns, n;
-};
-
-static int cmp_fn_total(const void *x, const void *y)
-{
-	const struct fn_total *p = x, *q = y;
-
-	if (p->block != q->block)
-		return p->block < q->block ? -1 : 1;
-	return p->ns > q->ns ? -1 : p->ns < q->ns;
-}
-
-/* Into @out (g->nblocked_in entries): the totals, by state then the longest first. */
-static uint32_t blocked_in_totals(struct lat_analysis *a, const struct lat_group *g,
-				  struct fn_total *out)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < g->nblocked_in; i++) {
-		const struct lat_blocked_in *b = &g->blocked_in[i];
-		const char *name = kstack_names_blocked_in(&a->kstacks, b->kstack) ?: "?";
-		uint32_t j;
-
-		for (j = 0; j < n; j++)
-			if (out[j].block == b->block && !strcmp(out[j].name, name))
-				break;
-		if (j == n)
-			out[n++] = (struct fn_total){ .name = name, .block = b->block };
-		out[j].ns += b->ns;
-		out[j].n += b->n;
-	}
-	if (n)
-		qsort(out, n, sizeof(*out), cmp_fn_total);
-	return n;
-}
-
-/*
- * Blocked time per stack as folded stacks ("comm;outermost;...;innermost
- * usecs"), for flamegraph.pl or speedscope; the function alone without
- * record --stacks.
- */
-void lat_report_folded(struct lat_analysis *a, struct obuf *o)
-{
-	for (uint32_t i = 0; i < a->ngroups; i++) {
-		const struct lat_group *g = &a->groups[i];
-		const char *who = a->o.by == LAT_BY_THREAD ? lat_thread_name(a, g->key) :
-				  a->o.by == LAT_BY_PROCESS ? proc_name(a, g->key) : "all";
-
-		for (uint32_t j = 0; j < g->nblocked_in; j++) {
-			const struct lat_blocked_in *b = &g->blocked_in[j];
-			const char *frames = kstack_names_frames(&a->kstacks, b->kstack) ?:
-					     kstack_names_blocked_in(&a->kstacks, b->kstack) ?: "?";
-
-			if (b->ns >= 1000)
-				obuf_printf(o, "%s;%s %llu\n", who, frames,
-					    (unsigned long long)(b->ns / 1000));
-		}
-	}
-}
-
-const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack)
-{
-	return kstack_names_blocked_in(&a->kstacks, kstack);
-}
-
-/* "    S 573.0 ms: pipe_read 573.0 ms, do_nanosleep 0.1 ms" per state. */
-static void put_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
-{
-	static const char letters[LAT_BLOCKS] = { 'S', 'D', '-' };
-	struct fn_total *t = g->nblocked_in ? xrealloc(NULL, g->nblocked_in * sizeof(*t)) : NULL;
-	uint32_t n = blocked_in_totals(a, g, t), shown = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		if (!i || t[i].block != t[i - 1].block) {
-			obuf_printf(o, "%s    %c %.3f ms:", i ? "\n" : "", letters[t[i].block],
-				    g->blocked_ns[t[i].block] / 1e6);
-			shown = 0;
-		}
-		if (shown++ < 6)
-			obuf_printf(o, "%s %s %.3f ms", shown > 1 ? "," : "", t[i].name,
-				    t[i].ns / 1e6);
-	}
-	if (n)
-		obuf_putc(o, '\n');
-	free(t);
-}
-
-static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
-{
-	obuf_printf(o, " %9.1f", (double)ns / unit);
-}
-
-/* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
-static int prio_of(int32_t weight)
-{
-	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
-}
-
-static void put_prio(struct obuf *o, int32_t weight)
-{
-	int prio = prio_of(weight);
-
-	if (prio < 0)
-		obuf_lit(o, "prio ?");
-	else if (prio < 100)
-		obuf_printf(o, "rt %d", 99 - prio);
-	else
-		obuf_printf(o, "nice %d", prio - 120);
-}
-
-
-/* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
-static void put_dur(struct obuf *o, uint64_t ns)
-{
-	if (ns < 1000)
-		obuf_printf(o, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		obuf_printf(o, "%.1f us", ns / 1e3);
-	else
-		obuf_printf(o, "%.3f ms", ns / 1e6);
-}
-
-static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
-{
-	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
-	put_dur(o, ns);
-	*first = false;
-}
-
-void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
-{
-	bool first = true;
-
-	for (uint32_t i = 0; i < w->nrun; i++) {
-		obuf_printf(o, "%s%s %llu (", first ? "" : ", ", lat_thread_name(a, w->run[i].id),
-			    (unsigned long long)w->run[i].id);
-		put_prio(o, w->run[i].weight);
-		obuf_lit(o, ") ");
-		put_dur(o, w->run[i].ns);
-		first = false;
-	}
-	if (w->run_other_ns)
-		put_part(o, &first, "other threads", w->run_other_ns);
-	if (w->hardirq_ns)
-		put_part(o, &first, "hardirq", w->hardirq_ns);
-	if (w->softirq_ns)
-		put_part(o, &first, "softirq", w->softirq_ns);
-	for (uint32_t i = 0; i < w->nirq; i++) {
-		obuf_printf(o, "%s%s ", i ? ", " : " (", a->irq_names[w->irq[i].id]);
-		put_dur(o, w->irq[i].ns);
-	}
-	if (w->nirq)
-		obuf_putc(o, ')');
-	if (w->idle_ns)
-		put_part(o, &first, "idle", w->idle_ns);
-	if (first)
-		obuf_lit(o, "nothing recorded");
-	if (w->partial)
-		obuf_lit(o, "; the CPU's history starts after the wait began");
-	else if (!w->have_irq)
-		obuf_lit(o, "; interrupts not recorded");
-}
-
-/* "woken by T N on CPU C", or the interrupt that woke it. */
-static void put_waker(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
-{
-	if (w->kind == LAT_PREEMPT) {
-		obuf_printf(o, "preempted on CPU %d", w->prev_cpu);
-		return;
-	}
-	if (w->waker_ctx == KTRACE_CTX_TASK) {
-		if (w->has_waker)
-			obuf_printf(o, "woken by %s %llu on CPU %u", lat_thread_name(a, w->waker),
-				    (unsigned long long)w->waker, w->wake_cpu);
-		else
-			obuf_printf(o, "woken on CPU %u (waker not recorded)", w->wake_cpu);
-		return;
-	}
-	obuf_printf(o, "woken from %s", ktrace_irq_context_name(w->waker_ctx));
-	if (w->waker_irq >= 0)
-		obuf_printf(o, " (%s)", a->irq_names[w->waker_irq]);
-	obuf_printf(o, " on CPU %u", w->wake_cpu);
-	if (w->has_waker)
-		obuf_printf(o, ", interrupting %s %llu", lat_thread_name(a, w->waker),
-			    (unsigned long long)w->waker);
-}
-
-static int cmp_group_max(const void *x, const void *y, void *kind)
-{
-	const struct lat_dist *p = &((const struct lat_group *)x)->d[*(int *)kind];
-	const struct lat_dist *q = &((const struct lat_group *)y)->d[*(int *)kind];
-
-	return p->max > q->max ? -1 : p->max < q->max;
-}
-
-static void put_key(struct lat_analysis *a, struct obuf *o, uint64_t key)
-{
-	struct lat_thread *t;
-
-	switch (a->o.by) {
-	case LAT_BY_THREAD:
-		t = thread_find(a, key);
-		obuf_printf(o, "%8llu %-16s %8llu %-16s", (unsigned long long)key,
-			    lat_thread_name(a, key), (unsigned long long)(t ? t->pid : 0),
-			    proc_name(a, t ? t->pid : 0));
-		break;
-	case LAT_BY_PROCESS:
-		obuf_printf(o, "%8llu %-16s", (unsigned long long)key, proc_name(a, key));
-		break;
-	case LAT_BY_CPU:
-		obuf_printf(o, "%8llu", (unsigned long long)key);
-		break;
-	default:
-		obuf_printf(o, "%8s", "all");
-	}
-}
-
-static void put_key_header(struct lat_analysis *a, struct obuf *o)
-{
-	switch (a->o.by) {
-	case LAT_BY_THREAD:
-		obuf_printf(o, "%8s %-16s %8s %-16s", "TID", "COMM", "PID", "PROCESS");
-		break;
-	case LAT_BY_PROCESS:
-		obuf_printf(o, "%8s %-16s", "PID", "PROCESS");
-		break;
-	case LAT_BY_CPU:
-		obuf_printf(o, "%8s", "CPU");
-		break;
-	default:
-		obuf_printf(o, "%8s", "");
-	}
-}
-
-static void put_ts(struct obuf *o, uint64_t ns)
-{
-	obuf_printf(o, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
-		    (unsigned long long)(ns % 1000000000ULL));
-}
-
-static void put_hist(struct obuf *o, const uint64_t *h, const char *unit)
-{
-	uint64_t max = 0;
-	int last = -1;
-
-	for (int i = 0; i < LAT_LOG2_BUCKETS; i++) {
-		if (h[i] > max)
-			max = h[i];
-		if (h[i])
-			last = i;
-	}
-	obuf_printf(o, "     %-19s : count     distribution\n", unit);
-	for (int i = 0; i <= last; i++) {
-		uint64_t lo = i ? 1ULL << i : 0, hi = (1ULL << (i + 1)) - 1;
-		int stars = max ? (int)(h[i] * 40 / max) : 0;
-
-		obuf_printf(o, "%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
-			    (unsigned long long)hi, (unsigned long long)h[i], stars,
-			    "****************************************");
-	}
-}
-
-static const char *by_name(enum lat_by by)
-{
-	static const char *const names[] = { "thread", "process", "cpu", "all" };
-
-	return names[by];
-}
-
-static void missing_totals(struct lat_analysis *a, uint64_t *before, uint64_t *nowake,
-			   uint64_t *lossy)
-{
-	*before = *nowake = *lossy = 0;
-	for (uint32_t i = 0; i < a->ngroups; i++) {
-		*before += a->groups[i].before_trace;
-		*nowake += a->groups[i].no_wakeup;
-		*lossy += a->groups[i].lossy;
-	}
-}
-
-void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
-{
-	static const char *const titles[LAT_KINDS] = {
-		"wakeup latency (sched_waking to switch-in)",
-		"preemption latency (switched out runnable to switch-in)",
-	};
-	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
-	uint64_t before, nowake, lossy;
-
-	obuf_printf(o, "%s: %llu scheduling records, ", path, (unsigned long long)a->records);
-	if (a->first_ts <= a->last_ts)
-		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
-	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
-	for (int k = 0; k < LAT_KINDS; k++) {
-		if (a->ngroups)
-			qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
-		obuf_printf(o, "\n%s, by %s, in %s:\n", titles[k], by_name(a->o.by), unit);
-		put_key_header(a, o);
-		obuf_printf(o, " %8s %9s %9s %9s %9s  %s\n", "COUNT", "P50", "P90", "P99", "MAX",
-			    a->o.by == LAT_BY_THREAD ? "MAX AT" : "MAX AT (THREAD)");
-		for (uint32_t i = 0; i < a->ngroups; i++) {
-			const struct lat_dist *d = &a->groups[i].d[k];
-
-			if (!d->count)
-				continue;
-			put_key(a, o, a->groups[i].key);
-			obuf_printf(o, " %8llu", (unsigned long long)d->count);
-			put_lat(o, percentile(d, 0.50), a->o.unit_ns);
-			put_lat(o, percentile(d, 0.90), a->o.unit_ns);
-			put_lat(o, percentile(d, 0.99), a->o.unit_ns);
-			put_lat(o, d->max, a->o.unit_ns);
-			obuf_lit(o, "  ");
-			put_ts(o, d->max_ts);
-			if (a->o.by != LAT_BY_THREAD)
-				obuf_printf(o, " (%s %llu)", lat_thread_name(a, d->max_tid),
-					    (unsigned long long)d->max_tid);
-			obuf_putc(o, '\n');
-			if (a->o.hist && d->log2)
-				put_hist(o, d->log2, unit);
-		}
-	}
-	if (a->o.by != LAT_BY_CPU) {
-		obuf_printf(o, "\nblocked time (switched out asleep to wakeup), by %s, in msecs:\n",
-			    by_name(a->o.by));
-		put_key_header(a, o);
-		obuf_printf(o, " %8s %12s %8s %12s\n", "S COUNT", "S TOTAL", "D COUNT", "D TOTAL");
-		for (uint32_t i = 0; i < a->ngroups; i++) {
-			const struct lat_group *g = &a->groups[i];
-
-			if (!g->blocked_n[LAT_BLOCK_S] && !g->blocked_n[LAT_BLOCK_D])
-				continue;
-			put_key(a, o, g->key);
-			obuf_printf(o, " %8llu %12.3f %8llu %12.3f\n",
-				    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
-				    g->blocked_ns[LAT_BLOCK_S] / 1e6,
-				    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
-				    g->blocked_ns[LAT_BLOCK_D] / 1e6);
-			put_blocked_in(a, o, g);
-		}
-	}
-	missing_totals(a, &before, &nowake, &lossy);
-	obuf_printf(o, "\nnot measured: %llu waits began before the trace, %llu switch-ins had no "
-		    "recorded wakeup, %llu waits overlap lost records",
-		    (unsigned long long)before, (unsigned long long)nowake, (unsigned long long)lossy);
-	if (a->lost_records)
-		obuf_printf(o, " (%llu records lost in %u time ranges)",
-			    (unsigned long long)a->lost_records, a->nlosses);
-	obuf_lit(o, "\n");
-	if (a->filtered)
-		obuf_printf(o, "%llu shorter waits left out (--min-latency)\n",
-			    (unsigned long long)a->filtered);
-	if (a->ftrace_lost)
-		obuf_printf(o, "ftrace lost %llu events: interrupt time may be incomplete\n",
-			    (unsigned long long)a->ftrace_lost);
-	if (!a->have_irq)
-		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
-	if (!a->ntop)
-		return;
-	obuf_printf(o, "\nthe %u worst waits:\n", a->ntop);
-	for (uint32_t i = 0; i < a->ntop; i++) {
-		const struct lat_wait *w = &a->top[i];
-
-		obuf_printf(o, "%3u. %.1f %s %s latency of %s %llu (%s %llu) on CPU %u: %s at ",
-			    i + 1, (double)wait_ns(w) / a->o.unit_ns, unit,
-			    lat_kind_name(w->kind), lat_thread_name(a, w->tid),
-			    (unsigned long long)w->tid, proc_name(a, w->pid),
-			    (unsigned long long)w->pid, w->cpu,
-			    w->kind == LAT_WAKEUP ? "woken" : "preempted");
-		put_ts(o, w->start);
-		obuf_lit(o, ", ran at ");
-		put_ts(o, w->end);
-		obuf_lit(o, "\n     ");
-		put_waker(a, w, o);
-		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
-			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
-		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
-		lat_blame_line(a, w, o);
-		obuf_putc(o, '\n');
-	}
-}
-
-static void json_dist(struct obuf *o, const struct lat_dist *d)
-{
-	obuf_printf(o, "{\"count\":%llu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
-		    "\"max\":%llu,\"max_ts\":%llu,\"max_tid\":%llu,\"mean\":%llu",
-		    (unsigned long long)d->count, (unsigned long long)(d->count ? d->min : 0),
-		    (unsigned long long)percentile(d, 0.5), (unsigned long long)percentile(d, 0.9),
-		    (unsigned long long)percentile(d, 0.99), (unsigned long long)d->max,
-		    (unsigned long long)d->max_ts, (unsigned long long)d->max_tid,
-		    (unsigned long long)(d->count ? d->sum / d->count : 0));
-	if (d->log2) {
-		int last = 0;
-
-		for (int i = 0; i < LAT_LOG2_BUCKETS; i++)
-			if (d->log2[i])
-				last = i;
-		obuf_lit(o, ",\"log2\":[");
-		for (int i = 0; i <= last; i++)
-			obuf_printf(o, "%s%llu", i ? "," : "", (unsigned long long)d->log2[i]);
-		obuf_putc(o, ']');
-	}
-	obuf_putc(o, '}');
-}
-
-static void json_name(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
-/* "blocked_in":[{"state":"S","function":"pipe_read","count":N,"ns":N},...] */
-static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
-{
-	static const char *const states[LAT_BLOCKS] = { "S", "D", "other" };
-	struct fn_total *t = g->nblocked_in ? xrealloc(NULL, g->nblocked_in * sizeof(*t)) : NULL;
-	uint32_t n = blocked_in_totals(a, g, t);
-
-	obuf_lit(o, ",\"blocked_in\":[");
-	for (uint32_t i = 0; i < n; i++) {
-		obuf_printf(o, "%s{\"state\":\"%s\"", i ? "," : "", states[t[i].block]);
-		json_name(o, "function", t[i].name);
-		obuf_printf(o, ",\"count\":%llu,\"ns\":%llu}", (unsigned long long)t[i].n,
-			    (unsigned long long)t[i].ns);
-	}
-	obuf_putc(o, ']');
-	free(t);
-}
-
-void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
-{
-	uint64_t before, nowake, lossy;
-
-	obuf_lit(o, "{\"trace\":");
-	obuf_json_str(o, path, strlen(path));
-	obuf_printf(o, ",\"by\":\"%s\",\"unit\":\"ns\",\"hist_unit_ns\":%llu,\"sched_records\":%llu,"
-		    "\"first_ts\":%llu,\"last_ts\":%llu,\"waits\":%llu,\"filtered\":%llu,"
-		    "\"irq_recorded\":%s,\"groups\":[",
-		    by_name(a->o.by), (unsigned long long)a->o.unit_ns,
-		    (unsigned long long)a->records,
-		    (unsigned long long)(a->first_ts <= a->last_ts ? a->first_ts : 0),
-		    (unsigned long long)a->last_ts, (unsigned long long)a->waits,
-		    (unsigned long long)a->filtered, a->have_irq ? "true" : "false");
-	for (uint32_t i = 0; i < a->ngroups; i++) {
-		const struct lat_group *g = &a->groups[i];
-		struct lat_thread *t;
-
-		obuf_printf(o, "%s\n{\"key\":%llu", i ? "," : "", (unsigned long long)g->key);
-		if (a->o.by == LAT_BY_THREAD) {
-			t = thread_find(a, g->key);
-			json_name(o, "comm", lat_thread_name(a, g->key));
-			obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
-			json_name(o, "process", proc_name(a, t ? t->pid : 0));
-		} else if (a->o.by == LAT_BY_PROCESS) {
-			json_name(o, "process", proc_name(a, g->key));
-		}
-		obuf_lit(o, ",\"wakeup\":");
-		json_dist(o, &g->d[LAT_WAKEUP]);
-		obuf_lit(o, ",\"preemption\":");
-		json_dist(o, &g->d[LAT_PREEMPT]);
-		obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
-			    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
-			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
-			    (unsigned long long)g->blocked_ns[LAT_BLOCK_S],
-			    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
-			    (unsigned long long)g->blocked_ns[LAT_BLOCK_D],
-			    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
-			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
-		json_blocked_in(a, o, g);
-		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
-			    "\"overlaps_loss\":%llu}}",
-			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
-			    (unsigned long long)g->lossy);
-	}
-	missing_totals(a, &before, &nowake, &lossy);
-	obuf_printf(o, "],\n\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
-		    "\"overlaps_loss\":%llu},\"lost_records\":%llu,\"loss_ranges\":%u,"
-		    "\"ftrace_lost\":%llu,\n\"top\":[",
-		    (unsigned long long)before, (unsigned long long)nowake,
-		    (unsigned long long)lossy, (unsigned long long)a->lost_records, a->nlosses,
-		    (unsigned long long)a->ftrace_lost);
-	for (uint32_t i = 0; i < a->ntop; i++) {
-		const struct lat_wait *w = &a->top[i];
-
-		obuf_printf(o, "%s\n{\"kind\":\"%s\",\"latency\":%llu,\"start\":%llu,\"end\":%llu,"
-			    "\"tid\":%llu",
-			    i ? "," : "", lat_kind_name(w->kind), (unsigned long long)wait_ns(w),
-			    (unsigned long long)w->start, (unsigned long long)w->end,
-			    (unsigned long long)w->tid);
-		json_name(o, "comm", lat_thread_name(a, w->tid));
-		obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
-			    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
-			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
-		if (w->kind == LAT_WAKEUP) {
-			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
-				    ktrace_irq_context_name(w->waker_ctx));
-			if (w->has_waker) {
-				obuf_printf(o, ",\"%s\":%llu",
-					    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
-					    (unsigned long long)w->waker);
-				json_name(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
-					  "interrupted_comm", lat_thread_name(a, w->waker));
-			}
-			if (w->waker_irq >= 0)
-				json_name(o, "waker_irq", a->irq_names[w->waker_irq]);
-		}
-		obuf_lit(o, ",\"blame\":{\"threads\":[");
-		for (uint32_t j = 0; j < w->nrun; j++) {
-			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
-				    (unsigned long long)w->run[j].id);
-			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
-			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", prio_of(w->run[j].weight),
-				    (unsigned long long)w->run[j].ns);
-		}
-		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
-			    (unsigned long long)w->run_other_ns, (unsigned long long)w->idle_ns);
-		if (w->have_irq) {
-			obuf_printf(o, ",\"hardirq_ns\":%llu,\"softirq_ns\":%llu,\"irqs\":[",
-				    (unsigned long long)w->hardirq_ns,
-				    (unsigned long long)w->softirq_ns);
-			for (uint32_t j = 0; j < w->nirq; j++) {
-				obuf_printf(o, "%s{\"name\":", j ? "," : "");
-				obuf_json_str(o, a->irq_names[w->irq[j].id],
-					      strlen(a->irq_names[w->irq[j].id]));
-				obuf_printf(o, ",\"ns\":%llu}", (unsigned long long)w->irq[j].ns);
-			}
-			obuf_putc(o, ']');
-		}
-		obuf_printf(o, ",\"partial\":%s}}", w->partial ? "true" : "false");
-	}
-	obuf_lit(o, "]}\n");
 }

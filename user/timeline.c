@@ -10,6 +10,7 @@
 
 #include "fxt_writer.h"
 #include "timeline.h"
+#include "u64map.h"
 #include "utils.h"
 
 static struct tl_cpu *cpu_at(struct timeline *t, uint32_t cpu)
@@ -116,7 +117,6 @@ struct tl_thread {
 	uint32_t on_cpu;	/* CPU + 1 while switched in, else 0 */
 	bool need_wake;		/* switched out blocked, not woken since */
 	bool woken;		/* a wakeup since its last switch-in */
-	bool used;
 };
 
 /* A time range a loss record, or an untraced_switch record, covers. */
@@ -144,11 +144,12 @@ struct tl_violation {
 struct tl_check {
 	struct timeline tl;
 	struct tl_thread *threads;
-	uint32_t threads_size, nthreads;
+	uint32_t nthreads, cap_threads;
+	struct u64map thread_map;	/* tid to index into threads */
 	struct tl_range *ranges;
 	uint32_t nranges, cap_ranges;
 	struct tl_violation *v;
-	uint64_t nv, cap_v;
+	uint32_t nv, cap_v;
 	uint64_t switches, wakeups, breaks, by_loss, by_untraced, by_cpu_line, by_unknown;
 	uint64_t losses, untraced, cpu_lines, last_ts;
 	int err;
@@ -158,14 +159,6 @@ struct tl_check *tl_check_new(void)
 {
 	struct tl_check *c = calloc(1, sizeof(*c));
 
-	if (!c)
-		return NULL;
-	c->threads_size = 1024;
-	c->threads = calloc(c->threads_size, sizeof(*c->threads));
-	if (!c->threads) {
-		free(c);
-		return NULL;
-	}
 	return c;
 }
 
@@ -175,85 +168,43 @@ void tl_check_free(struct tl_check *c)
 		return;
 	timeline_free(&c->tl);
 	free(c->threads);
+	u64map_free(&c->thread_map);
 	free(c->ranges);
 	free(c->v);
 	free(c);
 }
 
-static struct tl_thread *thread_slot(struct tl_thread *tab, uint32_t size, uint64_t tid)
-{
-	uint32_t i = (uint32_t)(tid * 0x9e3779b97f4a7c15ULL >> 40) & (size - 1);
-
-	while (tab[i].used && tab[i].tid != tid)
-		i = (i + 1) & (size - 1);
-	return &tab[i];
-}
-
+/* NULL when memory runs out. */
 static struct tl_thread *thread_get(struct tl_check *c, uint64_t tid)
 {
-	struct tl_thread *t = thread_slot(c->threads, c->threads_size, tid);
+	bool added;
+	struct tl_thread *t = u64map_vec_get(&c->thread_map, tid, &c->threads, &c->nthreads,
+					     &c->cap_threads, sizeof(*t), &added);
 
-	if (t->used)
-		return t;
-	if ((c->nthreads + 1) * 2 > c->threads_size) {
-		uint32_t size = c->threads_size * 2;
-		struct tl_thread *tab = calloc(size, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (uint32_t i = 0; i < c->threads_size; i++)
-			if (c->threads[i].used)
-				*thread_slot(tab, size, c->threads[i].tid) = c->threads[i];
-		free(c->threads);
-		c->threads = tab;
-		c->threads_size = size;
-		t = thread_slot(tab, size, tid);
-	}
-	memset(t, 0, sizeof(*t));
-	t->used = true;
-	t->tid = tid;
-	c->nthreads++;
+	if (t && added)
+		t->tid = tid;
 	return t;
-}
-
-static void *grow(void *v, uint64_t n, uint64_t *cap, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return v;
-	p = realloc(v, (*cap ? 2 * *cap : 256) * size);
-	if (p)
-		*cap = *cap ? 2 * *cap : 256;
-	return p;
 }
 
 static void violation(struct tl_check *c, const struct tl_violation *v)
 {
-	struct tl_violation *p = grow(c->v, c->nv, &c->cap_v, sizeof(*p));
+	struct tl_violation *p = vec_add(&c->v, &c->nv, &c->cap_v, sizeof(*p));
 
-	if (!p) {
+	if (!p)
 		c->err = -ENOMEM;
-		return;
-	}
-	c->v = p;
-	c->v[c->nv++] = *v;
+	else
+		*p = *v;
 }
 
 static void add_range(struct tl_check *c, uint64_t first, uint64_t last, uint32_t cpu,
 		      bool untraced)
 {
-	uint64_t cap = c->cap_ranges;
-	struct tl_range *p = grow(c->ranges, c->nranges, &cap, sizeof(*p));
+	struct tl_range *p = vec_add(&c->ranges, &c->nranges, &c->cap_ranges, sizeof(*p));
 
-	if (!p || cap > UINT32_MAX) {
+	if (!p)
 		c->err = -ENOMEM;
-		return;
-	}
-	c->ranges = p;
-	c->cap_ranges = cap;
-	c->ranges[c->nranges++] = (struct tl_range){ first, last < first ? first : last, cpu,
-						     untraced };
+	else
+		*p = (struct tl_range){ first, last < first ? first : last, cpu, untraced };
 }
 
 static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec,
@@ -525,7 +476,7 @@ uint64_t tl_check_finish(struct tl_check *c, const struct fxt_reader *r, FILE *f
 				  .cpu2 = p->moved_cpu, .ts = p->moved_ts, .offset = p->moved_off,
 				  .tid = p->tid, .lo = p->moved_ts, .hi = c->last_ts });
 	}
-	for (uint64_t i = 0; i < c->nv; i++) {
+	for (uint32_t i = 0; i < c->nv; i++) {
 		if (explained(c, &c->v[i])) {
 			c->by_unknown += c->v[i].kind == V_BREAK;
 			continue;

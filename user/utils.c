@@ -52,11 +52,30 @@ void obuf_grow(struct obuf *o, size_t need)
 	}
 	while (o->len + need > o->cap)
 		o->cap *= 2;
-	o->buf = realloc(o->buf, o->cap);
-	if (!o->buf) {
-		pr_err("out of memory (%zu bytes of output buffer)", o->cap);
-		exit(1);
-	}
+	o->buf = xrealloc(o->buf, o->cap, "an output buffer");
+}
+
+void out_of_memory(const char *what)
+{
+	pr_err("out of memory for %s", what);
+	exit(1);
+}
+
+void *xrealloc(void *p, size_t n, const char *what)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		out_of_memory(what);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size, const char *what)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(what);
+	return p;
 }
 
 void obuf_free(struct obuf *o)

@@ -56,6 +56,14 @@ void obuf_us(struct obuf *o, uint64_t ns);
 void obuf_json_str(struct obuf *o, const char *s, size_t n);
 void obuf_printf(struct obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Memory the CLI cannot go on without (analysis tables, output buffers):
+ * when it runs out, the program ends with an error that names @what.
+ */
+void *xrealloc(void *p, size_t n, const char *what);
+void *xcalloc(size_t n, size_t size, const char *what);
+void out_of_memory(const char *what) __attribute__((noreturn));
+
 /* Diagnostics go to stderr, prefixed with "ktrace: ". */
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

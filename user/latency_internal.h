@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The latency analysis's state, shared by its measurement pass (latency.c)
+ * and its reports (latency_report.c); latency.h is the interface.
+ */
+#ifndef KTRACE_LATENCY_INTERNAL_H
+#define KTRACE_LATENCY_INTERNAL_H
+
+#include "kstacks.h"
+#include "latency.h"
+#include "topn.h"
+#include "u64map.h"
+
+enum lat_state { ST_UNKNOWN, ST_RUNNING, ST_WOKEN, ST_PREEMPTED, ST_BLOCKED, ST_DEAD };
+enum lat_seg_kind { SEG_THREAD, SEG_IDLE, SEG_HARDIRQ, SEG_SOFTIRQ };
+
+#define RING_SEGS	4096		/* per CPU: a power of two */
+#define IRQ_NEST	4
+#define NAME_LEN	16
+
+struct lat_thread {
+	uint64_t tid, pid;
+	char name[NAME_LEN];
+	uint8_t state, block;
+	int8_t selected;		/* filter result: -1 not yet known */
+	uint8_t waker_ctx;
+	bool has_waker;
+	int32_t last_cpu;
+	uint32_t wake_cpu;
+	int32_t waker_irq;
+	int32_t weight;
+	uint64_t since;
+	uint64_t waker;
+	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
+};
+
+struct lat_proc {
+	uint64_t pid;
+	char name[NAME_LEN];
+};
+
+struct lat_seg {
+	uint64_t start, end, id;
+	int32_t weight;
+	uint8_t kind;
+};
+
+struct lat_cpu {
+	bool seen;
+	uint64_t covered_from;		/* first switch seen: the ring knows nothing before */
+	uint64_t tid, since;
+	int32_t weight;
+	struct lat_seg *ring;
+	uint64_t nsegs;			/* segments ever pushed */
+	struct {
+		uint64_t start;
+		int32_t name;
+		uint8_t kind;
+	} irq[IRQ_NEST];
+	int nirq;
+};
+
+struct lat_range {
+	uint64_t first, last;
+};
+
+struct lat_analysis {
+	struct lat_opts o;
+	struct u64map thread_map, proc_map, group_map;	/* index threads, procs, groups */
+	struct lat_thread *threads;
+	uint32_t nthreads, cap_threads;
+	struct lat_proc *procs;
+	uint32_t nprocs, cap_procs;
+	struct lat_group *groups;
+	uint32_t ngroups, cap_groups;
+	struct lat_cpu *cpus;
+	uint32_t ncpus;
+	char **irq_names;
+	uint32_t nirq_names;
+	struct lat_range *losses;
+	uint32_t nlosses, cap_losses;
+	struct lat_untraced {
+		uint64_t first, last, tid[2];
+		uint32_t cpu;
+	} *untraced;
+	uint32_t nuntraced, cap_untraced;
+	uint64_t lost_records, ftrace_lost;
+	bool have_irq;
+	struct lat_wait *top;		/* the worst waits: worst.items */
+	struct topn worst;
+	bool sorted_by_start;
+	uint64_t records, first_ts, last_ts, waits, filtered;
+	struct kstack_names kstacks;
+};
+
+struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
+/* A process's name, "?" if the trace did not give one. */
+const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
+
+static inline uint64_t lat_wait_ns(const struct lat_wait *w)
+{
+	return w->end - w->start;
+}
+
+/* The log-linear histogram's bucket for @v (latency.h), and its middle. */
+static inline uint32_t lat_bucket_of(uint64_t v)
+{
+	int e;
+
+	if (v < (1U << LAT_SUB_BITS))
+		return v;
+	e = 63 - __builtin_clzll(v);
+	return ((e - LAT_SUB_BITS + 1) << LAT_SUB_BITS) |
+	       ((v >> (e - LAT_SUB_BITS)) & ((1U << LAT_SUB_BITS) - 1));
+}
+
+static inline uint64_t lat_bucket_mid(uint32_t b)
+{
+	uint32_t e, m;
+
+	if (b < (1U << LAT_SUB_BITS))
+		return b;
+	e = (b >> LAT_SUB_BITS) + LAT_SUB_BITS - 1;
+	m = b & ((1U << LAT_SUB_BITS) - 1);
+	return (((uint64_t)(1U << LAT_SUB_BITS) | m) << (e - LAT_SUB_BITS)) +
+	       ((1ULL << (e - LAT_SUB_BITS)) >> 1);
+}
+
+#endif

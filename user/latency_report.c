@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The latency analysis's reports: text (perf sched latency's table with
+ * percentiles, runqlat's histograms, the worst waits with their blame),
+ * JSON, and folded stacks of blocked time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "latency_internal.h"
+
+static uint64_t percentile(const struct lat_dist *d, double p)
+{
+	uint64_t want, seen = 0, v;
+
+	if (!d->count || !d->fine)
+		return 0;
+	want = (uint64_t)(p * d->count + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (uint32_t b = 0; b < LAT_BUCKETS; b++) {
+		seen += d->fine[b];
+		if (seen >= want) {
+			v = lat_bucket_mid(b);
+			return v < d->min ? d->min : v > d->max ? d->max : v;
+		}
+	}
+	return d->max;
+}
+
+/* A group's blocked time by state and function (stacks that end alike added up). */
+struct fn_total {
+	const char *name;
+	uint8_t block;
+	uint64_t ns, n;
+};
+
+static int cmp_fn_total(const void *x, const void *y)
+{
+	const struct fn_total *p = x, *q = y;
+
+	if (p->block != q->block)
+		return p->block < q->block ? -1 : 1;
+	return p->ns > q->ns ? -1 : p->ns < q->ns;
+}
+
+/* Into @out (g->nblocked_in entries): the totals, by state then the longest first. */
+static uint32_t blocked_in_totals(struct lat_analysis *a, const struct lat_group *g,
+				  struct fn_total *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < g->nblocked_in; i++) {
+		const struct lat_blocked_in *b = &g->blocked_in[i];
+		const char *name = kstack_names_blocked_in(&a->kstacks, b->kstack) ?: "?";
+		uint32_t j;
+
+		for (j = 0; j < n; j++)
+			if (out[j].block == b->block && !strcmp(out[j].name, name))
+				break;
+		if (j == n)
+			out[n++] = (struct fn_total){ .name = name, .block = b->block };
+		out[j].ns += b->ns;
+		out[j].n += b->n;
+	}
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_fn_total);
+	return n;
+}
+
+/*
+ * Blocked time per stack as folded stacks ("comm;outermost;...;innermost
+ * usecs"), for flamegraph.pl or speedscope; the function alone without
+ * record --stacks.
+ */
+void lat_report_folded(struct lat_analysis *a, struct obuf *o)
+{
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+		const char *who = a->o.by == LAT_BY_THREAD ? lat_thread_name(a, g->key) :
+				  a->o.by == LAT_BY_PROCESS ? lat_proc_name(a, g->key) : "all";
+
+		for (uint32_t j = 0; j < g->nblocked_in; j++) {
+			const struct lat_blocked_in *b = &g->blocked_in[j];
+			const char *frames = kstack_names_frames(&a->kstacks, b->kstack) ?:
+					     kstack_names_blocked_in(&a->kstacks, b->kstack) ?: "?";
+
+			if (b->ns >= 1000)
+				obuf_printf(o, "%s;%s %llu\n", who, frames,
+					    (unsigned long long)(b->ns / 1000));
+		}
+	}
+}
+
+const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack)
+{
+	return kstack_names_blocked_in(&a->kstacks, kstack);
+}
+
+/* "    S 573.0 ms: pipe_read 573.0 ms, do_nanosleep 0.1 ms" per state. */
+static void put_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
+{
+	static const char letters[LAT_BLOCKS] = { 'S', 'D', '-' };
+	struct fn_total *t = g->nblocked_in ?
+		xcalloc(g->nblocked_in, sizeof(*t), "latency: blocked-in report") : NULL;
+	uint32_t n = blocked_in_totals(a, g, t), shown = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!i || t[i].block != t[i - 1].block) {
+			obuf_printf(o, "%s    %c %.3f ms:", i ? "\n" : "", letters[t[i].block],
+				    g->blocked_ns[t[i].block] / 1e6);
+			shown = 0;
+		}
+		if (shown++ < 6)
+			obuf_printf(o, "%s %s %.3f ms", shown > 1 ? "," : "", t[i].name,
+				    t[i].ns / 1e6);
+	}
+	if (n)
+		obuf_putc(o, '\n');
+	free(t);
+}
+
+static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
+{
+	obuf_printf(o, " %9.1f", (double)ns / unit);
+}
+
+/* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
+static int prio_of(int32_t weight)
+{
+	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
+}
+
+static void put_prio(struct obuf *o, int32_t weight)
+{
+	int prio = prio_of(weight);
+
+	if (prio < 0)
+		obuf_lit(o, "prio ?");
+	else if (prio < 100)
+		obuf_printf(o, "rt %d", 99 - prio);
+	else
+		obuf_printf(o, "nice %d", prio - 120);
+}
+
+
+/* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
+static void put_dur(struct obuf *o, uint64_t ns)
+{
+	if (ns < 1000)
+		obuf_printf(o, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		obuf_printf(o, "%.1f us", ns / 1e3);
+	else
+		obuf_printf(o, "%.3f ms", ns / 1e6);
+}
+
+static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
+{
+	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
+	put_dur(o, ns);
+	*first = false;
+}
+
+void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	bool first = true;
+
+	for (uint32_t i = 0; i < w->nrun; i++) {
+		obuf_printf(o, "%s%s %llu (", first ? "" : ", ", lat_thread_name(a, w->run[i].id),
+			    (unsigned long long)w->run[i].id);
+		put_prio(o, w->run[i].weight);
+		obuf_lit(o, ") ");
+		put_dur(o, w->run[i].ns);
+		first = false;
+	}
+	if (w->run_other_ns)
+		put_part(o, &first, "other threads", w->run_other_ns);
+	if (w->hardirq_ns)
+		put_part(o, &first, "hardirq", w->hardirq_ns);
+	if (w->softirq_ns)
+		put_part(o, &first, "softirq", w->softirq_ns);
+	for (uint32_t i = 0; i < w->nirq; i++) {
+		obuf_printf(o, "%s%s ", i ? ", " : " (", a->irq_names[w->irq[i].id]);
+		put_dur(o, w->irq[i].ns);
+	}
+	if (w->nirq)
+		obuf_putc(o, ')');
+	if (w->idle_ns)
+		put_part(o, &first, "idle", w->idle_ns);
+	if (first)
+		obuf_lit(o, "nothing recorded");
+	if (w->partial)
+		obuf_lit(o, "; the CPU's history starts after the wait began");
+	else if (!w->have_irq)
+		obuf_lit(o, "; interrupts not recorded");
+}
+
+/* "woken by T N on CPU C", or the interrupt that woke it. */
+static void put_waker(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	if (w->kind == LAT_PREEMPT) {
+		obuf_printf(o, "preempted on CPU %d", w->prev_cpu);
+		return;
+	}
+	if (w->waker_ctx == KTRACE_CTX_TASK) {
+		if (w->has_waker)
+			obuf_printf(o, "woken by %s %llu on CPU %u", lat_thread_name(a, w->waker),
+				    (unsigned long long)w->waker, w->wake_cpu);
+		else
+			obuf_printf(o, "woken on CPU %u (waker not recorded)", w->wake_cpu);
+		return;
+	}
+	obuf_printf(o, "woken from %s", ktrace_irq_context_name(w->waker_ctx));
+	if (w->waker_irq >= 0)
+		obuf_printf(o, " (%s)", a->irq_names[w->waker_irq]);
+	obuf_printf(o, " on CPU %u", w->wake_cpu);
+	if (w->has_waker)
+		obuf_printf(o, ", interrupting %s %llu", lat_thread_name(a, w->waker),
+			    (unsigned long long)w->waker);
+}
+
+static int cmp_group_max(const void *x, const void *y, void *kind)
+{
+	const struct lat_dist *p = &((const struct lat_group *)x)->d[*(int *)kind];
+	const struct lat_dist *q = &((const struct lat_group *)y)->d[*(int *)kind];
+
+	return p->max > q->max ? -1 : p->max < q->max;
+}
+
+static void put_key(struct lat_analysis *a, struct obuf *o, uint64_t key)
+{
+	struct lat_thread *t;
+
+	switch (a->o.by) {
+	case LAT_BY_THREAD:
+		t = lat_thread_find(a, key);
+		obuf_printf(o, "%8llu %-16s %8llu %-16s", (unsigned long long)key,
+			    lat_thread_name(a, key), (unsigned long long)(t ? t->pid : 0),
+			    lat_proc_name(a, t ? t->pid : 0));
+		break;
+	case LAT_BY_PROCESS:
+		obuf_printf(o, "%8llu %-16s", (unsigned long long)key, lat_proc_name(a, key));
+		break;
+	case LAT_BY_CPU:
+		obuf_printf(o, "%8llu", (unsigned long long)key);
+		break;
+	default:
+		obuf_printf(o, "%8s", "all");
+	}
+}
+
+static void put_key_header(struct lat_analysis *a, struct obuf *o)
+{
+	switch (a->o.by) {
+	case LAT_BY_THREAD:
+		obuf_printf(o, "%8s %-16s %8s %-16s", "TID", "COMM", "PID", "PROCESS");
+		break;
+	case LAT_BY_PROCESS:
+		obuf_printf(o, "%8s %-16s", "PID", "PROCESS");
+		break;
+	case LAT_BY_CPU:
+		obuf_printf(o, "%8s", "CPU");
+		break;
+	default:
+		obuf_printf(o, "%8s", "");
+	}
+}
+
+static void put_ts(struct obuf *o, uint64_t ns)
+{
+	obuf_printf(o, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
+		    (unsigned long long)(ns % 1000000000ULL));
+}
+
+static void put_hist(struct obuf *o, const uint64_t *h, const char *unit)
+{
+	uint64_t max = 0;
+	int last = -1;
+
+	for (int i = 0; i < LAT_LOG2_BUCKETS; i++) {
+		if (h[i] > max)
+			max = h[i];
+		if (h[i])
+			last = i;
+	}
+	obuf_printf(o, "     %-19s : count     distribution\n", unit);
+	for (int i = 0; i <= last; i++) {
+		uint64_t lo = i ? 1ULL << i : 0, hi = (1ULL << (i + 1)) - 1;
+		int stars = max ? (int)(h[i] * 40 / max) : 0;
+
+		obuf_printf(o, "%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
+			    (unsigned long long)hi, (unsigned long long)h[i], stars,
+			    "****************************************");
+	}
+}
+
+static const char *by_name(enum lat_by by)
+{
+	static const char *const names[] = { "thread", "process", "cpu", "all" };
+
+	return names[by];
+}
+
+static void missing_totals(struct lat_analysis *a, uint64_t *before, uint64_t *nowake,
+			   uint64_t *lossy)
+{
+	*before = *nowake = *lossy = 0;
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		*before += a->groups[i].before_trace;
+		*nowake += a->groups[i].no_wakeup;
+		*lossy += a->groups[i].lossy;
+	}
+}
+
+void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
+{
+	static const char *const titles[LAT_KINDS] = {
+		"wakeup latency (sched_waking to switch-in)",
+		"preemption latency (switched out runnable to switch-in)",
+	};
+	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
+	uint64_t before, nowake, lossy;
+
+	obuf_printf(o, "%s: %llu scheduling records, ", path, (unsigned long long)a->records);
+	if (a->first_ts <= a->last_ts)
+		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
+	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
+	for (int k = 0; k < LAT_KINDS; k++) {
+		if (a->ngroups)
+			qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
+		obuf_printf(o, "\n%s, by %s, in %s:\n", titles[k], by_name(a->o.by), unit);
+		put_key_header(a, o);
+		obuf_printf(o, " %8s %9s %9s %9s %9s  %s\n", "COUNT", "P50", "P90", "P99", "MAX",
+			    a->o.by == LAT_BY_THREAD ? "MAX AT" : "MAX AT (THREAD)");
+		for (uint32_t i = 0; i < a->ngroups; i++) {
+			const struct lat_dist *d = &a->groups[i].d[k];
+
+			if (!d->count)
+				continue;
+			put_key(a, o, a->groups[i].key);
+			obuf_printf(o, " %8llu", (unsigned long long)d->count);
+			put_lat(o, percentile(d, 0.50), a->o.unit_ns);
+			put_lat(o, percentile(d, 0.90), a->o.unit_ns);
+			put_lat(o, percentile(d, 0.99), a->o.unit_ns);
+			put_lat(o, d->max, a->o.unit_ns);
+			obuf_lit(o, "  ");
+			put_ts(o, d->max_ts);
+			if (a->o.by != LAT_BY_THREAD)
+				obuf_printf(o, " (%s %llu)", lat_thread_name(a, d->max_tid),
+					    (unsigned long long)d->max_tid);
+			obuf_putc(o, '\n');
+			if (a->o.hist && d->log2)
+				put_hist(o, d->log2, unit);
+		}
+	}
+	if (a->o.by != LAT_BY_CPU) {
+		obuf_printf(o, "\nblocked time (switched out asleep to wakeup), by %s, in msecs:\n",
+			    by_name(a->o.by));
+		put_key_header(a, o);
+		obuf_printf(o, " %8s %12s %8s %12s\n", "S COUNT", "S TOTAL", "D COUNT", "D TOTAL");
+		for (uint32_t i = 0; i < a->ngroups; i++) {
+			const struct lat_group *g = &a->groups[i];
+
+			if (!g->blocked_n[LAT_BLOCK_S] && !g->blocked_n[LAT_BLOCK_D])
+				continue;
+			put_key(a, o, g->key);
+			obuf_printf(o, " %8llu %12.3f %8llu %12.3f\n",
+				    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
+				    g->blocked_ns[LAT_BLOCK_S] / 1e6,
+				    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
+				    g->blocked_ns[LAT_BLOCK_D] / 1e6);
+			put_blocked_in(a, o, g);
+		}
+	}
+	missing_totals(a, &before, &nowake, &lossy);
+	obuf_printf(o, "\nnot measured: %llu waits began before the trace, %llu switch-ins had no "
+		    "recorded wakeup, %llu waits overlap lost records",
+		    (unsigned long long)before, (unsigned long long)nowake, (unsigned long long)lossy);
+	if (a->lost_records)
+		obuf_printf(o, " (%llu records lost in %u time ranges)",
+			    (unsigned long long)a->lost_records, a->nlosses);
+	obuf_lit(o, "\n");
+	if (a->filtered)
+		obuf_printf(o, "%llu shorter waits left out (--min-latency)\n",
+			    (unsigned long long)a->filtered);
+	if (a->ftrace_lost)
+		obuf_printf(o, "ftrace lost %llu events: interrupt time may be incomplete\n",
+			    (unsigned long long)a->ftrace_lost);
+	if (!a->have_irq)
+		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+	if (!a->worst.n)
+		return;
+	obuf_printf(o, "\nthe %u worst waits:\n", a->worst.n);
+	for (uint32_t i = 0; i < a->worst.n; i++) {
+		const struct lat_wait *w = &a->top[i];
+
+		obuf_printf(o, "%3u. %.1f %s %s latency of %s %llu (%s %llu) on CPU %u: %s at ",
+			    i + 1, (double)lat_wait_ns(w) / a->o.unit_ns, unit,
+			    lat_kind_name(w->kind), lat_thread_name(a, w->tid),
+			    (unsigned long long)w->tid, lat_proc_name(a, w->pid),
+			    (unsigned long long)w->pid, w->cpu,
+			    w->kind == LAT_WAKEUP ? "woken" : "preempted");
+		put_ts(o, w->start);
+		obuf_lit(o, ", ran at ");
+		put_ts(o, w->end);
+		obuf_lit(o, "\n     ");
+		put_waker(a, w, o);
+		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
+			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
+		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
+		lat_blame_line(a, w, o);
+		obuf_putc(o, '\n');
+	}
+}
+
+static void json_dist(struct obuf *o, const struct lat_dist *d)
+{
+	obuf_printf(o, "{\"count\":%llu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
+		    "\"max\":%llu,\"max_ts\":%llu,\"max_tid\":%llu,\"mean\":%llu",
+		    (unsigned long long)d->count, (unsigned long long)(d->count ? d->min : 0),
+		    (unsigned long long)percentile(d, 0.5), (unsigned long long)percentile(d, 0.9),
+		    (unsigned long long)percentile(d, 0.99), (unsigned long long)d->max,
+		    (unsigned long long)d->max_ts, (unsigned long long)d->max_tid,
+		    (unsigned long long)(d->count ? d->sum / d->count : 0));
+	if (d->log2) {
+		int last = 0;
+
+		for (int i = 0; i < LAT_LOG2_BUCKETS; i++)
+			if (d->log2[i])
+				last = i;
+		obuf_lit(o, ",\"log2\":[");
+		for (int i = 0; i <= last; i++)
+			obuf_printf(o, "%s%llu", i ? "," : "", (unsigned long long)d->log2[i]);
+		obuf_putc(o, ']');
+	}
+	obuf_putc(o, '}');
+}
+
+static void json_name(struct obuf *o, const char *key, const char *s)
+{
+	obuf_printf(o, ",\"%s\":", key);
+	obuf_json_str(o, s, strlen(s));
+}
+
+/* "blocked_in":[{"state":"S","function":"pipe_read","count":N,"ns":N},...] */
+static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
+{
+	static const char *const states[LAT_BLOCKS] = { "S", "D", "other" };
+	struct fn_total *t = g->nblocked_in ?
+		xcalloc(g->nblocked_in, sizeof(*t), "latency: blocked-in report") : NULL;
+	uint32_t n = blocked_in_totals(a, g, t);
+
+	obuf_lit(o, ",\"blocked_in\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		obuf_printf(o, "%s{\"state\":\"%s\"", i ? "," : "", states[t[i].block]);
+		json_name(o, "function", t[i].name);
+		obuf_printf(o, ",\"count\":%llu,\"ns\":%llu}", (unsigned long long)t[i].n,
+			    (unsigned long long)t[i].ns);
+	}
+	obuf_putc(o, ']');
+	free(t);
+}
+
+void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
+{
+	uint64_t before, nowake, lossy;
+
+	obuf_lit(o, "{\"trace\":");
+	obuf_json_str(o, path, strlen(path));
+	obuf_printf(o, ",\"by\":\"%s\",\"unit\":\"ns\",\"hist_unit_ns\":%llu,\"sched_records\":%llu,"
+		    "\"first_ts\":%llu,\"last_ts\":%llu,\"waits\":%llu,\"filtered\":%llu,"
+		    "\"irq_recorded\":%s,\"groups\":[",
+		    by_name(a->o.by), (unsigned long long)a->o.unit_ns,
+		    (unsigned long long)a->records,
+		    (unsigned long long)(a->first_ts <= a->last_ts ? a->first_ts : 0),
+		    (unsigned long long)a->last_ts, (unsigned long long)a->waits,
+		    (unsigned long long)a->filtered, a->have_irq ? "true" : "false");
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+		struct lat_thread *t;
+
+		obuf_printf(o, "%s\n{\"key\":%llu", i ? "," : "", (unsigned long long)g->key);
+		if (a->o.by == LAT_BY_THREAD) {
+			t = lat_thread_find(a, g->key);
+			json_name(o, "comm", lat_thread_name(a, g->key));
+			obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
+			json_name(o, "process", lat_proc_name(a, t ? t->pid : 0));
+		} else if (a->o.by == LAT_BY_PROCESS) {
+			json_name(o, "process", lat_proc_name(a, g->key));
+		}
+		obuf_lit(o, ",\"wakeup\":");
+		json_dist(o, &g->d[LAT_WAKEUP]);
+		obuf_lit(o, ",\"preemption\":");
+		json_dist(o, &g->d[LAT_PREEMPT]);
+		obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
+			    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
+			    (unsigned long long)g->blocked_ns[LAT_BLOCK_S],
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
+			    (unsigned long long)g->blocked_ns[LAT_BLOCK_D],
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
+			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
+		json_blocked_in(a, o, g);
+		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
+			    "\"overlaps_loss\":%llu}}",
+			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
+			    (unsigned long long)g->lossy);
+	}
+	missing_totals(a, &before, &nowake, &lossy);
+	obuf_printf(o, "],\n\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
+		    "\"overlaps_loss\":%llu},\"lost_records\":%llu,\"loss_ranges\":%u,"
+		    "\"ftrace_lost\":%llu,\n\"top\":[",
+		    (unsigned long long)before, (unsigned long long)nowake,
+		    (unsigned long long)lossy, (unsigned long long)a->lost_records, a->nlosses,
+		    (unsigned long long)a->ftrace_lost);
+	for (uint32_t i = 0; i < a->worst.n; i++) {
+		const struct lat_wait *w = &a->top[i];
+
+		obuf_printf(o, "%s\n{\"kind\":\"%s\",\"latency\":%llu,\"start\":%llu,\"end\":%llu,"
+			    "\"tid\":%llu",
+			    i ? "," : "", lat_kind_name(w->kind), (unsigned long long)lat_wait_ns(w),
+			    (unsigned long long)w->start, (unsigned long long)w->end,
+			    (unsigned long long)w->tid);
+		json_name(o, "comm", lat_thread_name(a, w->tid));
+		obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
+			    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
+			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
+		if (w->kind == LAT_WAKEUP) {
+			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
+				    ktrace_irq_context_name(w->waker_ctx));
+			if (w->has_waker) {
+				obuf_printf(o, ",\"%s\":%llu",
+					    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
+					    (unsigned long long)w->waker);
+				json_name(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
+					  "interrupted_comm", lat_thread_name(a, w->waker));
+			}
+			if (w->waker_irq >= 0)
+				json_name(o, "waker_irq", a->irq_names[w->waker_irq]);
+		}
+		obuf_lit(o, ",\"blame\":{\"threads\":[");
+		for (uint32_t j = 0; j < w->nrun; j++) {
+			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
+				    (unsigned long long)w->run[j].id);
+			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
+			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", prio_of(w->run[j].weight),
+				    (unsigned long long)w->run[j].ns);
+		}
+		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
+			    (unsigned long long)w->run_other_ns, (unsigned long long)w->idle_ns);
+		if (w->have_irq) {
+			obuf_printf(o, ",\"hardirq_ns\":%llu,\"softirq_ns\":%llu,\"irqs\":[",
+				    (unsigned long long)w->hardirq_ns,
+				    (unsigned long long)w->softirq_ns);
+			for (uint32_t j = 0; j < w->nirq; j++) {
+				obuf_printf(o, "%s{\"name\":", j ? "," : "");
+				obuf_json_str(o, a->irq_names[w->irq[j].id],
+					      strlen(a->irq_names[w->irq[j].id]));
+				obuf_printf(o, ",\"ns\":%llu}", (unsigned long long)w->irq[j].ns);
+			}
+			obuf_putc(o, ']');
+		}
+		obuf_printf(o, ",\"partial\":%s}}", w->partial ? "true" : "false");
+	}
+	obuf_lit(o, "]}\n");
+}
