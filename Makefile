@@ -62,6 +62,7 @@ USER_CMD_OBJS	:= $(USER_CMD_SRCS:%.c=$(O)/%.o)
 
 KTRACE		:= $(O)/ktrace
 TEST_FXT	:= $(O)/tests/test_fxt
+TEST_TABLES	:= $(O)/tests/test_tables
 GEN_TRACE	:= $(O)/tests/gen_trace
 FUZZ_READER	:= $(O)/tests/fuzz_reader
 WORKLOAD	:= $(O)/tests/workload
@@ -70,7 +71,7 @@ LAT_WORKLOAD	:= $(O)/tests/latency_workload
 CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
 FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 FIFO_HOG	:= $(O)/tests/fifo_hog
-TEST_PROGS	:= $(TEST_FXT) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
+TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
 		   $(FIFO_HOG)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install uninstall \

@@ -32,6 +32,7 @@ suite() {	# suite NAME COMMAND...
 }
 
 suite "FXT format unit tests" "$build/tests/test_fxt"
+suite "table unit tests" "$build/tests/test_tables"
 suite "ktrace dump/convert" tests/test_cli.sh "$build"
 suite "ktrace merge" tests/test_merge.sh "$build"
 suite "ktrace latency" tests/test_latency.sh "$build"
