@@ -15,8 +15,8 @@ R=$build/vm/$krel/results
 awk '
 	{ v[$1] = v[$1] " " $2; n[$1]++ }
 	END {
-		split("none ftrace ktrace-kmod", order, " ")
-		for (k = 1; k <= 3; k++) {
+		split("none ftrace ktrace-kmod blocked-in", order, " ")
+		for (k = 1; k <= 4; k++) {
 			c = order[k]; m = split(substr(v[c], 2), a, " ")
 			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 			med[c] = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
@@ -24,10 +24,14 @@ awk '
 		}
 		printf "VM (TCG) ping-pong on CPU 0, %d rounds interleaved\n", n["none"]
 		printf "%-12s %14s %10s %10s %18s\n", "condition", "ns/round-trip", "min", "max", "added ns/switch"
-		for (k = 1; k <= 3; k++) { c = order[k]
+		for (k = 1; k <= 4; k++) { c = order[k]
 			printf "%-12s %14.0f %10.0f %10.0f %18.0f\n", c, med[c], lo[c], hi[c], (med[c] - med["none"]) / 2 }
 		printf "ktrace.ko added cost / ftrace added cost = %.2f (target: at most 0.5)\n",
 			(med["ktrace-kmod"] - med["none"]) / (med["ftrace"] - med["none"])
+		printf "ktrace.ko --blocked-in added cost / default = %.2f, / ftrace = %.2f" \
+			" (on by default only within 1.2 of the default)\n",
+			(med["blocked-in"] - med["none"]) / (med["ktrace-kmod"] - med["none"]),
+			(med["blocked-in"] - med["none"]) / (med["ftrace"] - med["none"])
 	}' "$R/bench.txt"
 fb=$(awk '{print $2}' "$R/ftrace_bytes"); fe=$(awk '{print $2}' "$R/ftrace_entries")
 kb=$(awk '/context switch \(args\)/ {s=$NF} /thread wakeup/ {w=$NF} END {print s*56 + w*48}' "$R/kstats")

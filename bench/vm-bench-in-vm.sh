@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs inside the test VM: the pinned ping-pong with no tracing, with
-# ftrace's sched_switch + sched_waking, and with ktrace.ko recording,
-# interleaved round by round; ns per round trip to /results/bench.txt.
+# ftrace's sched_switch + sched_waking, and with ktrace.ko recording, by
+# default and with --blocked-in (a stack walk at every switch-out in S or
+# D), interleaved round by round; ns per round trip to /results/bench.txt.
 # A step line per round on the console feeds the host's watchdog (scripts/vm-run.sh).
 R=/results
 mkdir -p $R
@@ -29,6 +30,7 @@ while [ $r -lt $rounds ]; do
 	grep '^entries:' $I/per_cpu/cpu0/stats >$R/ftrace_entries
 	# Flight-recorder mode: like ftrace here, no reader runs during the measurement.
 	echo "ktrace-kmod $(ktrace record --backend kmod --ring -b 16M -o /tmp/k.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
+	echo "blocked-in $(ktrace record --backend kmod --ring -b 16M --blocked-in -o /tmp/b.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
 	r=$((r + 1))
 done
 ktrace dump --stats --quiet /tmp/k.fxt >$R/kstats

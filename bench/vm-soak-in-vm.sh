@@ -5,7 +5,8 @@
 # each CPU.  Every $SOAK_INTERVAL seconds the CLI's VmRSS, the kernel's
 # Slab, VmallocUsed and Shmem (the CLI's spools in /tmp) and the number of
 # context switches so far (/proc/stat) are sampled.  The
-# trace goes through a FIFO into `ktrace dump --stats`, so that only the
+# trace goes through a FIFO into `ktrace dump --stats --check` (the
+# timeline checker: every break explained by a record), so that only the
 # spools take memory.  Results in /results/soak-MODE.*.
 R=/results
 mkdir -p $R
@@ -19,6 +20,9 @@ SOAK_MODES=${SOAK_MODES:-stream ring}
 uname -r >$R/uname
 insmod ./ktrace.ko || exit 1
 kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+# The spools' page cache index (xarray nodes) is slab too, and grows with
+# them: sampled apart, so that the module's own Slab can be told from it.
+radix_kb() { awk '$1 == "radix_tree_node" {print int($2 * $4 / 1024)}' /proc/slabinfo 2>/dev/null; }
 # The spools live in /tmp, a tmpfs, half of RAM by default: all but 300 MiB.
 mount -o remount,size=$(( $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) - 300 ))M /tmp
 
@@ -32,9 +36,9 @@ for mode in $SOAK_MODES; do
 	pp1=$!
 	rm -f /tmp/soak.fxt
 	mkfifo /tmp/soak.fxt
-	ktrace dump --stats --quiet - </tmp/soak.fxt >$R/soak-$mode.stats 2>$R/soak-$mode.dump.err &
+	ktrace dump --stats --check --quiet - </tmp/soak.fxt >$R/soak-$mode.stats 2>$R/soak-$mode.dump.err &
 	dump=$!
-	echo "t rss_kb slab_kb vmalloc_kb shmem_kb ctxt" >$R/soak-$mode.samples
+	echo "t rss_kb slab_kb vmalloc_kb shmem_kb ctxt radix_kb" >$R/soak-$mode.samples
 	t0=$(date +%s)
 	ktrace record --backend kmod $opt -d "$secs" -o /tmp/soak.fxt \
 		>/dev/null 2>$R/soak-$mode.err &
@@ -49,7 +53,7 @@ for mode in $SOAK_MODES; do
 		fi
 		rss=$(awk '$1 == "VmRSS:" {print $2}' /proc/$rec/status 2>/dev/null)
 		[ -n "$rss" ] && echo "$(($(date +%s) - t0)) $rss $(kb Slab) $(kb VmallocUsed) $(kb Shmem)" \
-			"$(awk '$1 == "ctxt" {print $2}' /proc/stat)" >>$R/soak-$mode.samples
+			"$(awk '$1 == "ctxt" {print $2}' /proc/stat) $(radix_kb)" >>$R/soak-$mode.samples
 		sleep "$SOAK_INTERVAL"
 	done
 	wait $rec
