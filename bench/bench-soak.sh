@@ -91,8 +91,9 @@ for mode in $modes; do
 		END {
 			if (n < 3) { print "  too few samples"; exit }
 			for (f = 1; f < n && t[f] < secs / 10; f++) ;
-			label[2] = "CLI VmRSS"; label[3] = slab ? slab : "Slab";
-			if (slab) print "  (Slab less index: without radix_tree_node, the page cache index of the spools)" label[4] = "VmallocUsed"; label[5] = "Shmem (spools)"
+			label[2] = "CLI VmRSS"; label[3] = slab ? slab : "Slab"
+			label[4] = "VmallocUsed"; label[5] = "Shmem (spools)"
+			if (slab) print "  (Slab less index: without radix_tree_node, the page cache index of the spools)"
 			for (i = 2; i <= 5; i++) {
 				max = 0
 				for (k = f; k <= n; k++) if (v[k, i] > max) max = v[k, i]

@@ -3,19 +3,7 @@
 # run): CPU hotplug while recording, with each backend, stream and ring:
 # CPUs 1 to 3 go offline and come back five times while the workload runs.
 # Leaves the traces, each step's status and dmesg in /results.
-R=/results
-mkdir -p $R
-cd /ktrace || exit 1
-export PATH=/ktrace:$PATH
-
-mark() { vm-step "$1"; }	# the host's watchdog reads these
-step() {	# step NAME COMMAND... : run, keep output and status
-	name=$1
-	shift
-	mark "$name"
-	"$@" >"$R/$name.out" 2>"$R/$name.err"
-	echo "$name $?" >>"$R/status"
-}
+. /ktrace/steps.sh
 
 uname -r >"$R/uname"
 nproc >"$R/nproc"

@@ -4,19 +4,7 @@
 # in /results.  Each step's exit status goes to /results/status.  The
 # console gets one line per step ("ktrace-vm: step NAME"), nothing else: the
 # host's watchdog reads them, and the results go back on a disk.
-R=/results
-mkdir -p $R
-cd /ktrace || exit 1
-export PATH=/ktrace:$PATH
-
-mark() { vm-step "$1"; }	# the host's watchdog reads these
-step() {	# step NAME COMMAND... : run, keep output and status
-	name=$1
-	shift
-	mark "$name"
-	"$@" >"$R/$name.out" 2>"$R/$name.err"
-	echo "$name $?" >>"$R/status"
-}
+. /ktrace/steps.sh
 
 uname -r >"$R/uname"
 nproc >"$R/nproc"
