@@ -245,15 +245,25 @@ static __always_inline __u32 comm_len(const char *comm)
 	return i;
 }
 
+/*
+ * @p's thread record, and its process record if it leads one, named @comm
+ * (kernel memory).  The name is copied to the stack first, by a helper.
+ * Read in place, clang unrolls the copy into byte loads at negative offsets
+ * from a pointer into the task; Linux 6.1's x86 JIT (its PROBE_MEM check,
+ * "add r11, off" then "jnc") takes any such load for a faulting one and
+ * gives 0, which zeroed the first three bytes of every name.
+ */
 static __always_inline void emit_names(struct task_struct *p, const char *comm, __u64 ts)
 {
 	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
-	__u32 pid = p->pid, tgid = p->tgid;
-	__u32 len = comm_len(comm);
+	__u32 pid = p->pid, tgid = p->tgid, len;
+	char name[KTRACE_FXT_COMM_LEN + 1] = {};
 
-	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, comm, len), ts);
+	bpf_probe_read_kernel_str(name, sizeof(name), comm);
+	len = comm_len(name);
+	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len), ts);
 	if (pid == tgid)
-		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, comm, len), ts);
+		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, name, len), ts);
 }
 
 /* Whether the latency trigger watches @p (its --pid and --comm). */
@@ -532,10 +542,7 @@ int BPF_PROG(ktrace_sched_process_exec, struct task_struct *p, pid_t old_pid,
 SEC("tp_btf/task_rename")
 int BPF_PROG(ktrace_task_rename, struct task_struct *task, const char *comm)
 {
-	char name[16] = {};
-
-	bpf_probe_read_kernel_str(name, sizeof(name), comm);
-	emit_names(task, name, bpf_ktime_get_ns());
+	emit_names(task, comm, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 	struct fxt_record rec;
 	long timeline_breaks = 0, excused = 0, bad_cpu = 0, unsorted = 0, switches = 0, dropped = 0;
 	bool renamed = false, child_named = false, process_named = false, untraced = false;
+	long bad_names = 0;
+	char bad_name[64] = "";
 	uint64_t last_ts = 0;
 	int fd, ret;
 
@@ -105,6 +107,15 @@ int main(int argc, char **argv)
 		const struct fxt_arg *a;
 
 		if (rec.type == KTRACE_FXT_REC_KERNEL_OBJ) {
+			/* A task name has no NUL or control byte (a backend's copy that zeroes bytes). */
+			for (uint32_t i = 0; i < rec.name.len; i++)
+				if ((unsigned char)rec.name.p[i] < 0x20) {
+					if (!bad_names++)
+						snprintf(bad_name, sizeof(bad_name), "koid %llu at offset %llu",
+							 (unsigned long long)rec.koid,
+							 (unsigned long long)rec.offset);
+					break;
+				}
 			a = fxt_find_arg(&rec, "process");
 			for (int i = 0; i < 6; i++) {
 				if ((long)rec.koid != w[i].tid || rec.obj_type != KTRACE_FXT_OBJ_THREAD)
@@ -251,6 +262,8 @@ int main(int argc, char **argv)
 	ok(timeline_breaks == 0,
 	   "per-CPU timeline: each switch's outgoing thread is the previous incoming one, for the workload's threads (%ld breaks)",
 	   timeline_breaks);
+	ok(bad_names == 0, "every thread and process name is free of NUL and control bytes (%ld bad%s%s)",
+	   bad_names, bad_names ? ", the first: " : "", bad_name);
 	ok(process_named, "process %ld is named workload", e.pid);
 	for (int i = 0; i < 5; i++)
 		if (i != 3)
