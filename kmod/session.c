@@ -74,6 +74,14 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 
 	if (s->configured)
 		return -EBUSY;	/* buffers may be mapped: never replaced */
+	/*
+	 * As ftrace's ring buffer does: buffers for every possible CPU that
+	 * memory cannot hold now are refused, before vmalloc() tries, fails
+	 * loudly, or wakes the OOM killer.
+	 */
+	if ((PAGE_ALIGN(sizeof(struct ktrace_meta)) + size) * num_possible_cpus() >
+	    (u64)si_mem_available() << PAGE_SHIFT)
+		return -ENOMEM;
 	s->flags = cfg->flags;
 	s->buffer_size = size;
 	s->subbuf_size = subbuf;

@@ -187,6 +187,10 @@ sed 's/^/# /' "$R/bpf_badprobe.err" | head -3
 ok $? "the API is a no-op with no session recording"
 [ "$(status badprobe)" != 0 ] && grep -q 'kprobe:no_such_function_xyz: no such symbol in this kernel' "$R/badprobe.err"
 ok $? "an unknown probe symbol is refused before recording, naming it"
+[ "$(status bigbuf)" != 0 ] && grep -q 'Cannot allocate memory (try a smaller --buffer-size)' "$R/bigbuf.err" &&
+	[ ! -e "$R/big.fxt" ]
+ok $? "buffers larger than the VM's free memory are refused with ENOMEM, nothing written"
+sed 's/^/# /' "$R/bigbuf.err" | head -2
 [ "$(status api_rmmod)" = 0 ]
 ok $? "the test module unloads"
 "$ktrace" dump --strict "$R/marks.fxt" >"$R/marks.dump"

@@ -51,6 +51,8 @@ step api ktrace record --backend kmod -p kprobe:ktrace_api_test_target \
 	sh -c 'echo 10 >/sys/module/ktrace_api_test/parameters/run'
 step api_idle sh -c 'echo 5 >/sys/module/ktrace_api_test/parameters/run'
 step badprobe ktrace record --backend kmod -p kprobe:no_such_function_xyz -o $R/bad.fxt -d 1
+# 1 GiB per CPU, more than the VM has: refused before anything is allocated.
+step bigbuf ktrace record --backend kmod -b 1G -o $R/big.fxt -d 1
 step bpf_probes ktrace record --backend bpf -p kprobe:ktrace_api_test_target \
 	-p duration:ktrace_api_test_target -o $R/bpfprobe.fxt -- \
 	sh -c 'echo 10 >/sys/module/ktrace_api_test/parameters/run'
