@@ -126,13 +126,18 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 		s->stop_at = 0;
 		s->trigger_ts = 0;
 	}
-	rcu_assign_pointer(ktrace_active, s);
+	/*
+	 * Every probe first, the session after: registering one takes long
+	 * (each patches the kernel's text), and a session published first
+	 * recorded switches for a while before wakeups, so that threads
+	 * blocked and ran again with no wakeup in the trace (0.13 s of it
+	 * under TCG).  Until the pointer is set the probes return at once;
+	 * from then on, every kind of record is written.
+	 */
 	ret = ktrace_probes_register();
-	if (ret) {
-		RCU_INIT_POINTER(ktrace_active, NULL);
-		synchronize_rcu();
+	if (ret)
 		return ret;
-	}
+	rcu_assign_pointer(ktrace_active, s);
 	s->running = true;
 	static_branch_enable(&ktrace_recording);
 	ktrace_statedump(s);
@@ -145,11 +150,14 @@ int ktrace_session_stop_locked(struct ktrace_session *s)
 	lockdep_assert_held(&s->lock);
 	if (!s->running)
 		return -EINVAL;
-	/* After this no probe runs, and none will see the session again. */
+	/*
+	 * Every kind of record stops at once, as it started; after the
+	 * grace period no probe runs, and none will see the session again.
+	 */
+	RCU_INIT_POINTER(ktrace_active, NULL);
 	static_branch_disable(&ktrace_recording);
 	ktrace_dynprobes_remove_locked(s);
 	ktrace_probes_unregister();
-	RCU_INIT_POINTER(ktrace_active, NULL);
 	synchronize_rcu();
 	s->running = false;
 	ktrace_bufs_flush(s);

@@ -259,6 +259,14 @@ bad=$(grep -E "$DMESG_BAD" "$H/dmesg.txt" 2>/dev/null)
 ok $? "dmesg of the hotplug run has no warning, BUG, oops, lockdep or atomic-context report"
 [ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
 
+# Started in a switch storm: the timelines check out from the first record.
+for b in kmod bpf; do
+	[ "$(status ${b}_storm)" = 0 ] && [ -s "$R/${b}_storm.fxt" ]
+	ok $? "$b: a recording started in a ping-pong storm completes" ||
+		sed 's/^/# /' "$R/${b}_storm.err" | head -5
+	[ -s "$R/${b}_storm.fxt" ] && check_timeline "$R/${b}_storm.fxt" "${b}_storm.fxt, started in a switch storm"
+done
+
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
 	kchain kmod_witness bpf_witness \

@@ -12,6 +12,18 @@ step insmod insmod ./ktrace.ko
 step selftest ./ktrace_test
 step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/kmod.expect 2000
 step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.expect 2000
+# Recordings that start in the middle of a switch storm (a ping-pong on
+# each CPU): every probe starts at once, so no thread is seen to block and
+# then run again without its wakeup.
+for b in kmod bpf; do
+	pingpong 1000000000 0 >/dev/null 2>&1 &
+	pp0=$!
+	pingpong 1000000000 1 >/dev/null 2>&1 &
+	pp1=$!
+	step ${b}_storm ktrace record --backend $b -o $R/${b}_storm.fxt -d 1
+	kill $pp0 $pp1
+	wait $pp0 $pp1 2>/dev/null
+done
 # ftrace's own sched_switch events recorded alongside, as the witness of
 # what the kernel traced and what ktrace lost.
 for b in kmod bpf; do
