@@ -16,7 +16,7 @@ echo 1 >$I/events/sched/sched_switch/enable
 echo 1 >$I/events/sched/sched_waking/enable
 echo mono >$I/trace_clock
 echo 0 >$I/tracing_on
-rounds=${ROUNDS:-9}
+rounds=${ROUNDS:-15}
 trips=${TRIPS:-20000}
 r=0
 while [ $r -lt $rounds ]; do
