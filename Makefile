@@ -103,7 +103,7 @@ kmod-kdir:
 # as the kernel's output directory: Kbuild gets O= cleared.
 $(KMOD): $(KMOD_SRCS) | kmod-kdir
 	@mkdir -p $(KOBJ) && tar -cf - $(KMOD_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m W=1 \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod W=1 \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 $(KMOD_TEST): $(KMOD_TEST_SRCS) $(KMOD)
@@ -272,7 +272,7 @@ NO_SIG_KEY	= $(if $(shell grep -qsx 'CONFIG_MODULE_SIG_ALL=y' $(KDIR)/.config &&
 install: $(KTRACE) $(if $(HAVE_KDIR),$(KMOD))
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
 ifneq ($(HAVE_KDIR),)
-	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod CONFIG_KTRACE=m INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) \
 		$(if $(NO_SIG_KEY),CONFIG_MODULE_SIG_ALL=) modules_install
 	$(DEPMOD)
