@@ -337,9 +337,11 @@ static __always_inline __u32 kstack_id(void *ctx)
 
 	if (!st || size > sizeof(st->ip))
 		return 0;
-	/* Frames past the stack's end are part of the key: zero them. */
-	for (int i = 0; i < KTRACE_KSTACK_MAX_DEPTH; i++)
-		st->ip[i] = 0;
+	/*
+	 * Frames past the stack's end are part of the key: bpf_get_stack()
+	 * zeroes the rest of @size itself (kernel/bpf/stackmap.c, since it
+	 * was added), so the scratch area is not cleared here first.
+	 */
 	if (bpf_get_stack(ctx, st->ip, size, 0) <= 0)
 		return 0;
 	found = bpf_map_lookup_elem(&kstack_ids, st);
