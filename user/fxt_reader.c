@@ -920,6 +920,20 @@ const struct fxt_arg *fxt_find_arg(const struct fxt_record *rec, const char *nam
 	return NULL;
 }
 
+uint64_t fxt_arg_u64(const struct fxt_record *rec, const char *name, uint64_t dflt)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, name);
+
+	switch (a ? a->type : KTRACE_FXT_ARG_NULL) {
+	case KTRACE_FXT_ARG_UINT32:
+	case KTRACE_FXT_ARG_UINT64:
+	case KTRACE_FXT_ARG_KOID:
+		return a->u;
+	default:
+		return dflt;
+	}
+}
+
 int fxt_check_start(int fd, const char *path)
 {
 	unsigned char b[8];

@@ -140,6 +140,8 @@ const char *fxt_event_type_name(unsigned int type);
 const char *fxt_arg_type_name(unsigned int type);
 const char *fxt_thread_state_name(unsigned int state);
 const struct fxt_arg *fxt_find_arg(const struct fxt_record *rec, const char *name);
+/* The unsigned or koid argument @name, or @dflt when there is none of those types. */
+uint64_t fxt_arg_u64(const struct fxt_record *rec, const char *name, uint64_t dflt);
 bool fxt_str_eq(struct fxt_str s, const char *lit);
 
 #endif

@@ -198,16 +198,6 @@ void lat_free(struct lat_analysis *a)
 	free(a);
 }
 
-static uint64_t arg_u(const struct fxt_record *rec, const char *name, uint64_t dflt)
-{
-	const struct fxt_arg *x = fxt_find_arg(rec, name);
-
-	if (!x || x->type == KTRACE_FXT_ARG_STRING || x->type == KTRACE_FXT_ARG_DOUBLE ||
-	    x->type == KTRACE_FXT_ARG_NULL)
-		return dflt;
-	return x->u;
-}
-
 static bool is_loss(const struct fxt_record *rec)
 {
 	return rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
@@ -235,7 +225,7 @@ static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 	 * what ran there last stopped at some unknown time before the first.
 	 */
 	if (fxt_str_eq(rec->name, "cpu_offline") || fxt_str_eq(rec->name, "cpu_online")) {
-		cpu = arg_u(rec, "cpu", UINT32_MAX);
+		cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
 		if (fxt_str_eq(rec->name, "cpu_online")) {
 			for (uint32_t i = a->nuntraced; i-- > 0;)
 				if (a->untraced[i].cpu == cpu && a->untraced[i].last == UINT64_MAX) {
@@ -253,11 +243,11 @@ static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 		return;
 	u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
 			     "latency: untraced stretches");
-	u->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", rec->ts));
-	u->last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
-	u->tid[0] = arg_u(rec, "tid", 0);
-	u->tid[1] = arg_u(rec, "switched_out", 0);
-	u->cpu = arg_u(rec, "cpu", UINT32_MAX);
+	u->first = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", rec->ts));
+	u->last = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts));
+	u->tid[0] = fxt_arg_u64(rec, "tid", 0);
+	u->tid[1] = fxt_arg_u64(rec, "switched_out", 0);
+	u->cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
 }
 
 static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint32_t cpu,
@@ -299,14 +289,14 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 	x = fxt_find_arg(rec, "source");
 	if (x && x->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(x->s, "ftrace")) {
 		/* ftrace's own events (interrupts): blame may miss some. */
-		a->ftrace_lost += arg_u(rec, "count", 0);
+		a->ftrace_lost += fxt_arg_u64(rec, "count", 0);
 		return;
 	}
-	a->lost_records += arg_u(rec, "count", 0);
+	a->lost_records += fxt_arg_u64(rec, "count", 0);
 	loss = vec_push(&a->losses, &a->nlosses, &a->cap_losses, sizeof(*loss), "latency: losses");
 	/* Without a time range, the loss happened some time before the record. */
-	loss->first = fxt_ticks_to_ns(r, arg_u(rec, "first_ts", 0));
-	loss->last = fxt_ticks_to_ns(r, arg_u(rec, "last_ts", rec->ts));
+	loss->first = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", 0));
+	loss->last = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts));
 	if (loss->last < loss->first)
 		loss->last = loss->first;
 }

@@ -57,20 +57,6 @@ void timeline_free(struct timeline *t)
 	t->ncpus = 0;
 }
 
-static uint64_t arg_u64(const struct fxt_record *rec, const char *name, uint64_t dflt)
-{
-	const struct fxt_arg *a = fxt_find_arg(rec, name);
-
-	switch (a ? a->type : KTRACE_FXT_ARG_NULL) {
-	case KTRACE_FXT_ARG_UINT32:
-	case KTRACE_FXT_ARG_UINT64:
-	case KTRACE_FXT_ARG_KOID:
-		return a->u;
-	default:
-		return dflt;
-	}
-}
-
 enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu)
 {
 	const struct fxt_arg *src;
@@ -91,7 +77,7 @@ enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu)
 	} else {
 		return TL_META_NONE;
 	}
-	*cpu = arg_u64(rec, "cpu", TL_CPU_UNKNOWN);
+	*cpu = fxt_arg_u64(rec, "cpu", TL_CPU_UNKNOWN);
 	if (*cpu > 0xffff)
 		*cpu = TL_CPU_UNKNOWN;
 	return m;
@@ -221,8 +207,8 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 	case TL_META_DROPPED:
 		c->losses++;
 		/* Without a time range, the loss happened some time before the record. */
-		add_range(c, fxt_ticks_to_ns(r, arg_u64(rec, "first_ts", 0)),
-			  fxt_ticks_to_ns(r, arg_u64(rec, "last_ts", rec->ts)), cpu, false);
+		add_range(c, fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", 0)),
+			  fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts)), cpu, false);
 		if (pc) {
 			pc->excuse = EXCUSE_LOSS;
 			pc->moved = false;	/* the switch that took it off may be lost */
@@ -230,8 +216,8 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		break;
 	case TL_META_UNTRACED:
 		c->untraced++;
-		add_range(c, fxt_ticks_to_ns(r, arg_u64(rec, "first_ts", rec->ts)),
-			  fxt_ticks_to_ns(r, arg_u64(rec, "last_ts", rec->ts)), cpu, true);
+		add_range(c, fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", rec->ts)),
+			  fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts)), cpu, true);
 		if (!pc) {
 			violation(c, &(struct tl_violation){ .kind = V_UNTRACED_MISMATCH,
 				  .cpu = cpu, .ts = ts, .offset = rec->offset });
@@ -240,8 +226,8 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		if (pc->excuse == EXCUSE_LOSS)
 			break;
 		pc->excuse = EXCUSE_UNTRACED;
-		pc->ex_tid = arg_u64(rec, "tid", UINT64_MAX);
-		pc->ex_out = arg_u64(rec, "switched_out", UINT64_MAX);
+		pc->ex_tid = fxt_arg_u64(rec, "tid", UINT64_MAX);
+		pc->ex_out = fxt_arg_u64(rec, "switched_out", UINT64_MAX);
 		break;
 	case TL_META_CPU_LINE:
 		c->cpu_lines++;
