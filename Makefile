@@ -9,22 +9,28 @@ PREFIX		?= /usr/local
 WERROR		?= $(if $(CI),1,0)
 
 CFLAGS		?= -O2 -g
+# The CLI: commands and shared helpers in user/, the format in user/fxt/,
+# recording in user/record/, the analyses in user/analyze/.
+USER_INCS	:= -Iuser -Iuser/fxt -Iuser/record -Iuser/analyze
 KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
-		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi -Iuser \
+		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi $(USER_INCS) \
 		   $(if $(filter 1,$(WERROR)),-Werror)
 
 BPFTOOL		?= bpftool
 # The BPF recorder is CO-RE: vmlinux.h only needs some kernel's BTF.
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
-USER_LIB_SRCS	:= user/fxt_reader.c user/fxt_writer.c user/json_writer.c user/utils.c \
-		   user/u64map.c user/topn.c user/latency.c user/latency_report.c user/annotate.c \
-		   user/kstacks.c user/critical_path.c user/cli.c user/cli_output.c user/timeline.c
+USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
+		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c \
+		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/annotate.c \
+		   user/analyze/kstacks.c user/analyze/critical_path.c user/analyze/timeline.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
-		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/spool.c user/statedump.c user/source_bpf.c \
-		   user/source_kmod.c user/source_ftrace.c user/ftrace_convert.c user/ftrace_text.c \
-		   user/clock_sync.c user/archive.c user/bpf_exact.c
-USER_HDRS	:= $(wildcard user/*.h include/uapi/linux/*.h bpf/*.h)
+		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c \
+		   user/record/spool.c user/record/statedump.c user/record/source_bpf.c \
+		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
+		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
+		   user/record/bpf_exact.c
+USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
@@ -151,7 +157,7 @@ $(BPF_SKEL): $(BPF_OBJ)
 $(BPF_EXACT_SKEL): $(BPF_EXACT_OBJ)
 	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
 
-$(O)/user/bpf_exact.o: user/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_HDRS)
+$(O)/user/record/bpf_exact.o: user/record/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
@@ -165,11 +171,11 @@ $(O)/user/ktrace.o: user/ktrace.c VERSION $(USER_HDRS) $(wildcard .git/HEAD .git
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -DKTRACE_VERSION='"$(KTRACE_VERSION)"' -c -o $@ $<
 
-$(O)/user/source_ftrace.o: user/source_ftrace.c $(USER_HDRS)
+$(O)/user/record/source_ftrace.o: user/record/source_ftrace.c $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) $(TRACEFS_CFLAGS) -c -o $@ $<
 
-$(O)/user/source_bpf.o: user/source_bpf.c $(BPF_SKEL) $(USER_HDRS)
+$(O)/user/record/source_bpf.o: user/record/source_bpf.c $(BPF_SKEL) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
@@ -187,7 +193,7 @@ $(O)/tests/%: tests/%.c tests/lib/tap.h $(USER_LIB_OBJS) $(USER_HDRS)
 # libFuzzer with ASan and UBSan needs clang; the reader is built into it.
 $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude/uapi -Iuser \
+	$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude/uapi $(USER_INCS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ tests/fuzz_reader.c $(USER_LIB_SRCS)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared between the BPF recorder and its reader in user/source_bpf.c. */
+/* Shared between the BPF recorder and its reader in user/record/source_bpf.c. */
 #ifndef KTRACE_SCHED_BPF_H
 #define KTRACE_SCHED_BPF_H
 
