@@ -26,7 +26,7 @@ USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_outp
 		   user/analyze/kstacks.c user/analyze/critical_path.c user/analyze/timeline.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c \
-		   user/record/spool.c user/record/statedump.c user/record/source_bpf.c \
+		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
 		   user/record/bpf_exact.c
@@ -77,8 +77,9 @@ LAT_WORKLOAD	:= $(O)/tests/latency_workload
 CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
 FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 FIFO_HOG	:= $(O)/tests/fifo_hog
+CHURN		:= $(O)/tests/churn
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG)
+		   $(FIFO_HOG) $(CHURN)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak

@@ -7,7 +7,7 @@
  * current is the waker); sched_wakeup can run later on the target CPU from
  * an IPI, where current is whoever was running there.  Exit and free need
  * no probe: a dying task's last switch carries its Z or X state, and names
- * do not change at exit.
+ * the task once more (below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -82,8 +82,16 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 
 	if (!b)
 		return;
-	ts = ktrace_now();
 	state = ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state));
+	/*
+	 * A task's last switch names it again: a ring keeps its newest
+	 * records, where its fork, exec or rename may no longer be, and the
+	 * task is gone before `ktrace record` could read /proc.  Once per
+	 * thread, so exits cost nothing measurable beside switches.
+	 */
+	if (unlikely(ktrace_linux_state_exits(state)))
+		ktrace_write_names(b, prev);
+	ts = ktrace_now();
 	/* prev is current here: its stack is where it blocked. */
 	if (b->session->stack_depth && ktrace_linux_state_blocks(state))
 		kstack = ktrace_stack_id(b->session);

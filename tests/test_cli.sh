@@ -131,6 +131,17 @@ run "$ktrace" dump --check "$tmp/tok.fxt"
 	grep -q '^timeline: 0 unexplained violations$' "$tmp/out"
 ok $? "dump --check: breaks after a loss, an untraced_switch, a cpu_offline record and a loss on no known CPU are explained; a wakeup before the switch-out counts" ||
 	diag "$tmp/out"
+# Threads no record names say so, never with an empty name.
+"$ktrace" dump "$tmp/tok.fxt" >"$tmp/out"
+"$ktrace" convert "$tmp/tok.fxt" -o "$tmp/tok.json"
+grep -q '\[<unnamed 303> ==> idle\]$' "$tmp/out" && grep -q '\[<unnamed 305> woken by stayer\]$' "$tmp/out" &&
+	python3 -c "
+import json, sys
+ev = json.load(open('$tmp/tok.json'))['traceEvents']
+names = {e['tid']: e['args']['name'] for e in ev if e.get('ph') == 'M' and e.get('name') == 'thread_name'}
+runs = {e['args']['tid']: e['name'] for e in ev if e.get('ph') == 'X' and e.get('cat') == 'sched' and 'tid' in e['args']}
+sys.exit(0 if names.get(305) == '<unnamed 305>' and runs.get(305) == '<unnamed 305>' and all(names.values()) else 1)"
+ok $? "a thread no record names is '<unnamed TID>' in dump, and in the JSON's track and CPU slices"
 "$gen" timeline-bad "$tmp/tbad.fxt"
 run "$ktrace" dump --check "$tmp/tbad.fxt"
 [ $rc -eq 1 ] &&

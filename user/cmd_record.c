@@ -373,13 +373,15 @@ static void record_stop(struct record_run *rs)
 static int record_write(struct record_run *rs, const char *out_path)
 {
 	const struct source_ops *ops = rs->src[0].ops;
-	uint64_t from = 0, bytes = 0, archived = 0, untraced = 0;
+	struct archive_stats st = { 0 };
+	uint64_t from = 0, bytes;
 	int ret;
 
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
-	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
-			    &archived, &untraced);
+	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall,
+			    from, &st);
+	bytes = st.bytes;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
 		cli_output_abort(&rs->out);
@@ -390,11 +392,11 @@ static int record_write(struct record_run *rs, const char *out_path)
 		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from);
 		return ret;
 	}
-	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's)",
-		out_path, (unsigned long long)archived, (unsigned long long)rs->st.records,
+	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's), %llu threads without a name",
+		out_path, (unsigned long long)st.records, (unsigned long long)rs->st.records,
 		bytes / 1e6, (unsigned long long)rs->st.dropped,
 		rs->st.dropped ? " (try a larger --buffer-size)" : "",
-		(unsigned long long)untraced);
+		(unsigned long long)st.untraced, (unsigned long long)st.unnamed);
 	if (rs->st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",
 			(unsigned long long)rs->st.rejected);

@@ -334,6 +334,32 @@ else
 	ok $? "the snapshot marks that wait, which ktrace latency finds; nothing after --after; all named" ||
 		grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
 fi
+# Short-lived processes (500 a second, each under a millisecond) while a
+# flight recorder keeps only its newest records, where most forks and
+# renames are gone: every thread that ran is named, by the name it had.
+run "$ktrace" record --backend bpf --ring -b 64K -o "$tmp/churn.fxt" -- \
+	"$build/tests/churn" 2 500 "$tmp/churn.pids"
+[ $rc -eq 0 ] && grep -q 'wrote .* 0 threads without a name' "$tmp/err"
+ok $? "record --ring over 500 short-lived processes a second: no thread without a name" || diag "$tmp/err"
+check_timeline "$tmp/churn.fxt" "record --ring over short-lived processes"
+tests/check_names.py "$ktrace" "$tmp/churn.fxt" "$tmp/churn.pids" >"$tmp/check"
+ok $? "every thread of the ring's window is named, each child by its own name" ||
+	grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
+# The same beside a latency trigger's flight recorder.
+if [ -s "$tmp/trig.expect" ]; then
+	"$build/tests/churn" 30 500 "$tmp/churn2.pids" >/dev/null &
+	churn=$!
+	run "$ktrace" record --backend bpf -b 128K --stop-on-latency 3ms --after 20ms --comm victim \
+		-o "$tmp/trig2.fxt" -- "$build/tests/latency_workload" "$tmp/trig2.expect" 10 5000
+	kill $churn 2>/dev/null
+	wait $churn 2>/dev/null
+	[ $rc -eq 0 ] && grep -q 'latency trigger: thread' "$tmp/err"
+	ok $? "record --stop-on-latency beside 500 short-lived processes a second" || diag "$tmp/err"
+	tests/check_trigger.py "$ktrace" "$tmp/trig2.fxt" "$tmp/trig2.expect" 3000000 20000000 >"$tmp/check" &&
+		tests/check_names.py "$ktrace" "$tmp/trig2.fxt" "$tmp/churn2.pids" 1 >>"$tmp/check"
+	ok $? "that snapshot: the trigger checks out, every thread that ran is named, each child by its own name" ||
+		grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
+fi
 run "$ktrace" record --backend bpf --stop-on-latency 10s --pid $$ -o "$tmp/none.fxt" -d 0.5
 [ $rc -eq 0 ] && grep -q 'the latency trigger did not fire: no wait reached 10000.000 ms' "$tmp/err" &&
 	"$ktrace" dump --strict "$tmp/none.fxt" >/dev/null

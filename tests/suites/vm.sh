@@ -107,6 +107,21 @@ for b in kmod bpf; do
 		{ sed 's/^/# /' "$R/${b}_trig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_trig.check" | sed 's/^/#   /'; }
 done
 
+# Every thread of a flight recording over short-lived processes is named,
+# each child by its own name though pids were reused; beside the trigger too.
+for b in kmod bpf; do
+	[ "$(status ${b}_churn)" = 0 ] && grep -q 'wrote .* 0 threads without a name' "$R/${b}_churn.err" &&
+		tests/check_names.py "$ktrace" "$R/${b}_churn.fxt" "$R/${b}_churn.pids" >"$R/${b}_churn.check"
+	ok $? "$b: --ring over short-lived processes with reused pids: every thread named, each child by its own name" ||
+		{ sed 's/^/# /' "$R/${b}_churn.err" | head -5; grep -E '^not ok|^#' "$R/${b}_churn.check" | sed 's/^/#   /'; }
+	[ "$(status ${b}_churntrig)" = 0 ] && grep -q 'latency trigger: thread' "$R/${b}_churntrig.err" &&
+		tests/check_trigger.py "$ktrace" "$R/${b}_churntrig.fxt" "$R/${b}_churntrig.expect" 10000000 50000000 \
+			>"$R/${b}_churntrig.check" &&
+		tests/check_names.py "$ktrace" "$R/${b}_churntrig.fxt" "$R/${b}_churntrig.pids" 1 >>"$R/${b}_churntrig.check"
+	ok $? "$b: --stop-on-latency beside short-lived processes: the snapshot checks out, every thread named" ||
+		{ sed 's/^/# /' "$R/${b}_churntrig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_churntrig.check" | sed 's/^/#   /'; }
+done
+
 # Stream mode with an 8 KiB buffer: losses counted exactly.
 reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$R/kmod_small.err")
 in_trace=$("$ktrace" dump --stats --quiet "$R/small.fxt" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')
@@ -269,7 +284,7 @@ done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kchain kmod_witness bpf_witness \
+	kchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"

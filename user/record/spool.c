@@ -258,6 +258,34 @@ static int fill_window(struct cursor *c)
 	return 0;
 }
 
+int spool_for_each(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec, uint32_t words,
+					      uint64_t ts), void *ctx)
+{
+	struct cursor *c = calloc(1, sizeof(*c));
+	uint64_t ts = 0;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->f = s->f;
+	if (fflush(s->f) || fseek(s->f, 0, SEEK_SET)) {
+		ret = -errno;
+		goto out;
+	}
+	while ((ret = read_raw(c)) > 0) {
+		uint64_t t;
+
+		if (raw_ts(c->rec, c->words, &t))
+			ts = s->offset < 0 && t < (uint64_t)-s->offset ? 0 : t + s->offset;
+		ret = fn(ctx, c->rec, c->words, ts);
+		if (ret)
+			break;
+	}
+out:
+	free(c);
+	return ret;
+}
+
 static int cursor_next(struct cursor *c)
 {
 	int ret;

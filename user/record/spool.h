@@ -42,6 +42,13 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
  */
 struct fxt_writer *spool_writer_new(struct spool *s);
 void spool_writer_free(struct fxt_writer *w);
+/*
+ * Calls @fn on each of @s's records as spooled, with its time: a record
+ * without one gets the time of the last that had one (0 before any), moved
+ * by the spool's offset.  Stops at @fn's first non-zero return, and gives it.
+ */
+int spool_for_each(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec, uint32_t words,
+					      uint64_t ts), void *ctx);
 /* Records timed before @from (0: none) are left out; names and strings are kept. */
 int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w, uint64_t from);
 

@@ -156,6 +156,12 @@ static inline __u32 ktrace_linux_state(int preempt, __u32 state, __u32 exit_stat
 	return index;
 }
 
+/* Whether a switch-out in @linux_state is the task's last (it is exiting). */
+static inline int ktrace_linux_state_exits(__u32 linux_state)
+{
+	return linux_state == KTRACE_LINUX_DEAD || linux_state == KTRACE_LINUX_ZOMBIE;
+}
+
 /* The FXT outgoing state shown by viewers for each Linux state. */
 static inline __u32 ktrace_fxt_state_from_linux(__u32 linux_state)
 {
