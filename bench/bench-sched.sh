@@ -14,6 +14,8 @@
 # usage: bench/bench-sched.sh BUILD_DIR [ROUNDS] [ROUND_TRIPS] [BLOCK]   (as root)
 set -u
 build=${1:-build}
+source "$(dirname "$0")/lib.sh"
+needs "$build" ktrace bench/pingpong
 rounds=${2:-9}
 trips=${3:-100000}
 block=${4:-2500}
