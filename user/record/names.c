@@ -76,7 +76,7 @@ int archive_names_scan(struct archive_names *an, struct spool *spools, unsigned 
 	fxt_reader_open_mem(&sc.r, NULL, 0);
 	fxt_reader_learn_well_known(&sc.r);
 	for (unsigned int i = 0; i < n && !ret; i++)
-		ret = spool_for_each(&spools[i], scan_record, &sc);
+		ret = spool_for_each_kobj(&spools[i], scan_record, &sc);
 	fxt_reader_close(&sc.r);
 	return ret;
 }

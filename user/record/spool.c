@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spool.h"
+#include "u64map.h"
 #include "utils.h"
 
 #define SPOOL_BUF	(256 << 10)
@@ -24,6 +26,9 @@ void spool_close(struct spool *s)
 	if (s->f)
 		fclose(s->f);
 	s->f = NULL;
+	free(s->kobjs);
+	s->kobjs = NULL;
+	s->nkobjs = s->cap_kobjs = 0;
 }
 
 /* The timestamp a raw record sorts by, if it has one. */
@@ -35,13 +40,31 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 	return true;
 }
 
-/* Notes a record's time: by how much the spool is out of order. */
+/* The next record written is a name: where it goes, for spool_for_each_kobj(). */
+static void note_kobj(struct spool *s)
+{
+	struct spool_kobj *k = vec_add(&s->kobjs, &s->nkobjs, &s->cap_kobjs, sizeof(*k));
+
+	if (!k)
+		out_of_memory("record: the spools' names");
+	k->offset = s->bytes;
+	k->ts = s->last_ts;
+}
+
+/*
+ * Notes a record's time (by how much the spool is out of order), and
+ * where a name is, at its offset: s->bytes before the record is added.
+ */
 static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
 {
 	uint64_t ts;
 
-	if (!raw_ts(w, words, &ts))
+	if (!raw_ts(w, words, &ts)) {
+		if (ktrace_fxt_rec_type(w[0]) == KTRACE_FXT_REC_KERNEL_OBJ)
+			note_kobj(s);
 		return;
+	}
+	s->last_ts = ts;
 	if (!s->timed_records++ || ts < s->min_ts)
 		s->min_ts = ts;
 	if (ts >= s->max_ts)
@@ -82,13 +105,16 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords)
 		words = ktrace_fxt_rec_words(w[i]);
 		if (!words || ktrace_fxt_rec_type(w[i]) == KTRACE_FXT_REC_LARGE || words > nwords - i)
 			return -EINVAL;
+	}
+	for (size_t i = 0, words; i < nwords; i += words) {
+		words = ktrace_fxt_rec_words(w[i]);
 		note_time(s, w + i, words);
+		s->bytes += words * 8;
 		records++;
 	}
 	if (nwords && fwrite(w, nwords * 8, 1, s->f) != 1)
 		return -EIO;
 	s->records += records;
-	s->bytes += nwords * 8;
 	return 0;
 }
 
@@ -258,31 +284,27 @@ static int fill_window(struct cursor *c)
 	return 0;
 }
 
-int spool_for_each(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec, uint32_t words,
-					      uint64_t ts), void *ctx)
+int spool_for_each_kobj(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec,
+						   uint32_t words, uint64_t ts), void *ctx)
 {
-	struct cursor *c = calloc(1, sizeof(*c));
-	uint64_t ts = 0;
-	int ret;
+	uint64_t rec[KTRACE_FXT_MAX_RECORD_WORDS];
+	int ret = 0;
 
-	if (!c)
-		return -ENOMEM;
-	c->f = s->f;
-	if (fflush(s->f) || fseek(s->f, 0, SEEK_SET)) {
-		ret = -errno;
-		goto out;
-	}
-	while ((ret = read_raw(c)) > 0) {
-		uint64_t t;
+	if (s->nkobjs && fflush(s->f))
+		return -errno;
+	for (uint32_t i = 0; i < s->nkobjs && !ret; i++) {
+		const struct spool_kobj *k = &s->kobjs[i];
+		uint64_t ts = s->offset < 0 && k->ts < (uint64_t)-s->offset ? 0 : k->ts + s->offset;
+		uint32_t words;
 
-		if (raw_ts(c->rec, c->words, &t))
-			ts = s->offset < 0 && t < (uint64_t)-s->offset ? 0 : t + s->offset;
-		ret = fn(ctx, c->rec, c->words, ts);
-		if (ret)
-			break;
+		if (pread(fileno(s->f), rec, 8, k->offset) != 8)
+			return -EIO;
+		words = ktrace_fxt_rec_words(rec[0]);
+		if (words > 1 && pread(fileno(s->f), rec + 1, (words - 1) * 8, k->offset + 8) !=
+		    (ssize_t)(words - 1) * 8)
+			return -EIO;
+		ret = fn(ctx, rec, words, ts);
 	}
-out:
-	free(c);
 	return ret;
 }
 
