@@ -368,13 +368,13 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 kstack = 0;
 
-	/* A task's last switch names it again (kmod/probes_sched.c says why). */
-	if (ktrace_linux_state_exits(state))
-		emit_names(prev, prev->comm, ts);
 	if (stack_depth && ktrace_linux_state_blocks(state))
 		kstack = kstack_id(ctx);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
 						      next->pid, next->prio, kstack), ts, true);
+	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
+	if (ktrace_linux_state_exits(state))
+		emit_names(prev, prev->comm, ts);
 	if (trigger_ns)
 		trigger_check(next, ts, cpu);
 	return 0;

@@ -83,14 +83,6 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	if (!b)
 		return;
 	state = ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state));
-	/*
-	 * A task's last switch names it again: a ring keeps its newest
-	 * records, where its fork, exec or rename may no longer be, and the
-	 * task is gone before `ktrace record` could read /proc.  Once per
-	 * thread, so exits cost nothing measurable beside switches.
-	 */
-	if (unlikely(ktrace_linux_state_exits(state)))
-		ktrace_write_names(b, prev);
 	ts = ktrace_now();
 	/* prev is current here: its stack is where it blocked. */
 	if (b->session->stack_depth && ktrace_linux_state_blocks(state))
@@ -102,6 +94,15 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
 			       next->pid, next->prio, kstack);
 	ktrace_buf_commit(b, pos, words * 8);
+	/*
+	 * A task's last switch names it again, right after: a ring keeps its
+	 * newest records, where its fork, exec or rename may no longer be,
+	 * and the task is gone before `ktrace record` could read /proc.  After
+	 * the switch, so that a ring that keeps the switch keeps the name.
+	 * Once per thread: exits cost nothing measurable beside switches.
+	 */
+	if (unlikely(ktrace_linux_state_exits(state)))
+		ktrace_write_names(b, prev);
 	if (unlikely(b->trigger))
 		trigger_check(b, next, ts);
 }

@@ -277,14 +277,13 @@ int main(int argc, char **argv)
 	ok(w[2].sleeps_s >= 20, "sleeper left the CPU sleeping (S) at least 20 times (%ld)",
 	   w[2].sleeps_s);
 	/*
-	 * From tasks only, each naming its waker: the peer, or its main
-	 * thread (as often as it likes: on PREEMPT_RT it wakes them through
-	 * mmap_lock while it sets up), or, at most three times, another task
-	 * such as the migration thread that moves a thread when it is pinned.
+	 * Each naming its waker: the peer, or its main thread (as often as it
+	 * likes: on PREEMPT_RT it wakes them through mmap_lock while it sets
+	 * up), or, at most three times, another task such as the migration
+	 * thread that moves a thread when it is pinned, or an interrupt (a
+	 * page fault's read completing, on a busy machine short of memory).
 	 */
-	ok(w[1].woken_by_task == w[1].woken &&
-	   w[1].woken_by_peer + w[1].woken_by_pid >= w[1].woken - 3 &&
-	   w[0].woken_by_task == w[0].woken &&
+	ok(w[1].woken_by_peer + w[1].woken_by_pid >= w[1].woken - 3 &&
 	   w[0].woken_by_peer + w[0].woken_by_pid >= w[0].woken - 3,
 	   "ping and pong are woken by each other, named as wakers (%ld of %ld, %ld of %ld)",
 	   w[1].woken_by_peer, w[1].woken, w[0].woken_by_peer, w[0].woken);

@@ -8,6 +8,7 @@
  * usage: churn SECONDS RATE PID_FILE
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static uint64_t now_ns(void)
 {
@@ -51,26 +60,31 @@ int main(int argc, char **argv)
 		perror(argv[3]);
 		return 1;
 	}
-	setlinebuf(pids);	/* killed, it has written every pid */
+	/* Killed, it stops forking and reaps every child: none is left to init. */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
 	prctl(PR_SET_NAME, "churn");
 	period = 1000000000ULL / rate;
 	start = next = now_ns();
 	end = start + (uint64_t)(seconds * 1e9);
-	while (now_ns() < end) {
+	while (!stop && now_ns() < end) {
 		pid_t pid = fork();
 
 		if (pid < 0) {
 			perror("fork");
 			return 1;
 		}
-		if (!pid)
+		if (!pid) {
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
 			child(n);
+		}
 		fprintf(pids, "%d\n", pid);
 		n++;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		next += period;
-		for (uint64_t t = now_ns(); t < next; t = now_ns()) {
+		for (uint64_t t = now_ns(); !stop && t < next; t = now_ns()) {
 			struct timespec nap = { 0, (long)(next - t) };
 
 			nanosleep(&nap, NULL);

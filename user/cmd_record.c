@@ -156,6 +156,7 @@ struct record_run {
 	struct trigger_report trep;
 	bool said_trigger;
 	struct record_stats st;
+	struct spool end_names;		/* the threads alive as recording stopped */
 };
 
 /* The recorder backend: --backend, or the module when it is loaded, else BPF. */
@@ -343,12 +344,40 @@ static void record_loop(struct record_run *rs, uint64_t duration_ns)
 		progress(rs->start, rs->spools, rs->nspools, true);
 }
 
+/*
+ * The threads alive as recording stops, named from /proc before the
+ * command is ended: a ring may keep none of their own names (the module
+ * names every live task at the start only, and only into the ring).
+ */
+static void end_names(struct record_run *rs)
+{
+	struct fxt_writer *w;
+	uint64_t threads;
+	int err;
+
+	if (rs->src[0].ops->statedump_in_kernel && !rs->ro->ring)
+		return;
+	err = spool_open(&rs->end_names);
+	w = err ? NULL : spool_writer_new(&rs->end_names);
+	if (!w) {
+		pr_warn("cannot keep the names of the threads alive at the end: %s",
+			strerror(err ? -err : ENOMEM));
+		return;
+	}
+	err = statedump_write(w, &threads);
+	if (err)
+		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
+			strerror(-err));
+	spool_writer_free(w);
+}
+
 /* The last sync point, every source stopped and drained, its clock aligned; the command ended. */
 static void record_stop(struct record_run *rs)
 {
 	int ret;
 
 	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
+	end_names(rs);
 	for (unsigned int i = 0; i < rs->nsrc; i++) {
 		ret = rs->src[i].ops->stop(rs->src[i].priv, &rs->st);
 		if (ret && i == 0)
@@ -380,7 +409,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
 	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall,
-			    from, &st);
+			    from, &rs->end_names, &st);
 	bytes = st.bytes;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
@@ -389,7 +418,8 @@ static int record_write(struct record_run *rs, const char *out_path)
 		ret = cli_output_commit(&rs->out, &bytes);	/* says what failed */
 	}
 	if (ret) {
-		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from);
+		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from,
+		       &rs->end_names);
 		return ret;
 	}
 	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's), %llu threads without a name",
@@ -439,6 +469,7 @@ static void record_close(struct record_run *rs)
 	for (unsigned int i = 0; rs->spools && i < rs->nall; i++)
 		spool_close(&rs->spools[i]);
 	free(rs->spools);
+	spool_close(&rs->end_names);
 	clock_sync_free(&rs->sync);
 	cli_output_abort(&rs->out);	/* nothing if it was renamed into place */
 }

@@ -337,10 +337,12 @@ fi
 # Short-lived processes (500 a second, each under a millisecond) while a
 # flight recorder keeps only its newest records, where most forks and
 # renames are gone: every thread that ran is named, by the name it had.
-run "$ktrace" record --backend bpf --ring -b 64K -o "$tmp/churn.fxt" -- \
-	"$build/tests/churn" 2 500 "$tmp/churn.pids"
-[ $rc -eq 0 ] && grep -q 'wrote .* 0 threads without a name' "$tmp/err"
-ok $? "record --ring over 500 short-lived processes a second: no thread without a name" || diag "$tmp/err"
+run "$ktrace" record --backend bpf --ring -b 512K -o "$tmp/churn.fxt" -- \
+	"$build/tests/churn" 4 500 "$tmp/churn.pids"
+[ $rc -eq 0 ] && grep -q 'older records were overwritten' "$tmp/err" &&
+	grep -q 'wrote .* 0 threads without a name' "$tmp/err"
+ok $? "record --ring over 500 short-lived processes a second: the ring wrapped, no thread without a name" ||
+	diag "$tmp/err"
 check_timeline "$tmp/churn.fxt" "record --ring over short-lived processes"
 tests/check_names.py "$ktrace" "$tmp/churn.fxt" "$tmp/churn.pids" >"$tmp/check"
 ok $? "every thread of the ring's window is named, each child by its own name" ||

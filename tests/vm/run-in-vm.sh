@@ -56,9 +56,9 @@ for b in kmod bpf; do
 		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
 done
 # Short-lived processes under a flight recorder, and beside the latency
-# trigger, with 300 pids for hundreds of children: pids are reused.
+# trigger, with 200 pids for hundreds of children: pids are reused.
 pid_max=$(cat /proc/sys/kernel/pid_max)
-echo 600 >/proc/sys/kernel/pid_max
+echo 500 >/proc/sys/kernel/pid_max
 for b in kmod bpf; do
 	step ${b}_churn ktrace record --backend $b --ring -b 64K -o $R/${b}_churn.fxt -- \
 		churn 3 300 $R/${b}_churn.pids

@@ -141,12 +141,18 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
  * @records: every record in the archive, as `ktrace dump --stats` counts
  * them; @untraced: the untraced_switch records among them.
  */
+static int write_name(void *ctx, const uint64_t *rec, uint32_t words, uint64_t ts)
+{
+	(void)ts;
+	fxt_write_words(ctx, rec, words);
+	return 0;
+}
+
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-		  struct archive_stats *st)
+		  struct spool *end_names, struct archive_stats *st)
 {
 	struct archive_check a = { 0 };
-	uint64_t threads;
 	struct fxt_writer *w = malloc(sizeof(*w));
 	int ret;
 
@@ -175,16 +181,15 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		for (unsigned int i = 0; i < ro->nprobes; i++)
 			fxt_write_string(w, KTRACE_FXT_STR_FIRST_PROBE + i, ro->probes[i].symbol);
 	/*
-	 * The threads alive now, first: the names recorded (those alive at
-	 * the start, then fork, exec and rename) come later and win, and a
-	 * thread whose events were lost, or written over in a ring, still
-	 * gets one.
+	 * The threads alive at the end, first: a thread whose events were
+	 * lost, or written over in a ring, still gets a name, and the names
+	 * recorded come later where they differ (names.c).
 	 */
-	if (!ops->statedump_in_kernel || ro->ring) {
-		a.at_end = true;
-		statedump_write(w, &threads);
-		a.at_end = false;
-	}
+	a.at_end = true;
+	ret = spool_for_each_kobj(end_names, write_name, w);
+	a.at_end = false;
+	if (ret)
+		pr_warn("cannot read the names of the threads alive at the end: %s", strerror(-ret));
 	if (ops->head)
 		ops->head(priv, w, start);
 	ret = merge_spools(spools, n, w, from);
@@ -209,7 +214,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
  * the spools, so write it as FXT where there is room and say where.
  */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-		   struct spool *spools, unsigned int n, uint64_t from)
+	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
 	struct archive_stats st;
@@ -224,7 +229,8 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, &st) && !close(fd)) {
+		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, end_names, &st) &&
+		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, st.bytes / 1e6);
 			return;

@@ -40,31 +40,42 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 	return true;
 }
 
-/* The next record written is a name: where it goes, for spool_for_each_kobj(). */
-static void note_kobj(struct spool *s)
+/* The next record written is a name (of koid @koid): where it goes, and its time. */
+static void note_kobj(struct spool *s, uint64_t koid)
 {
 	struct spool_kobj *k = vec_add(&s->kobjs, &s->nkobjs, &s->cap_kobjs, sizeof(*k));
 
 	if (!k)
 		out_of_memory("record: the spools' names");
 	k->offset = s->bytes;
-	k->ts = s->last_ts;
+	/* A record from an interrupt may come between a last switch and its name. */
+	k->ts = s->exit_tid && koid == s->exit_tid ? s->exit_ts : s->last_ts;
 }
 
 /*
- * Notes a record's time (by how much the spool is out of order), and
- * where a name is, at its offset: s->bytes before the record is added.
+ * Notes a record's time (by how much the spool is out of order), an
+ * exiting thread's last switch, and where a name is, at its offset:
+ * s->bytes before the record is added.  @w: the first 3 of @words words.
  */
 static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
 {
 	uint64_t ts;
 
 	if (!raw_ts(w, words, &ts)) {
-		if (ktrace_fxt_rec_type(w[0]) == KTRACE_FXT_REC_KERNEL_OBJ)
-			note_kobj(s);
+		if (ktrace_fxt_rec_type(w[0]) == KTRACE_FXT_REC_KERNEL_OBJ && words > 1)
+			note_kobj(s, w[1]);
 		return;
 	}
 	s->last_ts = ts;
+	if (ktrace_fxt_rec_type(w[0]) == KTRACE_FXT_REC_SCHED &&
+	    ktrace_fxt_sched_type(w[0]) == KTRACE_FXT_SCHED_CSWITCH_ARGS && words > 2) {
+		uint32_t state = ktrace_fxt_get(w[0], 36, 39);
+
+		if (state == KTRACE_FXT_THREAD_DYING || state == KTRACE_FXT_THREAD_DEAD) {
+			s->exit_tid = w[2];
+			s->exit_ts = ts;
+		}
+	}
 	if (!s->timed_records++ || ts < s->min_ts)
 		s->min_ts = ts;
 	if (ts >= s->max_ts)
@@ -75,7 +86,7 @@ static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
 
 int spool_add(struct spool *s, const void *rec, size_t bytes)
 {
-	uint64_t h, w[2];
+	uint64_t h, w[3];
 	uint32_t words;
 
 	if (bytes < 8 || bytes % 8) {
@@ -88,7 +99,7 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 		s->rejected++;
 		return -EINVAL;
 	}
-	memcpy(w, rec, words > 1 ? 16 : 8);
+	memcpy(w, rec, (words < 3 ? words : 3) * 8);
 	note_time(s, w, words);
 	if (fwrite(rec, bytes, 1, s->f) != 1)
 		return -EIO;

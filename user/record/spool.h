@@ -29,7 +29,8 @@ struct spool {
 	bool wrapped;		/* a ring wrote over older records: they start late */
 	uint64_t disorder;	/* the most an event came before max_ts, ns */
 	uint64_t last_ts;	/* of the last record with a time */
-	/* Where the kernel object records (names) are, and the time before each. */
+	uint64_t exit_tid, exit_ts;	/* the last switch-out of an exiting thread */
+	/* Where the kernel object records (names) are, and the time of each. */
 	struct spool_kobj {
 		uint64_t offset, ts;
 	} *kobjs;
@@ -49,9 +50,11 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
 struct fxt_writer *spool_writer_new(struct spool *s);
 void spool_writer_free(struct fxt_writer *w);
 /*
- * Calls @fn on each kernel object record (a name) of @s, with the time of
- * the last record before it that had one (0 before any), moved by the
- * spool's offset.  Stops at @fn's first non-zero return, and gives it.
+ * Calls @fn on each kernel object record (a name) of @s, with its time:
+ * for the name the recorders write after an exiting thread's last switch,
+ * that switch's; for any other, that of the last record before it that had
+ * one (0 before any); moved by the spool's offset.  Stops at @fn's first
+ * non-zero return, and gives it.
  */
 int spool_for_each_kobj(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec,
 						   uint32_t words, uint64_t ts), void *ctx);
