@@ -293,6 +293,24 @@ static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
 }
 
 /*
+ * @prev is switched out: a wakeup noted for it came while it ran (or as it
+ * was about to stop), and starts no wait, as ktrace latency counts them;
+ * its next switch-in ends a preemption or a later wakeup's wait instead.
+ */
+static __always_inline void trigger_forget(struct task_struct *prev)
+{
+	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
+	__u64 *slot, v;
+
+	slot = bpf_map_lookup_elem(&wake_slots, &key);
+	if (!pid || !slot)
+		return;
+	v = *(volatile __u64 *)slot;
+	if (v >> KTRACE_WAKE_TS_BITS == pid)
+		__sync_val_compare_and_swap(slot, v, 0);
+}
+
+/*
  * @next is switched in at @ts on @cpu: if it waited since a wakeup for the
  * trigger's latency, the first such wait anywhere fires the trigger, is
  * marked in the trace, and sets when recording stops.
@@ -375,8 +393,10 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
 	if (ktrace_linux_state_exits(state))
 		emit_names(prev, prev->comm, ts);
-	if (trigger_ns)
+	if (trigger_ns) {
+		trigger_forget(prev);
 		trigger_check(next, ts, cpu);
+	}
 	return 0;
 }
 

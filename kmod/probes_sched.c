@@ -42,6 +42,23 @@ static bool trigger_watches(const struct ktrace_session *s, const struct task_st
 }
 
 /*
+ * @prev is switched out: a wakeup noted for it came while it ran (or as it
+ * was about to stop), and starts no wait, as ktrace latency counts them;
+ * its next switch-in ends a preemption or a later wakeup's wait instead.
+ */
+static void trigger_forget(struct ktrace_cpu_buf *b, struct task_struct *prev)
+{
+	u64 *slot, v;
+
+	if (!prev->pid)
+		return;
+	slot = &b->session->wake_slots[prev->pid & (KTRACE_WAKE_SLOTS - 1)];
+	v = READ_ONCE(*slot);
+	if (v >> KTRACE_WAKE_TS_BITS == prev->pid)
+		cmpxchg64(slot, v, 0);
+}
+
+/*
  * @next is switched in at @ts: if it waited since a wakeup for the
  * trigger's latency, the first such wait anywhere fires the trigger, is
  * marked in the trace, and sets when recording stops.
@@ -103,8 +120,10 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	 */
 	if (unlikely(ktrace_linux_state_exits(state)))
 		ktrace_write_names(b, prev);
-	if (unlikely(b->trigger))
+	if (unlikely(b->trigger)) {
+		trigger_forget(b, prev);
 		trigger_check(b, next, ts);
+	}
 }
 
 /*

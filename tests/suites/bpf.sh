@@ -327,7 +327,8 @@ else
 	# The same waits stop a flight recorder, in the kernel.
 	run "$ktrace" record --backend bpf --stop-on-latency 3ms --after 20ms --comm victim \
 		-o "$tmp/trig.fxt" -- "$build/tests/latency_workload" "$tmp/trig.expect" 10 5000
-	[ $rc -eq 0 ] && grep -q 'latency trigger: thread [0-9]* waited [4-7]\.[0-9]* ms from its wakeup to running' "$tmp/err"
+	# The first wait past 3 ms: one behind the hog (5 ms), or longer on a busy machine.
+	[ $rc -eq 0 ] && grep -q 'latency trigger: thread [0-9]* waited [0-9]*\.[0-9]* ms from its wakeup to running' "$tmp/err"
 	ok $? "record --stop-on-latency 3ms stops on the victim's first wait and says so" || diag "$tmp/err"
 	check_timeline "$tmp/trig.fxt" "record --stop-on-latency"
 	tests/check_trigger.py "$ktrace" "$tmp/trig.fxt" "$tmp/trig.expect" 3000000 20000000 >"$tmp/check"
