@@ -470,15 +470,19 @@ int cmd_dump(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (cli_open_trace(&in, argv[optind], 0))
+	if (cli_open_trace(&in, argv[optind], 0)) {
+		tl_check_free(check);
 		return 1;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		pr_err("out of memory");
+		tl_check_free(check);
 		cli_close_trace(&in);
 		return 1;
 	}
 	if (cli_trace_reader(&in, &r)) {
+		tl_check_free(check);
 		free(st);
 		cli_close_trace(&in);
 		return 1;
