@@ -279,7 +279,8 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 	s->bytes += rec->nwords * 8ULL;
 	switch (rec->type) {
 	case KTRACE_FXT_REC_EVENT:
-		s->events[rec->sub]++;
+		if (rec->sub < ARRAY_SIZE(s->events))
+			s->events[rec->sub]++;
 		u64map_add(&s->tids, rec->tid, 0);
 		timed = true;
 		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "dropped")) {
