@@ -4,7 +4,9 @@
 # traces, in chunks of CHUNK traces with seeds of their own, JOBS chunks at
 # a time.  A finding does not stop the run: its input is kept in
 # BUILD_DIR/fuzz-analyses/ and the run goes on.  TAP output, and the
-# figures: traces, traces/s, findings.
+# figures: traces, traces/s, findings.  First, every archive in
+# tests/corpus/ (the findings' regressions among them) goes through every
+# command once.
 # usage: scripts/run-fuzz-analyses.sh BUILD_DIR --seconds N | --traces N
 set -u
 build=${1:-build}
@@ -19,10 +21,20 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$found" "$work/corpus"
 
 echo "TAP version 13"
-echo "1..1"
+echo "1..2"
 if [ ! -x "$fuzzer" ]; then
-	echo "ok 1 - fuzz the analyses with generated traces # SKIP $fuzzer not built (needs clang)"
+	echo "ok 1 - the corpus through every command # SKIP $fuzzer not built (needs clang)"
+	echo "ok 2 - fuzz the analyses with generated traces # SKIP $fuzzer not built (needs clang)"
 	exit 0
+fi
+
+# The regressions first: every archive in tests/corpus/ through every command.
+corpus=$(ls tests/corpus/*.fxt)
+if "$fuzzer" $corpus >"$work/replay" 2>&1; then
+	echo "ok 1 - the corpus through every command under ASan and UBSan ($(echo "$corpus" | wc -l) archives)"
+else
+	grep -E 'Running:|fuzz_analyses:|ERROR|SUMMARY|runtime error' "$work/replay" | head -12 | sed 's/^/# /'
+	echo "not ok 1 - the corpus through every command under ASan and UBSan"
 fi
 
 # One chunk: libFuzzer's count of traces run, or nothing if it did not say.
@@ -70,7 +82,7 @@ secs=$(($(date +%s) - start))
 rate=$((total / (secs > 0 ? secs : 1)))
 echo "# $total traces in ${secs}s ($rate traces/s, $jobs jobs), $findings findings"
 if [ $findings -eq 0 ]; then
-	echo "ok 1 - fuzz the analyses with generated traces: $total traces, ${secs}s, no finding"
+	echo "ok 2 - fuzz the analyses with generated traces: $total traces, ${secs}s, no finding"
 else
-	echo "not ok 1 - fuzz the analyses with generated traces: $findings findings in $total traces (inputs and logs in $found)"
+	echo "not ok 2 - fuzz the analyses with generated traces: $findings findings in $total traces (inputs and logs in $found)"
 fi

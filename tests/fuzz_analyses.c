@@ -13,6 +13,9 @@
  * must be analysed up to the cut and say so.  A broken rule aborts, so
  * libFuzzer keeps the input.
  *
+ * An input that starts with the FXT magic is taken as an archive, and gets
+ * every command: the corpus of findings (tests/corpus/) replays so.
+ *
  * FUZZ_ANALYSES_PRINT=DIR writes each generated archive into DIR (to turn
  * a finding into a corpus file: run the fuzzer on the finding with it set);
  * FUZZ_ANALYSES_COMMANDS=1 runs the commands on every program, not one in
@@ -329,10 +332,32 @@ static void op_ticks(struct world *wd, struct prog *g)
 	words(wd, buf, 2);
 }
 
+/* What the recorder writes once, written again or with odd values: clock syncs, trace info. */
+static void op_meta(struct world *wd, struct prog *g)
+{
+	struct fxt_arg args[4];
+	uint32_t tid = tid_of(g);
+
+	if (byte(g) & 1) {
+		args[0] = fxt_arg_str("sync_id", byte(g) & 1 ? "1" : "");
+		args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "issue_ts", wd->ts - byte(g) * 1000ULL);
+		fxt_write_event(&wd->w, KTRACE_FXT_EV_INSTANT, wd->ts, tid, tid, "ktrace:clock",
+				"clock_sync", args, pick(g, 3), 0);
+		return;
+	}
+	args[0] = fxt_arg_str("host", PICK(g, comms));
+	args[1] = fxt_arg_str("kernel", "6.1.0-fuzz");
+	args[2] = fxt_arg_str("backend", PICK(g, comms));
+	args[3] = fxt_arg_str("clock", byte(g) & 1 ? "CLOCK_MONOTONIC" :
+			      "a clock name longer than any buffer it is copied into");
+	fxt_write_event(&wd->w, KTRACE_FXT_EV_INSTANT, wd->ts, 0, 0, "ktrace:meta", "trace_info",
+			args, pick(g, 5), 0);
+}
+
 static void (*const ops[])(struct world *, struct prog *) = {
 	op_switch, op_switch, op_switch, op_switch, op_wakeup, op_wakeup, op_wakeup,
 	op_irq, op_irq, op_irq, op_name, op_timer, op_loss, op_untraced, op_cpu_state,
-	op_kstack, op_trigger, op_annotation, op_event, op_ticks,
+	op_kstack, op_trigger, op_annotation, op_event, op_ticks, op_meta,
 };
 
 #define MAX_OPS		512
@@ -652,40 +677,58 @@ static uint32_t hash(const uint8_t *p, size_t n)
 	return h;
 }
 
+/* An input that is an FXT archive already (tests/corpus/) goes in as it is. */
+static bool is_archive(const uint8_t *data, size_t size)
+{
+	uint64_t magic = ktrace_fxt_magic();
+
+	return size >= 8 && !memcmp(data, &magic, 8);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct world wd;
 	struct prog g = { data, size };
 	const char *print = getenv("FUZZ_ANALYSES_PRINT");
-	size_t len = generate(&wd, &g);
-
+	bool archive = is_archive(data, size);
+	size_t len;
 	void *trace;
 
-	if (ftruncate(trace_fd, 0) || pwrite(trace_fd, wd.w.out.buf, len, 0) != (ssize_t)len)
+	if (archive) {
+		memset(&wd, 0, sizeof(wd));
+		len = size;
+		g.n = 0;
+		trace = malloc(len + 8);
+		if (trace)
+			memcpy(trace, data, len);
+	} else {
+		len = generate(&wd, &g);
+		/* The reader wants 8-byte aligned words, as its own buffer gives them. */
+		trace = malloc(len + 8);
+		if (trace)
+			memcpy(trace, wd.w.out.buf, len);
+		fxt_writer_finish(&wd.w);
+		obuf_free(&wd.w.out);
+	}
+	if (!trace || ftruncate(trace_fd, 0) || pwrite(trace_fd, trace, len, 0) != (ssize_t)len)
 		abort();
-	/* The reader wants 8-byte aligned words, as its own buffer gives them. */
-	trace = malloc(len + 8);
-	if (!trace)
-		abort();
-	memcpy(trace, wd.w.out.buf, len);
-	if (print) {
+	if (print && !archive) {
 		char path[4096];
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/%08zx.fxt", print, size);
+		snprintf(path, sizeof(path), "%s/%08x.fxt", print, hash(data, size));
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || write(fd, wd.w.out.buf, len) != (ssize_t)len || close(fd))
+		if (fd < 0 || write(fd, trace, len) != (ssize_t)len || close(fd))
 			fprintf(real_stderr, "fuzz_analyses: cannot write %s\n", path);
 	}
-	fxt_writer_finish(&wd.w);
-	obuf_free(&wd.w.out);
 	analyses(&wd, &g, trace, len);
 	/*
 	 * The commands themselves, files and all, on one program in 32: by a
 	 * hash, so that a finding reproduces, and so that the programs which
-	 * reach the commands' code do not breed only their like.
+	 * reach the commands' code do not breed only their like.  On every
+	 * archive given as such.
 	 */
-	if (commands_every || (!commands_never && !(hash(data, size) & 31))) {
+	if (commands_every || archive || (!commands_never && !(hash(data, size) & 31))) {
 		commands(&wd, &g);
 		clean_dir();
 	}
