@@ -81,7 +81,7 @@ CHURN		:= $(O)/tests/churn
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
 		   $(FIFO_HOG) $(CHURN)
 
-.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz vm-check checkpatch bench install uninstall \
+.PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
@@ -198,6 +198,16 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ tests/fuzz_reader.c $(USER_LIB_SRCS)
 
+# The analyses fuzzed with generated, valid but unusual traces: the commands
+# that read traces run in the fuzzer's process.
+FUZZ_ANALYSES	:= $(O)/tests/fuzz_analyses
+FUZZ_ANALYSES_SRCS := tests/fuzz_analyses.c user/cmd_latency.c user/cmd_dump.c user/cmd_convert.c
+$(FUZZ_ANALYSES): $(FUZZ_ANALYSES_SRCS) $(USER_LIB_SRCS) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude/uapi $(USER_INCS) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $(FUZZ_ANALYSES_SRCS) $(USER_LIB_SRCS)
+
 # The whole suite; the unit tests for the formats come first, no root needed.
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
@@ -214,7 +224,7 @@ VM_ALL_KERNELS	= $(call vm_installed,$(patsubst /boot/vmlinuz-%,%,$(wildcard /bo
 vm-kmods:
 	@for k in $(VM_KMODS); do $(MAKE) --no-print-directory kmod KREL=$$k || exit 1; done
 
-check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
+check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong)
 	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
@@ -228,8 +238,14 @@ vm-matrix: $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
 	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(VM_ALL_KERNELS)"
 	@scripts/vm-matrix.sh $(O) $(VM_ALL_KERNELS)
 
-check-fuzz: $(FUZZ_READER)
+check-fuzz: $(FUZZ_READER) $(FUZZ_ANALYSES)
 	@scripts/run-fuzz.sh $(O) 60
+	@scripts/run-fuzz-analyses.sh $(O) --seconds 60
+
+# The analyses' long run: FUZZ_TRACES generated traces (FUZZ_JOBS at a time).
+FUZZ_TRACES	?= 10000000
+fuzz: $(FUZZ_ANALYSES)
+	@scripts/run-fuzz-analyses.sh $(O) --traces $(FUZZ_TRACES)
 
 # The module's interface fuzzer; static, so the VM needs no libraries for it.
 $(FUZZ_KMOD): tests/fuzz-kmod/fuzz_kmod.c include/uapi/linux/ktrace.h

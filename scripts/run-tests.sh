@@ -41,6 +41,12 @@ if [ -x "$build/tests/fuzz_reader" ]; then
 else
 	echo "ok - # SKIP fuzzer not built (needs clang with libFuzzer)"; skipped=$((skipped + 1))
 fi
+if [ -x "$build/tests/fuzz_analyses" ]; then
+	suite "analyses fuzzing" scripts/run-fuzz-analyses.sh "$build" --seconds \
+		"${KTRACE_FUZZ_ANALYSES_SECONDS:-60}"
+else
+	echo "ok - # SKIP analyses fuzzer not built (needs clang with libFuzzer)"; skipped=$((skipped + 1))
+fi
 for t in $(ls tests/suites/*.sh 2>/dev/null); do
 	if [ "$(basename "$t")" = vm.sh ]; then
 		kernels=${VM_KERNELS:-${KREL:-$(scripts/pick-kernel.sh)}}

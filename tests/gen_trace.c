@@ -9,6 +9,8 @@
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
+ *   gen_trace irq-entries FILE  interrupt entries with no exits, as --ftrace with
+ *                               only local_timer_entry records them
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -207,6 +209,34 @@ static void irq(struct fxt_writer *w, uint32_t cpu, uint64_t begin, uint64_t end
 			KTRACE_FXT_IRQ_TID(cpu), "irq", name, NULL, 0, 0);
 	fxt_write_event(w, KTRACE_FXT_EV_DURATION_END, end, KTRACE_FXT_IRQ_PID,
 			KTRACE_FXT_IRQ_TID(cpu), "irq", name, NULL, 0, 0);
+}
+
+/*
+ * Interrupt entries whose exits were not recorded: sleeper 300 on CPU 0 is
+ * woken from a hardirq after the first "local_timer 236" entry (the handler
+ * is known), then, after eight more entries, from a hardirq whose handler
+ * cannot be told any more.
+ */
+static void irq_entries(struct fxt_writer *w)
+{
+	int i;
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_process(w, 300, "sleeper");
+	kobj_thread(w, 300, 300, "sleeper");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 300, 120);
+	cswitch(w, 0, T0 + 200, 300, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_BEGIN, T0 + 1000, KTRACE_FXT_IRQ_PID,
+			KTRACE_FXT_IRQ_TID(0), "irq_vectors", "local_timer 236", NULL, 0, 0);
+	wakeup_ctx(w, 0, T0 + 1100, 300, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 1500, 0, 120, 0, 300, 120);
+	cswitch(w, 0, T0 + 1600, 300, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	for (i = 0; i < 8; i++)
+		fxt_write_event(w, KTRACE_FXT_EV_DURATION_BEGIN, T0 + 2000 + 100 * i,
+				KTRACE_FXT_IRQ_PID, KTRACE_FXT_IRQ_TID(0), "irq_vectors",
+				"local_timer 236", NULL, 0, 0);
+	wakeup_ctx(w, 0, T0 + 3000, 300, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 3700, 0, 120, 0, 300, 120);
 }
 
 /*
@@ -448,7 +478,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|chain|timeline-ok|timeline-bad FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -471,6 +501,8 @@ int main(int argc, char **argv)
 		timeline_ok(w);
 	else if (!strcmp(argv[1], "timeline-bad"))
 		timeline_bad(w);
+	else if (!strcmp(argv[1], "irq-entries"))
+		irq_entries(w);
 	else if (!strcmp(argv[1], "wide"))
 		wide(w, strtoull(argv[2], NULL, 0));
 	else

@@ -223,6 +223,16 @@ run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim -o "$tmp/cp.fxt
 	grep -q 'complete: 300/302 "ktrace:critical_path":"runnable" dur=8000' "$tmp/cpdump" &&
 	"$ktrace" dump --strict "$tmp/cp.fxt" >/dev/null
 ok $? "-o: a slice per hop on each thread's track, a flow from each waker's hop" || diag "$tmp/cpdump"
+# Interrupt entries without their exits (--ftrace irq_vectors:local_timer_entry):
+# the handler is named while it is known, the context alone once it is not.
+run "$ktrace" latency tests/corpus/irq-entries.fxt --top 2
+[ $rc -eq 0 ] && grep -q '^     woken from hardirq (local_timer 236) on CPU 0, interrupting idle 0$' "$tmp/out" &&
+	grep -q '^     woken from hardirq on CPU 0, interrupting idle 0$' "$tmp/out"
+ok $? "interrupt entries without exits: a waker named while its handler is known, unnamed after" ||
+	diag "$tmp/out" "$tmp/err"
+run "$ktrace" latency tests/corpus/irq-entries.fxt --json --top 2
+[ $rc -eq 0 ] && jcheck "[w.get('waker_irq') for w in r['top']] == [None, 'local_timer 236'] and all(w['waker_context'] == 'hardirq' for w in r['top'])"
+ok $? "the same in --json: waker_irq only where the handler is known" || diag "$tmp/out" "$tmp/err"
 cpbad=0
 for args in "--critical-path --at x" "--at 5" "--tid 0 --critical-path" "--critical-path --folded"; do
 	# shellcheck disable=SC2086

@@ -290,7 +290,8 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 	s->bytes += rec->nwords * 8ULL;
 	switch (rec->type) {
 	case KTRACE_FXT_REC_EVENT:
-		s->events[rec->sub]++;
+		if (rec->sub < ARRAY_SIZE(s->events))
+			s->events[rec->sub]++;
 		u64map_add(&s->tids, rec->tid, 0);
 		timed = true;
 		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "dropped")) {
@@ -481,15 +482,19 @@ int cmd_dump(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (cli_open_trace(&in, argv[optind], 0))
+	if (cli_open_trace(&in, argv[optind], 0)) {
+		tl_check_free(check);
 		return 1;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		pr_err("out of memory");
+		tl_check_free(check);
 		cli_close_trace(&in);
 		return 1;
 	}
 	if (cli_trace_reader(&in, &r)) {
+		tl_check_free(check);
 		free(st);
 		cli_close_trace(&in);
 		return 1;

@@ -738,7 +738,6 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	struct lat_thread *t = thread_get(a, rec->tid);
 	const struct fxt_arg *waker, *ctx;
 	struct sched_args sa;
-	struct lat_cpu *c;
 
 	/* A running or already runnable thread: nothing starts waiting. */
 	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
@@ -766,9 +765,8 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t->waker = t->has_waker ? waker->u : 0;
 	t->waker_irq = -1;
 	/* The handler running on the waking CPU, if ftrace recorded it. */
-	c = rec->cpu < a->ncpus ? &a->cpus[rec->cpu] : NULL;
-	if (c && t->waker_ctx != KTRACE_CTX_TASK && c->nirq > 0)
-		t->waker_irq = c->irq[c->nirq - 1].name;
+	if (t->waker_ctx != KTRACE_CTX_TASK)
+		t->waker_irq = lat_cpu_irq(a, rec->cpu);
 }
 
 /* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */

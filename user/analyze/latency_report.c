@@ -155,6 +155,14 @@ static void put_dur(struct obuf *o, uint64_t ns)
 		obuf_printf(o, "%.3f ms", ns / 1e6);
 }
 
+/* A handler's name; "?" for an index no irq name record gave. */
+static const char *irq_name(struct lat_analysis *a, int32_t idx)
+{
+	const char *name = lat_irq_name(a, idx);
+
+	return name ? name : "?";
+}
+
 static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
 {
 	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
@@ -181,7 +189,7 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 	if (w->softirq_ns)
 		put_part(o, &first, "softirq", w->softirq_ns);
 	for (uint32_t i = 0; i < w->nirq; i++) {
-		obuf_printf(o, "%s%s ", i ? ", " : " (", a->irq_names[w->irq[i].id]);
+		obuf_printf(o, "%s%s ", i ? ", " : " (", irq_name(a, w->irq[i].id));
 		put_dur(o, w->irq[i].ns);
 	}
 	if (w->nirq)
@@ -212,8 +220,8 @@ static void put_waker(struct lat_analysis *a, const struct lat_wait *w, struct o
 		return;
 	}
 	obuf_printf(o, "woken from %s", ktrace_irq_context_name(w->waker_ctx));
-	if (w->waker_irq >= 0)
-		obuf_printf(o, " (%s)", a->irq_names[w->waker_irq]);
+	if (lat_irq_name(a, w->waker_irq))
+		obuf_printf(o, " (%s)", lat_irq_name(a, w->waker_irq));
 	obuf_printf(o, " on CPU %u", w->wake_cpu);
 	if (w->has_waker)
 		obuf_printf(o, ", interrupting %s %llu", lat_thread_name(a, w->waker),
@@ -536,8 +544,8 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 				json_name(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
 					  "interrupted_comm", lat_thread_name(a, w->waker));
 			}
-			if (w->waker_irq >= 0)
-				json_name(o, "waker_irq", a->irq_names[w->waker_irq]);
+			if (lat_irq_name(a, w->waker_irq))
+				json_name(o, "waker_irq", lat_irq_name(a, w->waker_irq));
 		}
 		obuf_lit(o, ",\"blame\":{\"threads\":[");
 		for (uint32_t j = 0; j < w->nrun; j++) {
@@ -555,8 +563,8 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 				    (unsigned long long)w->softirq_ns);
 			for (uint32_t j = 0; j < w->nirq; j++) {
 				obuf_printf(o, "%s{\"name\":", j ? "," : "");
-				obuf_json_str(o, a->irq_names[w->irq[j].id],
-					      strlen(a->irq_names[w->irq[j].id]));
+				obuf_json_str(o, irq_name(a, w->irq[j].id),
+					      strlen(irq_name(a, w->irq[j].id)));
 				obuf_printf(o, ",\"ns\":%llu}", (unsigned long long)w->irq[j].ns);
 			}
 			obuf_putc(o, ']');

@@ -558,6 +558,9 @@ static void on_event(struct json_writer *j, const struct fxt_reader *r,
 	uint64_t end, ts = fxt_ticks_to_ns(r, rec->ts);
 	bool meta = fxt_str_eq(rec->cat, "ktrace:meta");
 
+	/* phase[] has the types the spec knows; the reader refuses others, checked here too. */
+	if (rec->sub >= ARRAY_SIZE(phase))
+		return;
 	/* The table of stacks: kept for the slices' args, not drawn. */
 	if (meta && kstack_names_note(&j->kstacks, rec))
 		return;
