@@ -526,6 +526,38 @@ int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * A task's CPU is in its thread_info on x86 since Linux 5.16; before, with
+ * CONFIG_THREAD_INFO_IN_TASK, it was task_struct.cpu.
+ */
+struct task_struct___old {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_cpu(struct task_struct *p)
+{
+	struct task_struct___old *old = (void *)p;
+
+	if (bpf_core_field_exists(old->cpu))
+		return BPF_CORE_READ(old, cpu);
+	return BPF_CORE_READ(p, thread_info.cpu);
+}
+
+/*
+ * set_task_cpu() is about to move @p from its CPU to @dest_cpu: wakeup
+ * placement, the balancer, affinity and hotplug moves.  Its callers hold
+ * a run queue's lock or @p's pi_lock, interrupts off; the record still
+ * reserves with a compare-and-swap, as its callers are many.
+ */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
+{
+	__u64 rec[KTRACE_FXT_MIGRATE_WORDS], ts = bpf_ktime_get_ns();
+
+	emit(rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p), dest_cpu), ts);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ktrace_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scheduler tracepoint probes: context switches, wakeups and task names,
- * written as FXT records through the shared encoders.
+ * Scheduler tracepoint probes: context switches, wakeups, migrations and
+ * task names, written as FXT records through the shared encoders.
  *
  * Wakeups come from sched_waking, which runs in the waker's context (so
  * current is the waker); sched_wakeup can run later on the target CPU from
@@ -139,6 +139,23 @@ static void probe_wakeup(void *data, struct task_struct *p)
 			   ktrace_wake_slot(p->pid, ts));
 }
 
+/*
+ * set_task_cpu() is about to move @p to @dest_cpu's run queue (wakeup
+ * placement, the balancer, affinity and hotplug moves); task_cpu(@p) is
+ * still where it was queued.
+ */
+static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+	u64 rec[KTRACE_FXT_MIGRATE_WORDS], ts;
+
+	if (!b)
+		return;
+	ts = ktrace_now();
+	ktrace_buf_write(b, rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p),
+							dest_cpu), ts);
+}
+
 /* Thread (and, for a group leader, process) name records for @p. */
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
@@ -189,6 +206,7 @@ static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_switch", .probe = probe_sched_switch },
 	{ .name = "sched_waking", .probe = probe_wakeup },
 	{ .name = "sched_wakeup_new", .probe = probe_wakeup },
+	{ .name = "sched_migrate_task", .probe = probe_migrate },
 	{ .name = "sched_process_fork", .probe = probe_fork },
 	{ .name = "sched_process_exec", .probe = probe_exec },
 	{ .name = "task_rename", .probe = probe_rename },

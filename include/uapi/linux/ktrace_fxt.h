@@ -220,6 +220,11 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_KSTACK		= 30,
 	KTRACE_FXT_STR_BLOCKED_IN	= 31,
 	KTRACE_FXT_STR_FRAMES		= 32,
+	/* Where a wait was spent (migrations): 40 .. 43. */
+	KTRACE_FXT_STR_CAT_SCHED	= 40,
+	KTRACE_FXT_STR_MIGRATE		= 41,
+	KTRACE_FXT_STR_ORIG_CPU		= 42,
+	KTRACE_FXT_STR_DEST_CPU		= 43,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -267,6 +272,10 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_KSTACK]			= "kstack",
 	[KTRACE_FXT_STR_BLOCKED_IN]		= "blocked_in",
 	[KTRACE_FXT_STR_FRAMES]			= "frames",
+	[KTRACE_FXT_STR_CAT_SCHED]		= "ktrace:sched",
+	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
+	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
+	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
 };
 #endif
 
@@ -823,6 +832,27 @@ static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
 				       KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER, 0);
+}
+
+#define KTRACE_FXT_MIGRATE_WORDS	6
+
+/*
+ * A task moved to another CPU's run queue (sched_migrate_task, from
+ * set_task_cpu(): wakeup placement, the load balancer, affinity and
+ * hotplug moves): an instant in "ktrace:sched" named "migrate" on the
+ * task, with orig_cpu and dest_cpu.  A waiting thread's wait is spent on
+ * the run queue of its latest destination, which only these records say.
+ */
+static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					   __u32 orig_cpu, __u32 dest_cpu)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_MIGRATE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_ORIG_CPU, orig_cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_DEST_CPU, dest_cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_MIGRATE, 0);
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
