@@ -55,6 +55,8 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 		t->selected = -1;
 		t->last_cpu = -1;
 		t->waker_irq = -1;
+		t->queue_cpu = -1;
+		t->wait_queue_cpu = -1;
 	}
 	return t;
 }
@@ -250,14 +252,19 @@ static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 	u->cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
 }
 
-static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint32_t cpu,
-			    uint64_t start, uint64_t end)
+/*
+ * Whether an untraced stretch may hide @tid's own switch-in or switch-out
+ * during [start, end]: it is one of the stretch's two threads.  A stretch
+ * of other threads only hides what held that CPU: the wait is measured,
+ * and that part of its causes is unknown (causes.c).
+ */
+static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint64_t start,
+			    uint64_t end)
 {
 	for (uint32_t i = 0; i < a->nuntraced; i++) {
 		const struct lat_untraced *u = &a->untraced[i];
 
-		if (((tid && (u->tid[0] == tid || u->tid[1] == tid)) || u->cpu == cpu) &&
-		    u->first <= end &&
+		if (tid && (u->tid[0] == tid || u->tid[1] == tid) && u->first <= end &&
 		    u->last >= start)
 			return true;
 	}
@@ -284,6 +291,8 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		return;
 	}
 	scan_untraced(a, r, rec);
+	if (lat_is_migrate(rec))
+		a->have_migrations = true;
 	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
 		return;
 	x = fxt_find_arg(rec, "source");
@@ -554,6 +563,12 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	blame(c, &w);
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
+	w.have_migrations = a->have_migrations;
+	w.queue_cpu = t->wait_queue_cpu;
+	w.nmig = t->nmig;
+	w.mig_dropped = t->mig_dropped;
+	memcpy(w.mig, t->mig, t->nmig * sizeof(*t->mig));
+	lat_causes(a, &w);
 	*(struct lat_wait *)topn_slot(&a->worst) = w;
 	topn_placed(&a->worst);
 }
@@ -620,6 +635,38 @@ static uint32_t linux_state(const struct fxt_record *rec, const struct sched_arg
 	}
 }
 
+/* @t starts waiting on the run queue it is on. */
+static void wait_begins(struct lat_thread *t)
+{
+	t->wait_queue_cpu = t->queue_cpu;
+	t->nmig = 0;
+	t->mig_dropped = 0;
+}
+
+/*
+ * @t moves to another run queue: while it waits, the move splits its wait;
+ * past LAT_MIGRATIONS moves, the latest replaces the last one kept.
+ */
+static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+{
+	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_migration m = {
+		.ts = ts,
+		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
+		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+	};
+
+	if (t->state == ST_WOKEN || t->state == ST_PREEMPTED) {
+		if (t->nmig < LAT_MIGRATIONS) {
+			t->mig[t->nmig++] = m;
+		} else {
+			t->mig[LAT_MIGRATIONS - 1] = m;
+			t->mig_dropped++;
+		}
+	}
+	t->queue_cpu = m.to;
+}
+
 /* A switch-in of @t on @cpu at @ts: the end of whatever it waited for. */
 static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint32_t cpu, uint64_t ts, int32_t weight)
@@ -644,7 +691,7 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 		return;
 	}
 	g = group_get(a, group_key(a, t, cpu));
-	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, cpu, t->since, ts)) {
+	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, t->since, ts)) {
 		g->lossy++;
 		return;
 	}
@@ -680,9 +727,11 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		t = thread_get(a, rec->out_tid);
 		state = linux_state(rec, &sa);
 		t->last_cpu = rec->cpu;
+		t->queue_cpu = rec->cpu;
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
+			wait_begins(t);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
 			t->state = ST_DEAD;
 		} else {
@@ -757,6 +806,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = ts;
+	wait_begins(t);
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -826,6 +876,8 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 		ts = fxt_ticks_to_ns(r, rec->ts);
 		if (rec->pid == KTRACE_FXT_IRQ_PID)
 			on_irq_event(a, rec, ts, r);
+		else if (lat_is_migrate(rec))
+			on_migrate(a, rec, ts);
 		return;
 	} else {
 		return;
@@ -889,13 +941,15 @@ void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64
 	w->cpu = cpu;
 	w->waker_irq = -1;
 	w->have_irq = a->have_irq;
-	if (!c || !c->ring) {
+	w->queue_cpu = cpu;
+	if (c && c->ring) {
+		blame(c, w);
+		qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
+		qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+	} else {
 		w->partial = true;
-		return;
 	}
-	blame(c, w);
-	qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
-	qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+	lat_causes(a, w);
 }
 
 static int cmp_start(const void *x, const void *y)

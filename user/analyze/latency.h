@@ -65,6 +65,37 @@ struct lat_share {
 	uint64_t ns;
 };
 
+/*
+ * What a wait's time went to, partitioned: the categories sum to the wait
+ * to the nanosecond (see causes.c for how each is decided).
+ */
+enum lat_cause {
+	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
+	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
+	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
+	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
+	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
+	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
+	LAT_CAUSES
+};
+
+/* A move of a waiting thread to another CPU's run queue. */
+struct lat_migration {
+	uint64_t ts;
+	int32_t from, to;
+};
+
+#define LAT_MIGRATIONS	8	/* kept per wait; later ones replace the last */
+
+/* A stretch of a wait spent on one run queue, and who held that CPU most. */
+struct lat_piece {
+	uint64_t start, end;
+	int32_t cpu;			/* -1: not known */
+	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
+	int32_t top_weight;
+	uint64_t top_ns;
+};
+
 /* One wait, with what occupied the CPU it ended on meanwhile. */
 struct lat_wait {
 	uint64_t start, end;		/* wakeup or switch-out; switch-in */
@@ -86,6 +117,15 @@ struct lat_wait {
 	uint32_t nirq;
 	uint64_t hardirq_ns, softirq_ns, idle_ns;
 	bool have_irq;			/* ftrace irq events were recorded */
+	/* Where it waited (causes.c): the queues it sat on, and why it waited. */
+	bool have_migrations;		/* the trace records migrations */
+	int32_t queue_cpu;		/* the run queue it waited on first, -1: not known */
+	struct lat_migration mig[LAT_MIGRATIONS];
+	uint32_t nmig, mig_dropped;
+	struct lat_piece piece[LAT_MIGRATIONS + 1];
+	uint32_t npiece;
+	uint64_t causes[LAT_CAUSES];
+	uint64_t untraced_ns, lost_ns;	/* of unknown: the kernel's untraced switches, losses */
 };
 
 struct lat_opts {
@@ -132,6 +172,10 @@ const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
 const char *lat_kind_name(unsigned int kind);
+/* A cause's name as the JSON has it ("higher_priority"). */
+const char *lat_cause_name(unsigned int cause);
+/* "91% higher_priority, 6% same_class" or, with @ns, the durations. */
+void lat_causes_line(const uint64_t *causes, struct obuf *o);
 /*
  * For another analysis fed the same records after lat_record() (the
  * critical path): the thread filter, names, losses, the interrupt handler

@@ -32,6 +32,11 @@ struct lat_thread {
 	uint64_t since;
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	/* The run queue it is on, and its moves since its wait began. */
+	int32_t queue_cpu, wait_queue_cpu;
+	uint8_t nmig;
+	uint32_t mig_dropped;
+	struct lat_migration mig[LAT_MIGRATIONS];
 	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
 };
 
@@ -87,6 +92,7 @@ struct lat_analysis {
 	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
 	bool have_irq;
+	bool have_migrations;		/* the trace has "migrate" records */
 	struct lat_wait *top;		/* the worst waits: worst.items */
 	struct topn worst;
 	bool sorted_by_start;
@@ -95,6 +101,9 @@ struct lat_analysis {
 };
 
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
+/* Where @w waited and why: its pieces by run queue and its causes (causes.c). */
+void lat_causes(struct lat_analysis *a, struct lat_wait *w);
+bool lat_is_migrate(const struct fxt_record *rec);
 /* A process's name, "?" if the trace did not give one. */
 const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
 

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a wait was spent and why: the wait is split at its migrations into
+ * pieces, one per run queue it sat on, and each piece's time is given to
+ * one cause by what held that queue's CPU (the CPU history latency.c
+ * keeps), so that the causes sum to the wait to the nanosecond.
+ *
+ * At each instant the first of these that applies decides the cause:
+ *  - unknown: records were lost then, or the kernel switched on that CPU
+ *    without tracing it, or the CPU's history does not reach back so far;
+ *  - interrupts: a hardirq or softirq handler ran there (ftrace irq:*);
+ *  - cpu_idle: the CPU ran its idle task;
+ *  - higher_priority: it ran a thread of a higher class (RT over fair), or
+ *    of the same RT class with a higher priority;
+ *  - same_class: it ran any other thread: a fair-share or round-robin turn.
+ * throttled stays 0 until the trace records CFS bandwidth throttling.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "latency_internal.h"
+
+static const char *const cause_names[LAT_CAUSES] = {
+	"higher_priority", "same_class", "interrupts", "throttled", "cpu_idle", "unknown",
+};
+
+const char *lat_cause_name(unsigned int cause)
+{
+	return cause < LAT_CAUSES ? cause_names[cause] : "?";
+}
+
+bool lat_is_migrate(const struct fxt_record *rec)
+{
+	return rec->type == KTRACE_FXT_REC_EVENT && rec->sub == KTRACE_FXT_EV_INSTANT &&
+	       fxt_str_eq(rec->name, "migrate") && fxt_str_eq(rec->cat, "ktrace:sched");
+}
+
+/*
+ * What an instant may be labelled with, the strongest first: a sweep over
+ * the piece keeps a count of the intervals of each label that cover it.
+ */
+enum label { L_GAP, L_IRQ, L_IDLE, L_HIGHER, L_SAME, LABELS };
+
+static const uint8_t label_cause[LABELS] = {
+	[L_GAP] = LAT_CAUSE_UNKNOWN, [L_IRQ] = LAT_CAUSE_INTERRUPTS,
+	[L_IDLE] = LAT_CAUSE_CPU_IDLE, [L_HIGHER] = LAT_CAUSE_HIGHER_PRIORITY,
+	[L_SAME] = LAT_CAUSE_SAME_CLASS,
+};
+
+struct edge {
+	uint64_t t;
+	int8_t delta;
+	uint8_t label;
+};
+
+struct sweep {
+	struct edge *e;
+	uint32_t n, cap;
+	uint64_t lo, hi;
+};
+
+static void add_span(struct sweep *s, uint64_t start, uint64_t end, uint8_t label)
+{
+	struct edge *e;
+
+	if (start < s->lo)
+		start = s->lo;
+	if (end > s->hi)
+		end = s->hi;
+	if (end <= start)
+		return;
+	if (s->n + 2 > s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->e = xrealloc(s->e, s->cap * sizeof(*s->e), "latency: causes");
+	}
+	e = &s->e[s->n];
+	e[0] = (struct edge){ .t = start, .delta = 1, .label = label };
+	e[1] = (struct edge){ .t = end, .delta = -1, .label = label };
+	s->n += 2;
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+	const struct edge *p = x, *q = y;
+
+	return p->t < q->t ? -1 : p->t > q->t;
+}
+
+/* Adds [lo, hi) by label into @causes; what no interval covers is unknown. */
+static void sweep_sum(struct sweep *s, uint64_t *causes, uint64_t *gap_ns)
+{
+	int32_t count[LABELS] = { 0 };
+	uint64_t at = s->lo;
+
+	qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
+	for (uint32_t i = 0; i <= s->n; i++) {
+		uint64_t t = i < s->n ? s->e[i].t : s->hi;
+		uint8_t cause = LAT_CAUSE_UNKNOWN;
+
+		if (t > at) {
+			for (int l = 0; l < LABELS; l++)
+				if (count[l] > 0) {
+					cause = label_cause[l];
+					break;
+				}
+			causes[cause] += t - at;
+			if (count[L_GAP] > 0)
+				*gap_ns += t - at;
+			at = t;
+		}
+		if (i < s->n)
+			count[s->e[i].label] += s->e[i].delta;
+	}
+}
+
+/* Linux's scheduling class of a context switch weight (140 - prio): 1 for RT. */
+static int rt_class(int32_t weight)
+{
+	return weight > KTRACE_FXT_PRIO_BASE - 100;
+}
+
+static uint8_t thread_label(int32_t weight, int32_t waiter)
+{
+	if (rt_class(weight) > rt_class(waiter) ||
+	    (rt_class(weight) && rt_class(waiter) && weight > waiter))
+		return L_HIGHER;
+	return L_SAME;
+}
+
+#define PIECE_POOL	16
+
+/*
+ * The piece @p of @w on CPU @p->cpu: its causes into @w, and the thread
+ * that held the CPU longest in it.
+ */
+static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_piece *p,
+			 struct sweep *s)
+{
+	struct lat_cpu *c = p->cpu >= 0 && (uint32_t)p->cpu < a->ncpus ? &a->cpus[p->cpu] : NULL;
+	struct { uint64_t tid, ns; int32_t weight; } pool[PIECE_POOL];
+	uint32_t npool = 0;
+	uint64_t gap = 0;
+
+	s->n = 0;
+	s->lo = p->start;
+	s->hi = p->end;
+	/* Lost records may hide anything; the kernel's untraced switches hide their CPU's. */
+	for (uint32_t i = 0; i < a->nlosses; i++)
+		add_span(s, a->losses[i].first, a->losses[i].last + 1, L_GAP);
+	for (uint32_t i = 0; i < a->nuntraced; i++)
+		if ((int32_t)a->untraced[i].cpu == p->cpu)
+			add_span(s, a->untraced[i].first, a->untraced[i].last, L_GAP);
+	if (c && c->ring) {
+		uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
+
+		for (uint64_t i = c->nsegs; i > oldest; i--) {
+			const struct lat_seg *g = &c->ring[(i - 1) & (RING_SEGS - 1)];
+			uint64_t lo = g->start > p->start ? g->start : p->start;
+			uint64_t hi = g->end < p->end ? g->end : p->end;
+			uint32_t j;
+
+			if (g->end <= p->start) {
+				if (g->kind == SEG_THREAD || g->kind == SEG_IDLE)
+					break;
+				continue;
+			}
+			switch (g->kind) {
+			case SEG_IDLE:
+				add_span(s, g->start, g->end, L_IDLE);
+				break;
+			case SEG_THREAD:
+				add_span(s, g->start, g->end, thread_label(g->weight, w->weight));
+				if (hi <= lo)
+					break;
+				for (j = 0; j < npool && pool[j].tid != g->id; j++)
+					;
+				if (j == npool && npool < PIECE_POOL)
+					pool[npool++] = (typeof(pool[0])){ .tid = g->id,
+									   .weight = g->weight };
+				if (j < npool)
+					pool[j].ns += hi - lo;
+				break;
+			default:
+				add_span(s, g->start, g->end, L_IRQ);
+			}
+		}
+	}
+	/* What runs there now, on a CPU the wait did not end on. */
+	if (c && c->seen && c->since < p->end) {
+		add_span(s, c->since, p->end, c->tid ? thread_label(c->weight, w->weight) : L_IDLE);
+		if (c->tid && npool < PIECE_POOL)
+			pool[npool++] = (typeof(pool[0])){ .tid = c->tid, .weight = c->weight,
+							   .ns = p->end - (c->since > p->start ?
+									    c->since : p->start) };
+	}
+	sweep_sum(s, w->causes, &gap);
+	w->lost_ns += gap;
+	for (uint32_t j = 0; j < npool; j++)
+		if (pool[j].ns > p->top_ns) {
+			p->top_tid = pool[j].tid;
+			p->top_weight = pool[j].weight;
+			p->top_ns = pool[j].ns;
+		}
+}
+
+/* The time of @w's untraced stretches alone (a part of its unknown). */
+static uint64_t untraced_in(const struct lat_analysis *a, const struct lat_piece *p)
+{
+	uint64_t ns = 0;
+
+	for (uint32_t i = 0; i < a->nuntraced; i++) {
+		const struct lat_untraced *u = &a->untraced[i];
+		uint64_t lo = u->first > p->start ? u->first : p->start;
+		uint64_t hi = u->last < p->end ? u->last : p->end;
+
+		if ((int32_t)u->cpu == p->cpu && hi > lo)
+			ns += hi - lo;
+	}
+	return ns;
+}
+
+void lat_causes(struct lat_analysis *a, struct lat_wait *w)
+{
+	struct sweep s = { 0 };
+	uint64_t at = w->start;
+	int32_t cpu = w->queue_cpu;
+
+	memset(w->causes, 0, sizeof(w->causes));
+	w->npiece = 0;
+	w->untraced_ns = w->lost_ns = 0;
+	if (!w->have_migrations) {
+		/* Without migration records, the CPU it ran on is the best guess. */
+		cpu = w->cpu;
+		w->nmig = 0;
+	} else if (cpu < 0) {
+		cpu = w->nmig ? w->mig[0].from : (int32_t)w->cpu;
+	}
+	for (uint32_t i = 0; i <= w->nmig; i++) {
+		struct lat_piece *p = &w->piece[w->npiece++];
+		uint64_t end = i < w->nmig ? w->mig[i].ts : w->end;
+
+		if (end < at)
+			end = at;
+		*p = (struct lat_piece){ .start = at, .end = end, .cpu = cpu };
+		/* Moves left out of the list: where it sat before the last one is not known. */
+		if (w->mig_dropped && i + 1 == w->nmig)
+			p->cpu = -1;
+		if (i < w->nmig) {
+			at = end;
+			cpu = w->mig[i].to;
+		}
+	}
+	/* A move the trace missed: the queue it ran from is not the one it waited on. */
+	if (w->have_migrations && cpu != (int32_t)w->cpu)
+		w->piece[w->npiece - 1].cpu = -1;
+	for (uint32_t i = 0; i < w->npiece; i++) {
+		piece_causes(a, w, &w->piece[i], &s);
+		w->untraced_ns += untraced_in(a, &w->piece[i]);
+	}
+	w->lost_ns -= w->untraced_ns < w->lost_ns ? w->untraced_ns : w->lost_ns;
+	free(s.e);
+}
+
+void lat_causes_line(const uint64_t *causes, struct obuf *o)
+{
+	uint64_t total = 0;
+	bool first = true;
+	int order[LAT_CAUSES];
+
+	for (int i = 0; i < LAT_CAUSES; i++) {
+		total += causes[i];
+		order[i] = i;
+	}
+	/* Largest first; a handful of entries. */
+	for (int i = 1; i < LAT_CAUSES; i++)
+		for (int j = i; j > 0 && causes[order[j]] > causes[order[j - 1]]; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < LAT_CAUSES; i++) {
+		if (!causes[order[i]])
+			continue;
+		double pct = 100.0 * causes[order[i]] / total;
+
+		if (pct < 0.5)
+			obuf_printf(o, "%s<1%% %s", first ? "" : ", ", cause_names[order[i]]);
+		else
+			obuf_printf(o, "%s%.0f%% %s", first ? "" : ", ", pct, cause_names[order[i]]);
+		first = false;
+	}
+	if (first)
+		obuf_lit(o, "nothing");
+}
