@@ -51,6 +51,30 @@ grep -q '^ *200 victim  *200 app  *2  *0.9  *5.0  *5.0  *5.0  1000.000007000$' "
 	grep -q '^not measured: 5 waits began before the trace, 1 switch-ins had no recorded wakeup, 1 waits overlap lost records (7 records lost in 1 time ranges)$' "$tmp/out"
 ok $? "the text report shows the rows, the blame, the waker and what was not measured" || diag "$tmp/out"
 
+# Causes (gen_trace causes): a wait split at its migration, blamed on the
+# queue it sat on, and a wait that ends across the kernel's untraced switch.
+"$gen" causes "$tmp/c.fxt"
+run "$ktrace" latency "$tmp/c.fxt" --json --top 10
+ok $rc "latency --json reads the causes trace" || diag "$tmp/err"
+jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'same_class', 'interrupts', 'throttled', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 4"
+ok $? "every wait's causes sum to its latency, under exactly the six names" || diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500})(r['top'][0])"
+ok $? "a wait behind a FIFO thread before a migration is higher_priority on the CPU it was queued on, then cpu_idle on the one it ran on" ||
+	diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'wakeup' and w['latency'] == 2000 and w['causes']['same_class'] == 500 and w['causes']['unknown'] == 1500 and w['unknown_reasons'] == {'untraced': 1500, 'lost': 0, 'no_history': 0} and w['migrations'] == [] and w['pieces'][0]['behind_tid'] == 402)(r['top'][1])"
+ok $? "a wait across another thread's untraced switch is measured; the untraced part is unknown, with its reason" ||
+	diag "$tmp/out"
+jcheck "r['top_causes'] == {'higher_priority': 3600, 'same_class': 600, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 3300}"
+ok $? "the worst waits' causes summed" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --top 2
+grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later$' "$tmp/out" &&
+	grep -q 'causes: higher_priority 3.6 us, interrupts 400 ns, cpu_idle 500 ns$' "$tmp/out" &&
+	grep -q 'causes: same_class 500 ns, unknown 1.5 us (untraced by the kernel 1.5 us)$' "$tmp/out"
+ok $? "the text names the queue, the thread ahead, the move and the causes" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/l.fxt" --json --top 10
+jcheck "all(sum(w['causes'].values()) == w['latency'] and not w['migrations_recorded'] for w in r['top'])"
+ok $? "without migration records the causes still sum, on the CPU the wait ended on" || diag "$tmp/out"
+
 run "$ktrace" latency "$tmp/l.fxt" --by process --json --top 0
 jcheck "[x['key'] for x in r['groups'] if x['wakeup']['count']] == [200] and __import__('lib').g(r, 200)['wakeup']['count'] == 3 and __import__('lib').g(r, 200)['wakeup']['max_tid'] == 200 and r['top'] == []"
 ok $? "--by process puts victim's and hog's waits in process 200"

@@ -129,6 +129,39 @@ static uint8_t thread_label(int32_t weight, int32_t waiter)
 
 #define PIECE_POOL	16
 
+/* How much of [lo, hi) the kernel's untraced switches on @cpu hide. */
+static uint64_t untraced_overlap(const struct lat_analysis *a, int32_t cpu, uint64_t lo,
+				 uint64_t hi)
+{
+	uint64_t ns = 0;
+
+	for (uint32_t i = 0; i < a->nuntraced; i++) {
+		const struct lat_untraced *u = &a->untraced[i];
+		uint64_t l = u->first > lo ? u->first : lo;
+		uint64_t h = u->last < hi ? u->last : hi;
+
+		if ((int32_t)u->cpu == cpu && h > l)
+			ns += h - l;
+	}
+	return ns;
+}
+
+/* Time @tid held the CPU in a piece, for naming the one it waited behind. */
+static void pool_add(void *pool_, uint32_t *npool, uint64_t tid, int32_t weight, uint64_t ns)
+{
+	struct { uint64_t tid, ns; int32_t weight; } *pool = pool_;
+	uint32_t j;
+
+	for (j = 0; j < *npool && pool[j].tid != tid; j++)
+		;
+	if (j == *npool) {
+		if (*npool == PIECE_POOL)
+			return;
+		pool[(*npool)++] = (typeof(*pool)){ .tid = tid, .weight = weight };
+	}
+	pool[j].ns += ns;
+}
+
 /*
  * The piece @p of @w on CPU @p->cpu: its causes into @w, and the thread
  * that held the CPU longest in it.
@@ -140,6 +173,7 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 	struct { uint64_t tid, ns; int32_t weight; } pool[PIECE_POOL];
 	uint32_t npool = 0;
 	uint64_t gap = 0;
+
 
 	s->n = 0;
 	s->lo = p->start;
@@ -157,7 +191,6 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 			const struct lat_seg *g = &c->ring[(i - 1) & (RING_SEGS - 1)];
 			uint64_t lo = g->start > p->start ? g->start : p->start;
 			uint64_t hi = g->end < p->end ? g->end : p->end;
-			uint32_t j;
 
 			if (g->end <= p->start) {
 				if (g->kind == SEG_THREAD || g->kind == SEG_IDLE)
@@ -170,15 +203,9 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 				break;
 			case SEG_THREAD:
 				add_span(s, g->start, g->end, thread_label(g->weight, w->weight));
-				if (hi <= lo)
-					break;
-				for (j = 0; j < npool && pool[j].tid != g->id; j++)
-					;
-				if (j == npool && npool < PIECE_POOL)
-					pool[npool++] = (typeof(pool[0])){ .tid = g->id,
-									   .weight = g->weight };
-				if (j < npool)
-					pool[j].ns += hi - lo;
+				if (hi > lo)
+					pool_add(pool, &npool, g->id, g->weight,
+						 hi - lo - untraced_overlap(a, p->cpu, lo, hi));
 				break;
 			default:
 				add_span(s, g->start, g->end, L_IRQ);
@@ -187,11 +214,12 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 	}
 	/* What runs there now, on a CPU the wait did not end on. */
 	if (c && c->seen && c->since < p->end) {
+		uint64_t lo = c->since > p->start ? c->since : p->start;
+
 		add_span(s, c->since, p->end, c->tid ? thread_label(c->weight, w->weight) : L_IDLE);
-		if (c->tid && npool < PIECE_POOL)
-			pool[npool++] = (typeof(pool[0])){ .tid = c->tid, .weight = c->weight,
-							   .ns = p->end - (c->since > p->start ?
-									    c->since : p->start) };
+		if (c->tid)
+			pool_add(pool, &npool, c->tid, c->weight,
+				 p->end - lo - untraced_overlap(a, p->cpu, lo, p->end));
 	}
 	sweep_sum(s, w->causes, &gap);
 	w->lost_ns += gap;
@@ -201,22 +229,6 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 			p->top_weight = pool[j].weight;
 			p->top_ns = pool[j].ns;
 		}
-}
-
-/* The time of @w's untraced stretches alone (a part of its unknown). */
-static uint64_t untraced_in(const struct lat_analysis *a, const struct lat_piece *p)
-{
-	uint64_t ns = 0;
-
-	for (uint32_t i = 0; i < a->nuntraced; i++) {
-		const struct lat_untraced *u = &a->untraced[i];
-		uint64_t lo = u->first > p->start ? u->first : p->start;
-		uint64_t hi = u->last < p->end ? u->last : p->end;
-
-		if ((int32_t)u->cpu == p->cpu && hi > lo)
-			ns += hi - lo;
-	}
-	return ns;
 }
 
 void lat_causes(struct lat_analysis *a, struct lat_wait *w)
@@ -255,7 +267,8 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 		w->piece[w->npiece - 1].cpu = -1;
 	for (uint32_t i = 0; i < w->npiece; i++) {
 		piece_causes(a, w, &w->piece[i], &s);
-		w->untraced_ns += untraced_in(a, &w->piece[i]);
+		w->untraced_ns += untraced_overlap(a, w->piece[i].cpu, w->piece[i].start,
+						   w->piece[i].end);
 	}
 	w->lost_ns -= w->untraced_ns < w->lost_ns ? w->untraced_ns : w->lost_ns;
 	free(s.e);

@@ -192,6 +192,11 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		put_part(o, &first, "idle", w->idle_ns);
 	if (first)
 		obuf_lit(o, "nothing recorded");
+	if (w->untraced_ns) {
+		obuf_lit(o, "; of that, ");
+		put_dur(o, w->untraced_ns);
+		obuf_lit(o, " untraced by the kernel");
+	}
 	if (w->partial)
 		obuf_lit(o, "; the CPU's history starts after the wait began");
 	else if (!w->have_irq)
