@@ -523,8 +523,10 @@ static void hop_text(struct cp_analysis *cp, const struct cp_hop *h, struct obuf
 			break;
 		}
 		obuf_printf(o, "runnable on CPU %d behind ", s->cpu);
-		lat_blame_span(cp->a, s->cpu, h->start, h->end, &w);
+		lat_blame_span(cp->a, h->tid, s->cpu, h->start, h->end, &w);
 		lat_blame_line(cp->a, &w, o);
+		obuf_lit(o, "; causes: ");
+		lat_causes_text(&w, o);
 		break;
 	case CP_BLOCKED:
 		obuf_printf(o, "blocked (%s)", state_name(s, buf));
@@ -613,6 +615,19 @@ static void json_str(struct obuf *o, const char *key, const char *s)
 	obuf_json_str(o, s, strlen(s));
 }
 
+/* A runnable hop's causes, named and in ns as in latency --json. */
+static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_hop *h)
+{
+	struct lat_wait w;
+
+	lat_blame_span(cp->a, h->tid, h->seg.cpu, h->start, h->end, &w);
+	obuf_lit(o, ",\"causes\":{");
+	for (unsigned int k = 0; k < LAT_CAUSES; k++)
+		obuf_printf(o, "%s\"%s\":%llu", k ? "," : "", lat_cause_name(k),
+			    (unsigned long long)w.causes[k]);
+	obuf_putc(o, '}');
+}
+
 void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 {
 	struct obuf line;
@@ -647,6 +662,8 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 				obuf_printf(o, ",\"cpu\":%d", h->seg.cpu);
 			if (fn)
 				json_str(o, "blocked_in", fn);
+			if (h->seg.state == CP_RUNNABLE && h->seg.cpu >= 0)
+				json_causes(cp, o, h);
 			if (h->seg.state == CP_BLOCKED && h->note != CP_NOTE_IRQ && h->seg.has_waker) {
 				obuf_printf(o, ",\"woken_by\":%llu", (unsigned long long)h->seg.waker);
 				json_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));

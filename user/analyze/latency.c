@@ -930,12 +930,15 @@ const char *lat_irq_name(struct lat_analysis *a, int32_t idx)
 	return idx >= 0 && (uint32_t)idx < a->nirq_names ? a->irq_names[idx] : NULL;
 }
 
-void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
-		    struct lat_wait *w)
+void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
+		    uint64_t end, struct lat_wait *w)
 {
 	struct lat_cpu *c = cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+	struct lat_thread *t = lat_thread_find(a, tid);
 
 	memset(w, 0, sizeof(*w));
+	w->tid = tid;
+	w->weight = t ? t->weight : 0;	/* its latest: what it had then is not kept */
 	w->start = start;
 	w->end = end;
 	w->cpu = cpu;

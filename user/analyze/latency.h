@@ -168,19 +168,23 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m);
 
 /* The worst waits (--top), sorted by start time, for writing them back into a trace. */
 const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
+/* Where a wait was queued: "queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) ...". */
+void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 /* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
 const char *lat_kind_name(unsigned int kind);
 /* A cause's name as the JSON has it ("higher_priority"). */
 const char *lat_cause_name(unsigned int cause);
-/* "91% higher_priority, 6% same_class" or, with @ns, the durations. */
+/* "91% higher_priority, 6% same_class": shares of the total. */
 void lat_causes_line(const uint64_t *causes, struct obuf *o);
+/* "higher_priority 3.6 us, interrupts 400 ns": a wait's causes, with why unknown. */
+void lat_causes_text(const struct lat_wait *w, struct obuf *o);
 /*
  * For another analysis fed the same records after lat_record() (the
  * critical path): the thread filter, names, losses, the interrupt handler
  * now running on @cpu (-1: none recorded), and what held @cpu during
- * [start, end] as a wait's blame.
+ * [start, end] as a wait's blame, with its causes for thread @tid.
  */
 bool lat_selects(struct lat_analysis *a, uint64_t tid);
 /*
@@ -193,8 +197,8 @@ uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
 bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
 int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
 const char *lat_irq_name(struct lat_analysis *a, int32_t idx);
-void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
-		    struct lat_wait *w);
+void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
+		    uint64_t end, struct lat_wait *w);
 /* The function an interned kernel stack blocked in, NULL if the archive does not say. */
 const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack);
 

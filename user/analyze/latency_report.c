@@ -207,7 +207,7 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
  * "queued on CPU 1 behind kt_x 1234 (rt 50) 18.900 ms; moved to CPU 0 at
  * T; ran 12.0 us later": the run queues a wait was spent on.
  */
-static void put_where(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
 {
 	for (uint32_t i = 0; i < w->npiece; i++) {
 		const struct lat_piece *p = &w->piece[i];
@@ -245,7 +245,7 @@ static void put_where(struct lat_analysis *a, const struct lat_wait *w, struct o
 }
 
 /* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
-static void put_causes(const struct lat_wait *w, struct obuf *o)
+void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 {
 	bool first = true;
 
@@ -511,9 +511,9 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
 		lat_blame_line(a, w, o);
 		obuf_lit(o, "\n     ");
-		put_where(a, w, o);
+		lat_where_line(a, w, o);
 		obuf_lit(o, "\n     causes: ");
-		put_causes(w, o);
+		lat_causes_text(w, o);
 		obuf_putc(o, '\n');
 	}
 	put_worst_causes(a, o);
