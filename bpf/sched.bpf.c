@@ -503,9 +503,13 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(ts);
+	__u64 cpus = 0;
 
+	/* Its allowed CPUs 0..63, if it may not run on every CPU. */
+	if (p->nr_cpus_allowed < nr_cpus)
+		cpus = BPF_CORE_READ(p, cpus_ptr, bits[0]);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
-						     irq_ctx),
+						     irq_ctx, cpus),
 		ts, irqs_off || p != waker);
 	if (trigger_ns)
 		trigger_note_wakeup(p, ts);

@@ -119,20 +119,30 @@ static u32 irq_context(void)
 	return KTRACE_CTX_TASK;
 }
 
+/* @p's allowed CPUs 0..63 if it may not run on every CPU, else 0. */
+static u64 restricted_cpus(const struct task_struct *p)
+{
+	if (likely(p->nr_cpus_allowed >= nr_cpu_ids))
+		return 0;
+	return cpumask_bits(p->cpus_ptr)[0];
+}
+
 static void probe_wakeup(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
-	u32 ctx = irq_context();
-	u32 bytes = (ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS) * 8;
-	u64 pos, *rec, ts;
+	u32 ctx = irq_context(), bytes;
+	u64 pos, *rec, ts, cpus;
 
 	if (!b)
 		return;
+	cpus = restricted_cpus(p);
+	bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
 	ts = ktrace_now();
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx);
+	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx,
+			      cpus);
 	ktrace_buf_commit(b, pos, bytes);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],

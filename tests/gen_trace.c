@@ -48,7 +48,7 @@ static void wakeup_ctx(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t
 {
 	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx));
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx, 0));
 }
 
 static void wakeup(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,

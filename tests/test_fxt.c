@@ -208,8 +208,11 @@ static int t_recorder_records(void)
 	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5500, 0, 120, KTRACE_LINUX_RUNNING, 1234, 120, 0) ==
 	      KTRACE_FXT_CSWITCH_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS);
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0));
-	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ) ==
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0, 0));
+	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ, 0) ==
+	      KTRACE_FXT_WAKEUP_WORDS + 1);
+	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_WORDS + 1);
+	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6150, 1234, 99, 55, KTRACE_CTX_HARDIRQ, 0x6) ==
 	      KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_trigger(buf, 6200, 1200, 1234, 100, 6100, 0));
@@ -247,6 +250,13 @@ static int t_recorder_records(void)
 	CHECK(rec.ts == 6100 && rec.tid == 1234 && rec.nargs == 3 && !fxt_find_arg(&rec, "waker"));
 	a = fxt_find_arg(&rec, "irq_context");
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == KTRACE_CTX_HARDIRQ);
+	a = fxt_find_arg(&rec, "interrupted");
+	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 55);
+	CHECK(!fxt_find_arg(&rec, "cpus"));
+	/* A thread that may run on CPUs 1 and 2 only. */
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 6150 && rec.nargs == 4);
+	a = fxt_find_arg(&rec, "cpus");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x6);
 	a = fxt_find_arg(&rec, "interrupted");
 	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 55);
 	CHECK(ktrace_irq_context(0x10001) == KTRACE_CTX_HARDIRQ);

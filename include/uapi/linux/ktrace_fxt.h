@@ -225,6 +225,7 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_MIGRATE		= 41,
 	KTRACE_FXT_STR_ORIG_CPU		= 42,
 	KTRACE_FXT_STR_DEST_CPU		= 43,
+	KTRACE_FXT_STR_CPUS		= 44,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -276,6 +277,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
 	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
 	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
+	[KTRACE_FXT_STR_CPUS]			= "cpus",
 };
 #endif
 
@@ -759,29 +761,39 @@ static inline __u32 ktrace_irq_context(__u32 preempt_count)
 }
 
 #define KTRACE_FXT_WAKEUP_WORDS		6
-#define KTRACE_FXT_WAKEUP_MAX_WORDS	7
+#define KTRACE_FXT_WAKEUP_MAX_WORDS	9
+
+/* Words of a wakeup from @irq_ctx, of a thread restricted to @cpus (0: not). */
+static inline __u32 ktrace_fxt_wakeup_words(__u32 irq_ctx, __u64 cpus)
+{
+	return KTRACE_FXT_WAKEUP_WORDS + (irq_ctx ? 1 : 0) + (cpus ? 2 : 0);
+}
 
 /*
  * Thread wakeup with the woken thread's weight.  From a task, the waker's
  * tid follows as "waker"; from an interrupt, "irq_context" says which kind
  * and the task it interrupted is "interrupted", so no viewer takes that
- * task for the waker.
+ * task for the waker.  A thread that may not run on every CPU gets "cpus"
+ * (uint64), its allowed CPUs 0..63 as a mask: the wait that starts here
+ * cannot be blamed on an idle CPU it may not use.
  */
 static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
-					  int prio, __u32 waker_tid, __u32 irq_ctx)
+					  int prio, __u32 waker_tid, __u32 irq_ctx, __u64 cpus)
 {
-	__u32 n = irq_ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS;
+	__u32 n = ktrace_fxt_wakeup_words(irq_ctx, cpus), i = 4;
 
-	w[0] = ktrace_fxt_wakeup_hdr(n, irq_ctx ? 3 : 2, cpu);
+	w[0] = ktrace_fxt_wakeup_hdr(n, 2 + (irq_ctx ? 1 : 0) + (cpus ? 1 : 0), cpu);
 	w[1] = ts;
 	w[2] = tid;
 	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
 	if (irq_ctx) {
-		w[4] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
-		ktrace_fxt_put_arg_koid(&w[5], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
+		w[i++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
 	} else {
-		ktrace_fxt_put_arg_koid(&w[4], KTRACE_FXT_STR_WAKER, waker_tid);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_WAKER, waker_tid);
 	}
+	if (cpus)
+		ktrace_fxt_put_arg(&w[i], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
 	return n;
 }
 
