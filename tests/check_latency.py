@@ -72,6 +72,9 @@ ok(hogged and all(w['migrations_recorded'] and all(p['cpu'] == w['cpu'] for p in
                   for w in hogged),
    'migrations are recorded, and the pinned victim waited only on the CPU it ran on',
    [(w['migrations_recorded'], w['pieces']) for w in hogged][:2])
+ok(hogged and all(w['idle_allowed_elsewhere'] == 0 and w['cpus_allowed'] == 2 for w in hogged),
+   'the victim is pinned to CPU 1: no idle CPU elsewhere is blamed (cpus_allowed 0x2)',
+   [(w['idle_allowed_elsewhere'], w['cpus_allowed']) for w in hogged][:3])
 wake = hog_waits('wakeup')
 ok(wake and all(w['waker'] == e['main'] and w['waker_context'] == 'task' for w in wake),
    f"wakeup: each was woken by the main thread {e['main']}, in task context",

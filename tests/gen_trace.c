@@ -288,16 +288,26 @@ static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t 
  *    403 preempts other at 7200; the kernel then switches without tracing
  *    it until 9000, where ghost 404 is switched out for other again; the
  *    victim, woken at 7500 by kt_fifo, runs at 9500: wakeup latency 2000 =
- *    unknown 1500 (untraced) + same_class 500 (other).
+ *    unknown 1500 (untraced) + same_class 500 (other);
+ *  - CPU 0 is idle from 12000 on.  kt_fifo runs on CPU 1 from 13000 to
+ *    15000; pinned 405 (allowed CPU 1 only) and free 406 are woken on
+ *    CPU 1 at 13500 and 13600 and run there at 15000 and 15200: pinned's
+ *    1500 are higher_priority with no idle CPU it may use; free's 1600 are
+ *    higher_priority 1400 + same_class 200 (pinned), while CPU 0, which it
+ *    may use, idled throughout: idle_allowed_elsewhere 1600 on CPU 0.
  */
 static void causes(struct fxt_writer *w)
 {
+	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
+
 	fxt_write_preamble(w, 1, "ktrace");
 	kobj_thread(w, 400, 400, "victim");
 	kobj_thread(w, 401, 401, "kt_fifo");
 	kobj_thread(w, 402, 402, "other");
 	kobj_thread(w, 403, 403, "peer");
 	kobj_thread(w, 404, 404, "ghost");
+	kobj_thread(w, 405, 405, "pinned");
+	kobj_thread(w, 406, 406, "free");
 	cswitch(w, 0, T0 + 100, 0, 120, 0, 402, 120);
 	cswitch(w, 1, T0 + 200, 0, 120, 0, 0, 120);
 	cswitch(w, 0, T0 + 500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
@@ -315,6 +325,14 @@ static void causes(struct fxt_writer *w)
 	cswitch(w, 0, T0 + 9500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 400, 120);
 	cswitch(w, 1, T0 + 11000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 	cswitch(w, 0, T0 + 12000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 1, T0 + 12900, 401, 49, 404);
+	cswitch(w, 1, T0 + 13000, 0, 120, 0, 401, 49);
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, T0 + 13500, 405, 120, 401,
+						      KTRACE_CTX_TASK, 0x2));
+	wakeup(w, 1, T0 + 13600, 406, 120, 401);
+	cswitch(w, 1, T0 + 15000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 405, 120);
+	cswitch(w, 1, T0 + 15200, 405, 120, KTRACE_LINUX_INTERRUPTIBLE, 406, 120);
+	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
 static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,

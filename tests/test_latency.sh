@@ -56,20 +56,23 @@ ok $? "the text report shows the rows, the blame, the waker and what was not mea
 "$gen" causes "$tmp/c.fxt"
 run "$ktrace" latency "$tmp/c.fxt" --json --top 10
 ok $rc "latency --json reads the causes trace" || diag "$tmp/err"
-jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'same_class', 'interrupts', 'throttled', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 4"
+jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'same_class', 'interrupts', 'throttled', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 7"
 ok $? "every wait's causes sum to its latency, under exactly the six names" || diag "$tmp/out"
-jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500})(r['top'][0])"
+jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500} and w['idle_allowed_elsewhere'] == 4000 and w['idle_allowed_cpu'] == 0 and w['cpus_allowed'] is None)(r['top'][0])"
 ok $? "a wait behind a FIFO thread before a migration is higher_priority on the CPU it was queued on, then cpu_idle on the one it ran on" ||
 	diag "$tmp/out"
 jcheck "(lambda w: w['kind'] == 'wakeup' and w['latency'] == 2000 and w['causes']['same_class'] == 500 and w['causes']['unknown'] == 1500 and w['unknown_reasons'] == {'untraced': 1500, 'lost': 0, 'no_history': 0} and w['migrations'] == [] and w['pieces'][0]['behind_tid'] == 402)(r['top'][1])"
 ok $? "a wait across another thread's untraced switch is measured; the untraced part is unknown, with its reason" ||
 	diag "$tmp/out"
-jcheck "r['top_causes'] == {'higher_priority': 3600, 'same_class': 600, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 3300}"
+jcheck "(lambda p, f: p['latency'] == 1500 and p['causes']['higher_priority'] == 1500 and p['cpus_allowed'] == 2 and p['idle_allowed_elsewhere'] == 0 and p['idle_allowed_cpu'] == -1 and f['latency'] == 1600 and f['causes']['higher_priority'] == 1400 and f['causes']['same_class'] == 200 and f['cpus_allowed'] is None and f['idle_allowed_elsewhere'] == 1600 and f['idle_allowed_cpu'] == 0)(next(w for w in r['top'] if w['tid'] == 405), next(w for w in r['top'] if w['tid'] == 406))"
+ok $? "a thread pinned to the busy CPU has no idle CPU elsewhere; its unpinned twin had CPU 0 idle all along" || diag "$tmp/out"
+jcheck "r['top_causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300}"
 ok $? "the worst waits' causes summed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 2
 grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later$' "$tmp/out" &&
 	grep -q 'causes: higher_priority 3.6 us, interrupts 400 ns, cpu_idle 500 ns$' "$tmp/out" &&
-	grep -q 'causes: same_class 500 ns, unknown 1.5 us (untraced by the kernel 1.5 us)$' "$tmp/out"
+	grep -q 'causes: same_class 500 ns, unknown 1.5 us (untraced by the kernel 1.5 us)$' "$tmp/out" &&
+	grep -q '^     idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs all$' "$tmp/out"
 ok $? "the text names the queue, the thread ahead, the move and the causes" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
 run "$ktrace" dump "$tmp/c-out.fxt"

@@ -14,6 +14,11 @@
  *    of the same RT class with a higher priority;
  *  - same_class: it ran any other thread: a fair-share or round-robin turn.
  * throttled stays 0 until the trace records CFS bandwidth throttling.
+ *
+ * Beside the causes, not part of their sum: idle_allowed_elsewhere, the
+ * time during which at least one other CPU the thread may use (its
+ * recorded allowed CPUs, or all) was idle, the work-conservation
+ * invariant of Lozi et al. (EuroSys 2016) seen from one wait.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -231,8 +236,67 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 		}
 }
 
+/* How much of [lo, hi) at least one interval covers. */
+static uint64_t sweep_union(struct sweep *s)
+{
+	uint64_t at = s->lo, ns = 0;
+	int32_t count = 0;
+
+	qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (count > 0)
+			ns += s->e[i].t - at;
+		at = s->e[i].t;
+		count += s->e[i].delta;
+	}
+	return ns;
+}
+
+static bool may_use(uint64_t cpus, uint32_t cpu)
+{
+	return !cpus || (cpu < 64 && (cpus >> cpu & 1));
+}
+
+/*
+ * While @w sat on piece @p's queue: the time some other CPU it may use was
+ * idle, and each such CPU's idle time in @cpu_ns.
+ */
+static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
+			   const struct lat_piece *p, struct sweep *s, uint64_t *cpu_ns)
+{
+	s->n = 0;
+	s->lo = p->start;
+	s->hi = p->end;
+	for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
+		struct lat_cpu *c = &a->cpus[cpu];
+		uint32_t first = s->n;
+
+		if ((int32_t)cpu == p->cpu || !c->seen || !may_use(w->cpus, cpu))
+			continue;
+		if (c->ring) {
+			uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
+
+			for (uint64_t i = c->nsegs; i > oldest; i--) {
+				const struct lat_seg *g = &c->ring[(i - 1) & (RING_SEGS - 1)];
+
+				if (g->end <= p->start && (g->kind == SEG_THREAD || g->kind == SEG_IDLE))
+					break;
+				if (g->kind == SEG_IDLE)
+					add_span(s, g->start, g->end, L_IDLE);
+			}
+		}
+		if (!c->tid && c->since < p->end)
+			add_span(s, c->since, p->end, L_IDLE);
+		/* One CPU's idle segments never overlap: their sum is its idle time. */
+		for (uint32_t i = first; i < s->n; i += 2)
+			cpu_ns[cpu] += s->e[i + 1].t - s->e[i].t;
+	}
+	w->idle_elsewhere_ns += sweep_union(s);
+}
+
 void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 {
+	uint64_t *cpu_ns = xcalloc(a->ncpus ? a->ncpus : 1, sizeof(*cpu_ns), "latency: causes");
 	struct sweep s = { 0 };
 	uint64_t at = w->start;
 	int32_t cpu = w->queue_cpu;
@@ -265,12 +329,22 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 	/* A move the trace missed: the queue it ran from is not the one it waited on. */
 	if (w->have_migrations && cpu != (int32_t)w->cpu)
 		w->piece[w->npiece - 1].cpu = -1;
+	w->idle_elsewhere_ns = w->idle_elsewhere_cpu_ns = 0;
+	w->idle_elsewhere_cpu = -1;
 	for (uint32_t i = 0; i < w->npiece; i++) {
 		piece_causes(a, w, &w->piece[i], &s);
 		w->untraced_ns += untraced_overlap(a, w->piece[i].cpu, w->piece[i].start,
 						   w->piece[i].end);
+		if (w->piece[i].cpu >= 0)
+			idle_elsewhere(a, w, &w->piece[i], &s, cpu_ns);
 	}
+	for (uint32_t k = 0; k < a->ncpus; k++)
+		if (cpu_ns[k] > w->idle_elsewhere_cpu_ns) {
+			w->idle_elsewhere_cpu = k;
+			w->idle_elsewhere_cpu_ns = cpu_ns[k];
+		}
 	w->lost_ns -= w->untraced_ns < w->lost_ns ? w->untraced_ns : w->lost_ns;
+	free(cpu_ns);
 	free(s.e);
 }
 

@@ -285,6 +285,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			x = fxt_find_arg(rec, "process");
 			if (x && x->type == KTRACE_FXT_ARG_KOID)
 				t->pid = x->u;
+			t->cpus = fxt_arg_u64(rec, "cpus", 0);
 		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
 			copy_name(proc_get(a, rec->koid)->name, rec->name);
 		}
@@ -567,6 +568,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	w.queue_cpu = t->wait_queue_cpu;
 	w.nmig = t->nmig;
 	w.mig_dropped = t->mig_dropped;
+	w.cpus = t->cpus;
 	memcpy(w.mig, t->mig, t->nmig * sizeof(*t->mig));
 	lat_causes(a, &w);
 	*(struct lat_wait *)topn_slot(&a->worst) = w;
@@ -577,7 +579,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* The arguments the analysis reads, found in one pass over a record's. */
 struct sched_args {
-	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack;
+	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack, *cpus;
 };
 
 static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
@@ -603,6 +605,8 @@ static void find_args(const struct fxt_record *rec, struct sched_args *sa)
 			sa->interrupted = x;
 		else if (name_is(x, "kstack", 6))
 			sa->kstack = x;
+		else if (name_is(x, "cpus", 4))
+			sa->cpus = x;
 	}
 }
 
@@ -807,6 +811,8 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t->state = ST_WOKEN;
 	t->since = ts;
 	wait_begins(t);
+	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
+	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -939,6 +945,7 @@ void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t
 	memset(w, 0, sizeof(*w));
 	w->tid = tid;
 	w->weight = t ? t->weight : 0;	/* its latest: what it had then is not kept */
+	w->cpus = t ? t->cpus : 0;
 	w->start = start;
 	w->end = end;
 	w->cpu = cpu;

@@ -126,6 +126,11 @@ struct lat_wait {
 	uint32_t npiece;
 	uint64_t causes[LAT_CAUSES];
 	uint64_t untraced_ns, lost_ns;	/* of unknown: the kernel's untraced switches, losses */
+	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
+	uint64_t cpus;			/* allowed CPUs 0..63, 0: every CPU */
+	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
+	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
+	uint64_t idle_elsewhere_cpu_ns;
 };
 
 struct lat_opts {
@@ -180,6 +185,8 @@ const char *lat_cause_name(unsigned int cause);
 void lat_causes_line(const uint64_t *causes, struct obuf *o);
 /* "higher_priority 3.6 us, interrupts 400 ns": a wait's causes, with why unknown. */
 void lat_causes_text(const struct lat_wait *w, struct obuf *o);
+/* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
+void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o);
 /*
  * For another analysis fed the same records after lat_record() (the
  * critical path): the thread filter, names, losses, the interrupt handler

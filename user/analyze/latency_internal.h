@@ -34,6 +34,7 @@ struct lat_thread {
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
+	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
 	uint8_t nmig;
 	uint32_t mig_dropped;
 	struct lat_migration mig[LAT_MIGRATIONS];

@@ -277,6 +277,41 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 		obuf_lit(o, "none");
 }
 
+/* "0-1,3": the CPUs of a mask, as taskset and cpuset lists write them. */
+static void put_cpu_list(struct obuf *o, uint64_t cpus)
+{
+	bool first = true;
+
+	for (int i = 0; i < 64; i++) {
+		int j = i;
+
+		if (!(cpus >> i & 1))
+			continue;
+		while (j + 1 < 64 && (cpus >> (j + 1) & 1))
+			j++;
+		obuf_printf(o, j > i ? "%s%d-%d" : "%s%d", first ? "" : ",", i, j);
+		first = false;
+		i = j;
+	}
+}
+
+/* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
+void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o)
+{
+	obuf_lit(o, "idle_allowed_elsewhere ");
+	put_dur(o, w->idle_elsewhere_ns);
+	if (w->idle_elsewhere_cpu >= 0) {
+		obuf_printf(o, " (CPU %d idle ", w->idle_elsewhere_cpu);
+		put_dur(o, w->idle_elsewhere_cpu_ns);
+		obuf_putc(o, ')');
+	}
+	obuf_lit(o, "; allowed CPUs ");
+	if (w->cpus)
+		put_cpu_list(o, w->cpus);
+	else
+		obuf_lit(o, "all");
+}
+
 /* "woken by T N on CPU C", or the interrupt that woke it. */
 static void put_waker(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
 {
@@ -514,6 +549,8 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 		lat_where_line(a, w, o);
 		obuf_lit(o, "\n     causes: ");
 		lat_causes_text(w, o);
+		obuf_lit(o, "\n     ");
+		lat_elsewhere_text(w, o);
 		obuf_putc(o, '\n');
 	}
 	put_worst_causes(a, o);
@@ -689,7 +726,15 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		for (uint32_t j = 0; j < w->nmig; j++)
 			obuf_printf(o, "%s{\"ts\":%llu,\"from\":%d,\"to\":%d}", j ? "," : "",
 				    (unsigned long long)w->mig[j].ts, w->mig[j].from, w->mig[j].to);
-		obuf_printf(o, "],\"migrations_left_out\":%u,\"pieces\":[", w->mig_dropped);
+		obuf_printf(o, "],\"migrations_left_out\":%u,\"idle_allowed_elsewhere\":%llu,"
+			    "\"idle_allowed_cpu\":%d,\"idle_allowed_cpu_ns\":%llu,\"cpus_allowed\":",
+			    w->mig_dropped, (unsigned long long)w->idle_elsewhere_ns,
+			    w->idle_elsewhere_cpu, (unsigned long long)w->idle_elsewhere_cpu_ns);
+		if (w->cpus)
+			obuf_printf(o, "%llu", (unsigned long long)w->cpus);
+		else
+			obuf_lit(o, "null");
+		obuf_lit(o, ",\"pieces\":[");
 		for (uint32_t j = 0; j < w->npiece; j++) {
 			const struct lat_piece *p = &w->piece[j];
 
