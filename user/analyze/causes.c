@@ -58,11 +58,27 @@ struct edge {
 	uint8_t label;
 };
 
+/*
+ * The intervals of one piece.  Threads' and idle segments never overlap
+ * one another, so while no gap or interrupt is added their lengths by
+ * label (@direct) are the answer, and the sort is skipped: most waits.
+ */
 struct sweep {
 	struct edge *e;
 	uint32_t n, cap;
 	uint64_t lo, hi;
+	uint64_t direct[LABELS];
+	bool nested;		/* a gap or an interrupt overlaps something */
 };
+
+static void sweep_reset(struct sweep *s, uint64_t lo, uint64_t hi)
+{
+	s->n = 0;
+	s->lo = lo;
+	s->hi = hi;
+	memset(s->direct, 0, sizeof(s->direct));
+	s->nested = false;
+}
 
 static void add_span(struct sweep *s, uint64_t start, uint64_t end, uint8_t label)
 {
@@ -74,6 +90,9 @@ static void add_span(struct sweep *s, uint64_t start, uint64_t end, uint8_t labe
 		end = s->hi;
 	if (end <= start)
 		return;
+	s->direct[label] += end - start;
+	if (label == L_GAP || label == L_IRQ)
+		s->nested = true;
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		s->e = xrealloc(s->e, s->cap * sizeof(*s->e), "latency: causes");
@@ -95,7 +114,16 @@ static int cmp_edge(const void *x, const void *y)
 static void sweep_sum(struct sweep *s, uint64_t *causes, uint64_t *gap_ns)
 {
 	int32_t count[LABELS] = { 0 };
-	uint64_t at = s->lo;
+	uint64_t at = s->lo, covered = 0;
+
+	if (!s->nested) {
+		for (int l = 0; l < LABELS; l++) {
+			causes[label_cause[l]] += s->direct[l];
+			covered += s->direct[l];
+		}
+		causes[LAT_CAUSE_UNKNOWN] += s->hi - s->lo - covered;
+		return;
+	}
 
 	qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
 	for (uint32_t i = 0; i <= s->n; i++) {
@@ -134,21 +162,64 @@ static uint8_t thread_label(int32_t weight, int32_t waiter)
 
 #define PIECE_POOL	16
 
-/* How much of [lo, hi) the kernel's untraced switches on @cpu hide. */
-static uint64_t untraced_overlap(const struct lat_analysis *a, int32_t cpu, uint64_t lo,
-				 uint64_t hi)
+/* The kernel's untraced switches on one CPU during a piece, to look up often. */
+#define PIECE_UNTRACED	16
+
+struct untraced_list {
+	const struct lat_untraced *u[PIECE_UNTRACED];
+	uint32_t n;
+	bool all;		/* too many: look at every one */
+};
+
+static void untraced_list(const struct lat_analysis *a, int32_t cpu, uint64_t lo, uint64_t hi,
+			  struct untraced_list *l)
 {
+	l->n = 0;
+	l->all = false;
+	for (uint32_t i = 0; i < a->nuntraced && !l->all; i++) {
+		const struct lat_untraced *u = &a->untraced[i];
+
+		if ((int32_t)u->cpu != cpu || u->last <= lo || u->first >= hi)
+			continue;
+		if (l->n == PIECE_UNTRACED)
+			l->all = true;
+		else
+			l->u[l->n++] = u;
+	}
+}
+
+/* How much of [lo, hi) the kernel's untraced switches on @cpu hide. */
+static uint64_t untraced_overlap(const struct lat_analysis *a, const struct untraced_list *l,
+				 int32_t cpu, uint64_t lo, uint64_t hi)
+{
+	uint32_t n = l->all ? a->nuntraced : l->n;
 	uint64_t ns = 0;
 
-	for (uint32_t i = 0; i < a->nuntraced; i++) {
-		const struct lat_untraced *u = &a->untraced[i];
-		uint64_t l = u->first > lo ? u->first : lo;
-		uint64_t h = u->last < hi ? u->last : hi;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lat_untraced *u = l->all ? &a->untraced[i] : l->u[i];
+		uint64_t lo2 = u->first > lo ? u->first : lo;
+		uint64_t hi2 = u->last < hi ? u->last : hi;
 
-		if ((int32_t)u->cpu == cpu && h > l)
-			ns += h - l;
+		if ((int32_t)u->cpu == cpu && hi2 > lo2)
+			ns += hi2 - lo2;
 	}
 	return ns;
+}
+
+/* The first merged loss range that ends at or after @start (latency.c keeps them sorted). */
+static uint32_t first_loss(const struct lat_analysis *a, uint64_t start)
+{
+	uint32_t lo = 0, hi = a->nlosses;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (a->losses[mid].last < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* Time @tid held the CPU in a piece, for naming the one it waited behind. */
@@ -176,19 +247,22 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 {
 	struct lat_cpu *c = p->cpu >= 0 && (uint32_t)p->cpu < a->ncpus ? &a->cpus[p->cpu] : NULL;
 	struct { uint64_t tid, ns; int32_t weight; } pool[PIECE_POOL];
+	struct untraced_list ul;
 	uint32_t npool = 0;
 	uint64_t gap = 0;
 
-
-	s->n = 0;
-	s->lo = p->start;
-	s->hi = p->end;
+	sweep_reset(s, p->start, p->end);
 	/* Lost records may hide anything; the kernel's untraced switches hide their CPU's. */
-	for (uint32_t i = 0; i < a->nlosses; i++)
+	for (uint32_t i = first_loss(a, p->start); i < a->nlosses && a->losses[i].first < p->end;
+	     i++)
 		add_span(s, a->losses[i].first, a->losses[i].last + 1, L_GAP);
-	for (uint32_t i = 0; i < a->nuntraced; i++)
-		if ((int32_t)a->untraced[i].cpu == p->cpu)
-			add_span(s, a->untraced[i].first, a->untraced[i].last, L_GAP);
+	untraced_list(a, p->cpu, p->start, p->end, &ul);
+	for (uint32_t i = 0; i < (ul.all ? a->nuntraced : ul.n); i++) {
+		const struct lat_untraced *u = ul.all ? &a->untraced[i] : ul.u[i];
+
+		if ((int32_t)u->cpu == p->cpu)
+			add_span(s, u->first, u->last, L_GAP);
+	}
 	if (c && c->ring) {
 		uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
 
@@ -210,7 +284,7 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 				add_span(s, g->start, g->end, thread_label(g->weight, w->weight));
 				if (hi > lo)
 					pool_add(pool, &npool, g->id, g->weight,
-						 hi - lo - untraced_overlap(a, p->cpu, lo, hi));
+						 hi - lo - untraced_overlap(a, &ul, p->cpu, lo, hi));
 				break;
 			default:
 				add_span(s, g->start, g->end, L_IRQ);
@@ -224,7 +298,7 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 		add_span(s, c->since, p->end, c->tid ? thread_label(c->weight, w->weight) : L_IDLE);
 		if (c->tid)
 			pool_add(pool, &npool, c->tid, c->weight,
-				 p->end - lo - untraced_overlap(a, p->cpu, lo, p->end));
+				 p->end - lo - untraced_overlap(a, &ul, p->cpu, lo, p->end));
 	}
 	sweep_sum(s, w->causes, &gap);
 	w->lost_ns += gap;
@@ -264,9 +338,7 @@ static bool may_use(uint64_t cpus, uint32_t cpu)
 static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 			   const struct lat_piece *p, struct sweep *s, uint64_t *cpu_ns)
 {
-	s->n = 0;
-	s->lo = p->start;
-	s->hi = p->end;
+	sweep_reset(s, p->start, p->end);
 	for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
 		struct lat_cpu *c = &a->cpus[cpu];
 		uint32_t first = s->n;
@@ -294,10 +366,29 @@ static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 	w->idle_elsewhere_ns += sweep_union(s);
 }
 
-void lat_causes(struct lat_analysis *a, struct lat_wait *w)
+void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w)
 {
 	uint64_t *cpu_ns = xcalloc(a->ncpus ? a->ncpus : 1, sizeof(*cpu_ns), "latency: causes");
-	struct sweep s = { 0 };
+	struct sweep s = { .e = a->edges, .cap = a->edges_cap };
+
+	w->idle_elsewhere_ns = w->idle_elsewhere_cpu_ns = 0;
+	w->idle_elsewhere_cpu = -1;
+	for (uint32_t i = 0; i < w->npiece; i++)
+		if (w->piece[i].cpu >= 0)
+			idle_elsewhere(a, w, &w->piece[i], &s, cpu_ns);
+	for (uint32_t k = 0; k < a->ncpus; k++)
+		if (cpu_ns[k] > w->idle_elsewhere_cpu_ns) {
+			w->idle_elsewhere_cpu = k;
+			w->idle_elsewhere_cpu_ns = cpu_ns[k];
+		}
+	a->edges = s.e;
+	a->edges_cap = s.cap;
+	free(cpu_ns);
+}
+
+void lat_causes(struct lat_analysis *a, struct lat_wait *w)
+{
+	struct sweep s = { .e = a->edges, .cap = a->edges_cap };
 	uint64_t at = w->start;
 	int32_t cpu = w->queue_cpu;
 
@@ -329,23 +420,17 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 	/* A move the trace missed: the queue it ran from is not the one it waited on. */
 	if (w->have_migrations && cpu != (int32_t)w->cpu)
 		w->piece[w->npiece - 1].cpu = -1;
-	w->idle_elsewhere_ns = w->idle_elsewhere_cpu_ns = 0;
-	w->idle_elsewhere_cpu = -1;
 	for (uint32_t i = 0; i < w->npiece; i++) {
+		struct untraced_list ul;
+
 		piece_causes(a, w, &w->piece[i], &s);
-		w->untraced_ns += untraced_overlap(a, w->piece[i].cpu, w->piece[i].start,
+		untraced_list(a, w->piece[i].cpu, w->piece[i].start, w->piece[i].end, &ul);
+		w->untraced_ns += untraced_overlap(a, &ul, w->piece[i].cpu, w->piece[i].start,
 						   w->piece[i].end);
-		if (w->piece[i].cpu >= 0)
-			idle_elsewhere(a, w, &w->piece[i], &s, cpu_ns);
 	}
-	for (uint32_t k = 0; k < a->ncpus; k++)
-		if (cpu_ns[k] > w->idle_elsewhere_cpu_ns) {
-			w->idle_elsewhere_cpu = k;
-			w->idle_elsewhere_cpu_ns = cpu_ns[k];
-		}
 	w->lost_ns -= w->untraced_ns < w->lost_ns ? w->untraced_ns : w->lost_ns;
-	free(cpu_ns);
-	free(s.e);
+	a->edges = s.e;
+	a->edges_cap = s.cap;
 }
 
 void lat_causes_line(const uint64_t *causes, struct obuf *o)

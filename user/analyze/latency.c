@@ -193,6 +193,7 @@ void lat_free(struct lat_analysis *a)
 	free(a->groups);
 	free(a->losses);
 	free(a->untraced);
+	free(a->edges);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -536,6 +537,10 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 
 /* ---- the worst waits ----------------------------------------------------- */
 
+/*
+ * One of the worst waits so far: its blame, where it was queued, its causes
+ * (a walk over the CPUs' histories, which only the worst get).
+ */
 static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint8_t kind, uint32_t cpu, uint64_t end, int32_t weight)
 {
@@ -561,9 +566,6 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	} else {
 		w.waker_irq = -1;
 	}
-	blame(c, &w);
-	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
-	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
 	w.have_migrations = a->have_migrations;
 	w.queue_cpu = t->wait_queue_cpu;
 	w.nmig = t->nmig;
@@ -571,6 +573,10 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	w.cpus = t->cpus;
 	memcpy(w.mig, t->mig, t->nmig * sizeof(*t->mig));
 	lat_causes(a, &w);
+	blame(c, &w);
+	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
+	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
+	lat_idle_elsewhere(a, &w);
 	*(struct lat_wait *)topn_slot(&a->worst) = w;
 	topn_placed(&a->worst);
 }
@@ -960,6 +966,7 @@ void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t
 		w->partial = true;
 	}
 	lat_causes(a, w);
+	lat_idle_elsewhere(a, w);
 }
 
 static int cmp_start(const void *x, const void *y)

@@ -33,6 +33,20 @@ struct lat_dist {
 	uint64_t *log2;			/* runqlat's layout in the report's unit (--hist) */
 };
 
+/*
+ * What a wait's time went to, partitioned: the categories sum to the wait
+ * to the nanosecond (see causes.c for how each is decided).
+ */
+enum lat_cause {
+	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
+	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
+	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
+	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
+	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
+	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
+	LAT_CAUSES
+};
+
 /* Blocked time of a group in one state and one interned kernel stack. */
 struct lat_blocked_in {
 	uint64_t kstack;		/* the stack's id in the archive */
@@ -63,20 +77,6 @@ struct lat_share {
 	int32_t weight;			/* 140 - Linux prio, threads only */
 	uint8_t kind;			/* enum lat_seg_kind */
 	uint64_t ns;
-};
-
-/*
- * What a wait's time went to, partitioned: the categories sum to the wait
- * to the nanosecond (see causes.c for how each is decided).
- */
-enum lat_cause {
-	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
-	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
-	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
-	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
-	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
-	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
-	LAT_CAUSES
 };
 
 /* A move of a waiting thread to another CPU's run queue. */

@@ -94,6 +94,8 @@ struct lat_analysis {
 	uint64_t lost_records, ftrace_lost;
 	bool have_irq;
 	bool have_migrations;		/* the trace has "migrate" records */
+	void *edges;			/* causes.c's scratch, edges_cap of them */
+	uint32_t edges_cap;
 	struct lat_wait *top;		/* the worst waits: worst.items */
 	struct topn worst;
 	bool sorted_by_start;
@@ -102,8 +104,12 @@ struct lat_analysis {
 };
 
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
-/* Where @w waited and why: its pieces by run queue and its causes (causes.c). */
+/*
+ * Where @w waited and why: its pieces by run queue and its causes; then,
+ * from those pieces, the time other CPUs it may use idled (causes.c).
+ */
 void lat_causes(struct lat_analysis *a, struct lat_wait *w);
+void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w);
 bool lat_is_migrate(const struct fxt_record *rec);
 /* A process's name, "?" if the trace did not give one. */
 const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
