@@ -78,6 +78,9 @@ run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
 run "$ktrace" dump "$tmp/c-out.fxt"
 grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 same_class=0 interrupts=400 throttled=0 cpu_idle=500 unknown=0 ' "$tmp/out"
 ok $? "-o: the wait's slice carries where it was queued and its causes" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --json
+jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
+ok $? "--critical-path: a runnable hop split at its migration has the same causes as the wait" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/l.fxt" --json --top 10
 jcheck "all(sum(w['causes'].values()) == w['latency'] and not w['migrations_recorded'] for w in r['top'])"
 ok $? "without migration records the causes still sum, on the CPU the wait ended on" || diag "$tmp/out"

@@ -969,6 +969,19 @@ void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t
 	lat_idle_elsewhere(a, w);
 }
 
+void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cpu,
+		    const struct lat_migration *mig, uint32_t moves)
+{
+	w->have_migrations = a->have_migrations;
+	w->queue_cpu = queue_cpu;
+	w->nmig = moves ? 1 : 0;
+	w->mig_dropped = moves > 1 ? moves - 1 : 0;
+	if (moves)
+		w->mig[0] = *mig;
+	lat_causes(a, w);
+	lat_idle_elsewhere(a, w);
+}
+
 static int cmp_start(const void *x, const void *y)
 {
 	const struct lat_wait *p = x, *q = y;

@@ -206,6 +206,15 @@ int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
 const char *lat_irq_name(struct lat_analysis *a, int32_t idx);
 void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
 		    uint64_t end, struct lat_wait *w);
+/*
+ * The span blamed by lat_blame_span() was queued first on @queue_cpu and
+ * then moved: the last move @mig (from, at, to the CPU it got), after
+ * @moves - 1 others.  Its pieces, causes and idle CPUs elsewhere again.
+ */
+void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cpu,
+		    const struct lat_migration *mig, uint32_t moves);
+/* A "ktrace:sched" "migrate" record (orig_cpu, dest_cpu) on the moved thread. */
+bool lat_is_migrate(const struct fxt_record *rec);
 /* The function an interned kernel stack blocked in, NULL if the archive does not say. */
 const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack);
 

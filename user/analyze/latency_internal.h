@@ -110,7 +110,6 @@ struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
  */
 void lat_causes(struct lat_analysis *a, struct lat_wait *w);
 void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w);
-bool lat_is_migrate(const struct fxt_record *rec);
 /* A process's name, "?" if the trace did not give one. */
 const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
 
