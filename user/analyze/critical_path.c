@@ -640,9 +640,10 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 		return;
 	obuf_printf(o, "%s: critical path of %s %u wait%s of the selected threads (off CPU: switch-out to switch-in)\n",
 		    path, cp->o.at ? "the" : "the worst", cp->worst.n, cp->worst.n == 1 ? "" : "s");
+	/* Not obuf_lit(): the size of a ?: of two literals is a pointer's. */
 	if (!cp->worst.n)
-		obuf_lit(o, cp->o.at ? "no selected thread was waiting at that time\n" :
-			 "no wait of a selected thread was recorded\n");
+		obuf_puts(o, cp->o.at ? "no selected thread was waiting at that time\n" :
+			  "no wait of a selected thread was recorded\n");
 	for (uint32_t i = 0; i < cp->worst.n; i++) {
 		const struct cp_path *p = &cp->paths[i];
 
