@@ -78,6 +78,19 @@ run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
 run "$ktrace" dump "$tmp/c-out.fxt"
 grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 same_class=0 interrupts=400 throttled=0 cpu_idle=500 unknown=0 ' "$tmp/out"
 ok $? "-o: the wait's slice carries where it was queued and its causes" || diag "$tmp/out"
+# Work conservation over the waits longer than 1 us: CPU 0 idled 4000 ns
+# of the victim's wait on CPU 1 and all 1600 of free's, counted once; the
+# pinned thread may not use it.
+run "$ktrace" latency "$tmp/c.fxt" --json --idle-threshold 1us
+jcheck "r['work_conservation'] == {'threshold_ns': 1000, 'waits': 5, 'cpus': [{'cpu': 0, 'idle_ns': 5600, 'longest_ns': 4000}]}"
+ok $? "work conservation: CPU 0 idled 5600 ns while a thread that may use it waited, longest 4000 ns" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 1us
+grep -q '^work conservation: CPUs idle while a thread that may run there waited longer than 1.0 us elsewhere (5 such waits): CPU 0 idle 5.6 us in total, longest 4.0 us$' "$tmp/out" &&
+	! grep -qaP '\x00' "$tmp/out"
+ok $? "the text says the same" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 0
+[ $rc -eq 2 ] && grep -q 'idle-threshold' "$tmp/err"
+ok $? "--idle-threshold 0 is refused" || diag "$tmp/err"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --json
 jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
 ok $? "--critical-path: a runnable hop split at its migration has the same causes as the wait" || diag "$tmp/out"

@@ -386,6 +386,57 @@ void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w)
 	free(cpu_ns);
 }
 
+/*
+ * A wait longer than the threshold: each other CPU it may use adds its idle
+ * time during the wait's pieces, past what earlier waits counted there.
+ */
+void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
+{
+	if (a->nwc < a->ncpus) {
+		a->wc = xrealloc(a->wc, a->ncpus * sizeof(*a->wc), "latency: work conservation");
+		memset(&a->wc[a->nwc], 0, (a->ncpus - a->nwc) * sizeof(*a->wc));
+		a->nwc = a->ncpus;
+	}
+	a->wc_waits++;
+	for (uint32_t i = 0; i < w->npiece; i++) {
+		const struct lat_piece *p = &w->piece[i];
+
+		if (p->cpu < 0)
+			continue;
+		for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
+			struct lat_cpu *c = &a->cpus[cpu];
+			struct lat_wc *wc = &a->wc[cpu];
+			uint64_t lo = p->start > wc->counted_to ? p->start : wc->counted_to;
+			uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
+
+			if ((int32_t)cpu == p->cpu || !c->seen || !may_use(w->cpus, cpu) ||
+			    lo >= p->end)
+				continue;
+			for (uint64_t k = c->nsegs; c->ring && k > oldest; k--) {
+				const struct lat_seg *g = &c->ring[(k - 1) & (RING_SEGS - 1)];
+				uint64_t s = g->start > lo ? g->start : lo;
+				uint64_t e = g->end < p->end ? g->end : p->end;
+
+				if (g->end <= lo && (g->kind == SEG_THREAD || g->kind == SEG_IDLE))
+					break;
+				if (g->kind != SEG_IDLE || e <= s)
+					continue;
+				wc->idle_ns += e - s;
+				if (e - s > wc->longest_ns)
+					wc->longest_ns = e - s;
+			}
+			if (!c->tid && c->since < p->end) {
+				uint64_t s = c->since > lo ? c->since : lo;
+
+				wc->idle_ns += p->end - s;
+				if (p->end - s > wc->longest_ns)
+					wc->longest_ns = p->end - s;
+			}
+			wc->counted_to = p->end;
+		}
+	}
+}
+
 void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 {
 	struct sweep s = { .e = a->edges, .cap = a->edges_cap };

@@ -159,6 +159,8 @@ struct lat_analysis *lat_new(const struct lat_opts *o)
 	a->o = *o;
 	if (!a->o.unit_ns)
 		a->o.unit_ns = 1000;
+	if (!a->o.idle_threshold_ns)
+		a->o.idle_threshold_ns = 1000000;
 	a->top = calloc(a->o.top ? a->o.top : 1, sizeof(*a->top));
 	if (!a->top) {
 		free(a);
@@ -194,6 +196,7 @@ void lat_free(struct lat_analysis *a)
 	free(a->losses);
 	free(a->untraced);
 	free(a->edges);
+	free(a->wc);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -537,25 +540,45 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 
 /* ---- the worst waits ----------------------------------------------------- */
 
+/* Where @t's wait until @end was queued, and its causes. */
+static void wait_causes(struct lat_analysis *a, const struct lat_thread *t, uint32_t cpu,
+			uint64_t end, int32_t weight, struct lat_wait *w)
+{
+	w->start = t->since;
+	w->end = end;
+	w->tid = t->tid;
+	w->cpu = cpu;
+	w->weight = weight;
+	w->have_migrations = a->have_migrations;
+	w->queue_cpu = t->wait_queue_cpu;
+	w->nmig = t->nmig;
+	w->mig_dropped = t->mig_dropped;
+	w->cpus = t->cpus;
+	memcpy(w->mig, t->mig, t->nmig * sizeof(*t->mig));
+	lat_causes(a, w);
+}
+
 /*
  * One of the worst waits so far: its blame, where it was queued, its causes
- * (a walk over the CPUs' histories, which only the worst get).
+ * (a walk over the CPUs' histories, which only the worst get, and the
+ * waits longer than the work-conservation threshold).
  */
 static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint8_t kind, uint32_t cpu, uint64_t end, int32_t weight)
 {
+	bool wanted = topn_wants(&a->worst, end - t->since);
 	struct lat_wait w = { 0 };
 
-	if (!topn_wants(&a->worst, end - t->since))
+	if (!wanted && end - t->since <= a->o.idle_threshold_ns)
 		return;
-	w.start = t->since;
-	w.end = end;
-	w.tid = t->tid;
+	wait_causes(a, t, cpu, end, weight, &w);
+	if (end - t->since > a->o.idle_threshold_ns)
+		lat_work_conservation(a, &w);
+	if (!wanted)
+		return;
 	w.pid = t->pid;
 	w.kind = kind;
-	w.cpu = cpu;
 	w.prev_cpu = t->last_cpu;
-	w.weight = weight;
 	w.have_irq = a->have_irq;
 	if (kind == LAT_WAKEUP) {
 		w.wake_cpu = t->wake_cpu;
@@ -566,13 +589,6 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	} else {
 		w.waker_irq = -1;
 	}
-	w.have_migrations = a->have_migrations;
-	w.queue_cpu = t->wait_queue_cpu;
-	w.nmig = t->nmig;
-	w.mig_dropped = t->mig_dropped;
-	w.cpus = t->cpus;
-	memcpy(w.mig, t->mig, t->nmig * sizeof(*t->mig));
-	lat_causes(a, &w);
 	blame(c, &w);
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);

@@ -139,6 +139,7 @@ struct lat_opts {
 	const char *comm;		/* thread or process name */
 	int64_t cpu;			/* -1: any; the CPU the wait ended on */
 	uint64_t min_ns;
+	uint64_t idle_threshold_ns;	/* work conservation: waits longer (0: 1 ms) */
 	uint32_t top;
 	bool hist;
 	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs, -m) */

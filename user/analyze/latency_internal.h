@@ -96,6 +96,16 @@ struct lat_analysis {
 	bool have_migrations;		/* the trace has "migrate" records */
 	void *edges;			/* causes.c's scratch, edges_cap of them */
 	uint32_t edges_cap;
+	/*
+	 * Work conservation, per CPU: its idle time while a thread that may
+	 * run there waited longer than o.idle_threshold_ns elsewhere, counted
+	 * once however many waited (up to @counted_to, waits end in order).
+	 */
+	struct lat_wc {
+		uint64_t counted_to, idle_ns, longest_ns;
+	} *wc;
+	uint32_t nwc;
+	uint64_t wc_waits;
 	struct lat_wait *top;		/* the worst waits: worst.items */
 	struct topn worst;
 	bool sorted_by_start;
@@ -110,6 +120,7 @@ struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
  */
 void lat_causes(struct lat_analysis *a, struct lat_wait *w);
 void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w);
+void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w);
 /* A process's name, "?" if the trace did not give one. */
 const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
 

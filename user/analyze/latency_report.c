@@ -438,6 +438,29 @@ static void sum_worst(struct lat_analysis *a, uint64_t *causes)
 			causes[k] += a->top[i].causes[k];
 }
 
+/* "CPU 0 idle 5.600 ms in total, longest 4.000 ms" per CPU that idled so. */
+static void put_work_conservation(struct lat_analysis *a, struct obuf *o)
+{
+	bool any = false;
+
+	obuf_lit(o, "\nwork conservation: CPUs idle while a thread that may run there waited longer than ");
+	put_dur(o, a->o.idle_threshold_ns);
+	obuf_printf(o, " elsewhere (%llu such waits):", (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0; i < a->nwc; i++) {
+		if (!a->wc[i].idle_ns)
+			continue;
+		obuf_printf(o, "%s CPU %u idle ", any ? "," : "", i);
+		put_dur(o, a->wc[i].idle_ns);
+		obuf_lit(o, " in total, longest ");
+		put_dur(o, a->wc[i].longest_ns);
+		any = true;
+	}
+	if (any)
+		obuf_putc(o, '\n');
+	else
+		obuf_lit(o, " none\n");
+}
+
 static void put_worst_causes(struct lat_analysis *a, struct obuf *o)
 {
 	uint64_t causes[LAT_CAUSES];
@@ -524,6 +547,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)a->ftrace_lost);
 	if (!a->have_irq)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+	put_work_conservation(a, o);
 	if (!a->worst.n)
 		return;
 	obuf_printf(o, "\nthe %u worst waits:\n", a->worst.n);
@@ -753,5 +777,13 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 	sum_worst(a, causes);
 	obuf_lit(o, "]");
 	json_causes(o, "top_causes", causes);
+	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
+		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0, n = 0; i < a->nwc; i++)
+		if (a->wc[i].idle_ns)
+			obuf_printf(o, "%s{\"cpu\":%u,\"idle_ns\":%llu,\"longest_ns\":%llu}",
+				    n++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
+				    (unsigned long long)a->wc[i].longest_ns);
+	obuf_lit(o, "]}");
 	obuf_lit(o, "}\n");
 }
