@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scheduler tracepoint probes: context switches, wakeups and task names,
- * written as FXT records through the shared encoders.
+ * Scheduler tracepoint probes: context switches, wakeups, migrations and
+ * task names, written as FXT records through the shared encoders.
  *
  * Wakeups come from sched_waking, which runs in the waker's context (so
  * current is the waker); sched_wakeup can run later on the target CPU from
@@ -147,24 +147,51 @@ static u32 irq_context(void)
 	return KTRACE_CTX_TASK;
 }
 
+/* @p's allowed CPUs 0..63 if it may not run on every CPU, else 0. */
+static u64 restricted_cpus(const struct task_struct *p)
+{
+	if (likely(p->nr_cpus_allowed >= nr_cpu_ids))
+		return 0;
+	return cpumask_bits(p->cpus_ptr)[0];
+}
+
 static void probe_wakeup(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
-	u32 ctx = irq_context();
-	u32 bytes = (ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS) * 8;
-	u64 pos, *rec, ts;
+	u32 ctx = irq_context(), bytes;
+	u64 pos, *rec, ts, cpus;
 
 	if (!b)
 		return;
+	cpus = restricted_cpus(p);
+	bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
 	ts = ktrace_now();
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx);
+	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx,
+			      cpus);
 	ktrace_buf_commit(b, pos, bytes);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
+}
+
+/*
+ * set_task_cpu() is about to move @p to @dest_cpu's run queue (wakeup
+ * placement, the balancer, affinity and hotplug moves); task_cpu(@p) is
+ * still where it was queued.
+ */
+static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+	u64 rec[KTRACE_FXT_MIGRATE_WORDS], ts;
+
+	if (!b)
+		return;
+	ts = ktrace_now();
+	ktrace_buf_write(b, rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p),
+							dest_cpu), ts);
 }
 
 /* Thread (and, for a group leader, process) name records for @p. */
@@ -217,6 +244,7 @@ static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_switch", .probe = probe_sched_switch },
 	{ .name = "sched_waking", .probe = probe_wakeup },
 	{ .name = "sched_wakeup_new", .probe = probe_wakeup },
+	{ .name = "sched_migrate_task", .probe = probe_migrate },
 	{ .name = "sched_process_fork", .probe = probe_fork },
 	{ .name = "sched_process_exec", .probe = probe_exec },
 	{ .name = "task_rename", .probe = probe_rename },

@@ -7,6 +7,7 @@
  *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
+ *   gen_trace causes FILE       waits of known causes, across a migration and a gap
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
  *   gen_trace irq-entries FILE  interrupt entries with no exits, as --ftrace with
@@ -49,7 +50,7 @@ static void wakeup_ctx(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t
 {
 	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx));
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx, 0));
 }
 
 static void wakeup(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,
@@ -296,6 +297,74 @@ static void latency(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 23000, 205, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+static void migrate(struct fxt_writer *w, uint64_t ts, uint32_t tid, uint32_t from, uint32_t to)
+{
+	__u64 buf[KTRACE_FXT_MIGRATE_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_migrate(buf, ts, tid, tid, from, to));
+}
+
+static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t out,
+		     uint64_t first, uint64_t last);
+
+/*
+ * Waits with known causes (times from T0, in ns), CPUs 0 and 1:
+ *  - victim 400 (nice 0) runs on CPU 1 from 1000 and is preempted at 2000
+ *    by kt_fifo 401 (SCHED_FIFO 50), which "irq 27 eth0" interrupts from
+ *    3000 to 3400; CPU 0 is idle from 500; the balancer moves the victim
+ *    to CPU 0 at 6000, where it runs at 6500: preemption latency 4500 =
+ *    higher_priority 3600 + interrupts 400 on CPU 1, cpu_idle 500 on CPU 0;
+ *  - it sleeps on CPU 0 at 7000, where other 402 (nice 0) comes in; peer
+ *    403 preempts other at 7200; the kernel then switches without tracing
+ *    it until 9000, where ghost 404 is switched out for other again; the
+ *    victim, woken at 7500 by kt_fifo, runs at 9500: wakeup latency 2000 =
+ *    unknown 1500 (untraced) + same_class 500 (other);
+ *  - CPU 0 is idle from 12000 on.  kt_fifo runs on CPU 1 from 13000 to
+ *    15000; pinned 405 (allowed CPU 1 only) and free 406 are woken on
+ *    CPU 1 at 13500 and 13600 and run there at 15000 and 15200: pinned's
+ *    1500 are higher_priority with no idle CPU it may use; free's 1600 are
+ *    higher_priority 1400 + same_class 200 (pinned), while CPU 0, which it
+ *    may use, idled throughout: idle_allowed_elsewhere 1600 on CPU 0.
+ */
+static void causes(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 400, 400, "victim");
+	kobj_thread(w, 401, 401, "kt_fifo");
+	kobj_thread(w, 402, 402, "other");
+	kobj_thread(w, 403, 403, "peer");
+	kobj_thread(w, 404, 404, "ghost");
+	kobj_thread(w, 405, 405, "pinned");
+	kobj_thread(w, 406, 406, "free");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 402, 120);
+	cswitch(w, 1, T0 + 200, 0, 120, 0, 0, 120);
+	cswitch(w, 0, T0 + 500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 1000, 0, 120, 0, 400, 120);
+	cswitch(w, 1, T0 + 2000, 400, 120, KTRACE_LINUX_RUNNING, 401, 49);
+	irq(w, 1, T0 + 3000, T0 + 3400, "irq 27 eth0");
+	migrate(w, T0 + 6000, 400, 1, 0);
+	cswitch(w, 0, T0 + 6500, 0, 120, 0, 400, 120);
+	wakeup(w, 0, T0 + 6900, 402, 120, 400);
+	cswitch(w, 0, T0 + 7000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 402, 120);
+	cswitch(w, 0, T0 + 7200, 402, 120, KTRACE_LINUX_RUNNING, 403, 120);
+	wakeup(w, 1, T0 + 7500, 400, 120, 401);
+	untraced(w, 0, 403, 404, T0 + 7200, T0 + 9000);
+	cswitch(w, 0, T0 + 9000, 404, 120, KTRACE_LINUX_RUNNING, 402, 120);
+	cswitch(w, 0, T0 + 9500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 400, 120);
+	cswitch(w, 1, T0 + 11000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, T0 + 12000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 1, T0 + 12900, 401, 49, 404);
+	cswitch(w, 1, T0 + 13000, 0, 120, 0, 401, 49);
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, T0 + 13500, 405, 120, 401,
+						      KTRACE_CTX_TASK, 0x2));
+	wakeup(w, 1, T0 + 13600, 406, 120, 401);
+	cswitch(w, 1, T0 + 15000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 405, 120);
+	cswitch(w, 1, T0 + 15200, 405, 120, KTRACE_LINUX_INTERRUPTIBLE, 406, 120);
+	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
 static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,
 		       int out_prio, uint32_t state, uint32_t in, int in_prio, uint32_t kstack)
 {
@@ -478,7 +547,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -495,6 +564,8 @@ int main(int argc, char **argv)
 		unordered(w);
 	else if (!strcmp(argv[1], "latency"))
 		latency(w);
+	else if (!strcmp(argv[1], "causes"))
+		causes(w);
 	else if (!strcmp(argv[1], "chain"))
 		chain(w);
 	else if (!strcmp(argv[1], "timeline-ok"))

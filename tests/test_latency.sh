@@ -51,6 +51,53 @@ grep -q '^ *200 victim  *200 app  *2  *0.9  *5.0  *5.0  *5.0  1000.000007000$' "
 	grep -q '^not measured: 5 waits began before the trace, 1 switch-ins had no recorded wakeup, 1 waits overlap lost records (7 records lost in 1 time ranges)$' "$tmp/out"
 ok $? "the text report shows the rows, the blame, the waker and what was not measured" || diag "$tmp/out"
 
+# Causes (gen_trace causes): a wait split at its migration, blamed on the
+# queue it sat on, and a wait that ends across the kernel's untraced switch.
+"$gen" causes "$tmp/c.fxt"
+run "$ktrace" latency "$tmp/c.fxt" --json --top 10
+ok $rc "latency --json reads the causes trace" || diag "$tmp/err"
+jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'same_class', 'interrupts', 'throttled', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 7"
+ok $? "every wait's causes sum to its latency, under exactly the six names" || diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500} and w['idle_allowed_elsewhere'] == 4000 and w['idle_allowed_cpu'] == 0 and w['cpus_allowed'] is None)(r['top'][0])"
+ok $? "a wait behind a FIFO thread before a migration is higher_priority on the CPU it was queued on, then cpu_idle on the one it ran on" ||
+	diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'wakeup' and w['latency'] == 2000 and w['causes']['same_class'] == 500 and w['causes']['unknown'] == 1500 and w['unknown_reasons'] == {'untraced': 1500, 'lost': 0, 'no_history': 0} and w['migrations'] == [] and w['pieces'][0]['behind_tid'] == 402)(r['top'][1])"
+ok $? "a wait across another thread's untraced switch is measured; the untraced part is unknown, with its reason" ||
+	diag "$tmp/out"
+jcheck "(lambda p, f: p['latency'] == 1500 and p['causes']['higher_priority'] == 1500 and p['cpus_allowed'] == 2 and p['idle_allowed_elsewhere'] == 0 and p['idle_allowed_cpu'] == -1 and f['latency'] == 1600 and f['causes']['higher_priority'] == 1400 and f['causes']['same_class'] == 200 and f['cpus_allowed'] is None and f['idle_allowed_elsewhere'] == 1600 and f['idle_allowed_cpu'] == 0)(next(w for w in r['top'] if w['tid'] == 405), next(w for w in r['top'] if w['tid'] == 406))"
+ok $? "a thread pinned to the busy CPU has no idle CPU elsewhere; its unpinned twin had CPU 0 idle all along" || diag "$tmp/out"
+jcheck "r['top_causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300}"
+ok $? "the worst waits' causes summed" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --top 2
+grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later$' "$tmp/out" &&
+	grep -q 'causes: higher_priority 3.6 us, interrupts 400 ns, cpu_idle 500 ns$' "$tmp/out" &&
+	grep -q 'causes: same_class 500 ns, unknown 1.5 us (untraced by the kernel 1.5 us)$' "$tmp/out" &&
+	grep -q '^     idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs all$' "$tmp/out"
+ok $? "the text names the queue, the thread ahead, the move and the causes" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
+run "$ktrace" dump "$tmp/c-out.fxt"
+grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 same_class=0 interrupts=400 throttled=0 cpu_idle=500 unknown=0 ' "$tmp/out"
+ok $? "-o: the wait's slice carries where it was queued and its causes" || diag "$tmp/out"
+# Work conservation over the waits longer than 1 us: CPU 0 idled 4000 ns
+# of the victim's wait on CPU 1 and all 1600 of free's, counted once; the
+# pinned thread may not use it.
+run "$ktrace" latency "$tmp/c.fxt" --json --idle-threshold 1us
+jcheck "r['work_conservation'] == {'threshold_ns': 1000, 'waits': 5, 'cpus': [{'cpu': 0, 'idle_ns': 5600, 'longest_ns': 4000}]}"
+ok $? "work conservation: CPU 0 idled 5600 ns while a thread that may use it waited, longest 4000 ns" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 1us
+grep -q '^work conservation: CPUs idle while a thread that may run there waited longer than 1.0 us elsewhere (5 such waits): CPU 0 idle 5.6 us in total, longest 4.0 us$' "$tmp/out" &&
+	! grep -qaP '\x00' "$tmp/out"
+ok $? "the text says the same" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 0
+[ $rc -eq 2 ] && grep -q 'idle-threshold' "$tmp/err"
+ok $? "--idle-threshold 0 is refused" || diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --json
+jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
+ok $? "--critical-path: a runnable hop split at its migration has the same causes as the wait" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/l.fxt" --json --top 10
+jcheck "all(sum(w['causes'].values()) == w['latency'] and not w['migrations_recorded'] for w in r['top'])"
+ok $? "without migration records the causes still sum, on the CPU the wait ended on" || diag "$tmp/out"
+
 run "$ktrace" latency "$tmp/l.fxt" --by process --json --top 0
 jcheck "[x['key'] for x in r['groups'] if x['wakeup']['count']] == [200] and __import__('lib').g(r, 200)['wakeup']['count'] == 3 and __import__('lib').g(r, 200)['wakeup']['max_tid'] == 200 and r['top'] == []"
 ok $? "--by process puts victim's and hog's waits in process 200"

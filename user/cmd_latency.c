@@ -23,6 +23,7 @@ enum {
 	OPT_COMM,
 	OPT_CPU,
 	OPT_MIN_LATENCY,
+	OPT_IDLE_THRESHOLD,
 	OPT_HIST,
 	OPT_TOP,
 	OPT_JSON,
@@ -187,6 +188,12 @@ static int latency_opt(void *ctx, const struct cli_arg *a)
 		break;
 	case OPT_MIN_LATENCY:
 		return cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &lo->min_ns);
+	case OPT_IDLE_THRESHOLD:
+		if (cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &lo->idle_threshold_ns))
+			return -EINVAL;
+		if (!lo->idle_threshold_ns)
+			return cli_usage_error("%s '%s': must be longer than 0", a->name, a->text);
+		break;
 	case OPT_HIST:
 		lo->hist = true;
 		break;
@@ -233,6 +240,7 @@ static const struct option latency_options[] = {
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
+	{ "idle-threshold", required_argument, NULL, OPT_IDLE_THRESHOLD },
 	{ "hist", no_argument, NULL, OPT_HIST },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -265,6 +273,8 @@ static const struct cli_command latency_cmd = {
 		 "  --comm NAME            only threads with this thread or process name\n"
 		 "  --cpu N                only waits that ended on CPU N\n"
 		 "  --min-latency DUR      only waits at least this long (5ms, 200us)\n"
+		 "  --idle-threshold DUR   the work-conservation report counts CPUs idle while\n"
+		 "                         a thread that may run there waited longer (1ms)\n"
 		 "  --top N                list the N worst waits with their blame (default 5)\n"
 		 "  --hist                 runqlat's log2 histogram for each row\n"
 		 "  -m, --msecs            milliseconds instead of microseconds\n"

@@ -345,7 +345,7 @@ static void record_loop(struct record_run *rs, uint64_t duration_ns)
 }
 
 /*
- * The threads alive as recording stops, named from /proc before the
+ * The threads alive as recording stopped, named from /proc before the
  * command is ended: a ring may keep none of their own names (the module
  * names every live task at the start only, and only into the ring).
  */
@@ -377,7 +377,6 @@ static void record_stop(struct record_run *rs)
 	int ret;
 
 	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
-	end_names(rs);
 	for (unsigned int i = 0; i < rs->nsrc; i++) {
 		ret = rs->src[i].ops->stop(rs->src[i].priv, &rs->st);
 		if (ret && i == 0)
@@ -385,6 +384,8 @@ static void record_stop(struct record_run *rs)
 		if (rs->src[i].ops->align)
 			rs->src[i].ops->align(rs->src[i].priv, rs->sync.points, rs->sync.n);
 	}
+	/* Not before: reading /proc while a ring records pushes its window out. */
+	end_names(rs);
 	if (rs->child > 0) {
 		/* Stopped by a signal, the duration or the trigger: let the command finish. */
 		kill(rs->child, SIGTERM);

@@ -71,10 +71,12 @@ ok $? "the trace with losses is still valid FXT" ||
 	diag "$tmp/err2"
 check_timeline "$tmp/small.fxt" "an 8 KiB buffer with losses"
 
-# Ring mode, a flight recorder: the newest 64 KiB per CPU survive, so
-# ping's exit is there and most of its 3000 switch-ins are not; ftrace's
-# instance keeps its newest events the same way, and that is no loss.
-run "$ktrace" record --backend bpf --ring -b 64K --ftrace 'sched:sched_switch,sched:sched_process_exit' \
+# Ring mode, a flight recorder: the newest 256 KiB per CPU survive, so
+# ping's exit is there and many of its 3000 switch-ins are not (enough
+# room that a busy machine's other threads do not push all of them out,
+# while the sleeper sleeps on); ftrace's instance keeps its newest events
+# the same way, and that is no loss.
+run "$ktrace" record --backend bpf --ring -b 256K --ftrace 'sched:sched_switch,sched:sched_process_exit' \
 	-o "$tmp/ring.fxt" -- "$build/tests/workload" "$tmp/ring.expect" 3000
 ping=$(sed -n 's/^ping=//p' "$tmp/ring.expect")
 "$ktrace" dump --strict "$tmp/ring.fxt" >"$tmp/ring.dump"
@@ -82,7 +84,7 @@ ins=$(grep -cE "==> tid=${ping:-none} " "$tmp/ring.dump")
 [ $rc -eq 0 ] && grep -q 'ring mode kept the newest data; .* MB of older records were overwritten' "$tmp/err" &&
 	grep -qE "switch: tid=$ping (dead|dying)" "$tmp/ring.dump" && [ "$ins" -gt 0 ] && [ "$ins" -lt 3000 ] &&
 	awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) bad++; last = $2 } END { exit bad > 0 }' "$tmp/ring.dump"
-ok $? "ring mode, 64 KiB buffers: valid, in time order, ping's exit (the newest data) kept, $ins of its 3000 switch-ins remain" ||
+ok $? "ring mode, 256 KiB buffers: valid, in time order, ping's exit (the newest data) kept, $ins of its 3000 switch-ins remain" ||
 	diag "$tmp/err"
 fins=$(grep -c "\"sched\":\"sched_switch\".* next_pid=${ping:-none} " "$tmp/ring.dump")
 grep -q "\"sched\":\"sched_process_exit\" comm=\"ping\" pid=$ping " "$tmp/ring.dump" &&

@@ -79,9 +79,12 @@ for b in kmod bpf; do
 done
 
 # Equivalence: the same kinds of records with the same fields and states.
+# Which threads are pinned ("cpus", on wakeups and on the state dump's
+# thread records) depends on what ran, so that argument is compared apart.
 shapes() {
-	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped' |
-		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
+	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped|"migrate"' |
+		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/ cpus=[0-9]+//;
+			s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
 			s/[0-9]+/N/g; s/"[^"]*"/S/g' | sort -u
 }
 shapes "$R/kmod.fxt" >"$R/kmod.shapes"
@@ -93,6 +96,10 @@ ks=$(states "$R/kmod.fxt"); bs=$(states "$R/bpf.fxt")
 case "$ks" in *"(R)"*"(S)"*) true ;; *) false ;; esac && case "$bs" in *"(R)"*"(S)"*) true ;; *) false ;; esac
 ok $? "both backends record preempted (R) and sleeping (S) switch-outs (module: $ks, BPF: $bs)"
 sed 's/^/#   /' "$R/shapes.diff" | head -10
+km=$("$ktrace" dump "$R/kmod.fxt" | grep -c 'wakeup:.* cpus=')
+bm=$("$ktrace" dump "$R/bpf.fxt" | grep -c 'wakeup:.* cpus=')
+[ "$km" -gt 0 ] && [ "$bm" -gt 0 ]
+ok $? "both backends give a pinned thread's allowed CPUs on its wakeups (module: $km, BPF: $bm wakeups)"
 
 # ktrace latency on known waits, and the latency trigger, in the kernel.
 for b in kmod bpf; do

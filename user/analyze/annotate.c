@@ -78,17 +78,21 @@ static uint64_t wait_ts(void *ctx, uint32_t i)
 	return la->waits[i].start;
 }
 
-/* A wait as a complete event carrying its latency, its waker and its blame. */
+/* A wait as a complete event carrying its latency, its waker, its blame and causes. */
 static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader *r, uint32_t i,
 		       struct obuf *blame)
 {
 	const struct lat_annotation *la = ctx;
 	const struct lat_wait *wt = &la->waits[i];
-	struct fxt_arg args[6];
+	struct fxt_arg args[7 + LAT_CAUSES];
+	size_t where;
 	unsigned int n = 0;
 	char name[32];
 
 	lat_blame_line(la->a, wt, blame);
+	obuf_putc(blame, 0);
+	where = blame->len;
+	lat_where_line(la->a, wt, blame);
 	obuf_putc(blame, 0);
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "latency", wt->end - wt->start);
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", wt->cpu);
@@ -101,6 +105,10 @@ static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader 
 	if (wt->prev_cpu >= 0)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "prev_cpu", wt->prev_cpu);
 	args[n++] = fxt_arg_str("blame", blame->buf);
+	args[n++] = fxt_arg_str("where", blame->buf + where);
+	/* Its causes in ns, under their names, as in latency --json. */
+	for (unsigned int k = 0; k < LAT_CAUSES; k++)
+		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, lat_cause_name(k), wt->causes[k]);
 	snprintf(name, sizeof(name), "%s latency", lat_kind_name(wt->kind));
 	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, wt->start), wt->pid,
 			wt->tid, "ktrace:latency", name, args, n, fxt_ns_to_ticks(r, wt->end));

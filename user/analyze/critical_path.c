@@ -77,6 +77,10 @@ struct cp_seg {
 	uint8_t waker_ctx;		/* blocked: enum ktrace_irq_context */
 	bool has_waker;
 	bool before_trace;		/* began before the thread's first record */
+	/* runnable: the run queue it was on first, and its moves since */
+	int32_t queue_cpu;		/* -1 not known */
+	uint32_t moves;
+	struct lat_migration last_move;
 };
 
 struct cp_thread {
@@ -84,6 +88,7 @@ struct cp_thread {
 	struct cp_seg cur;		/* open: end not known yet */
 	struct cp_seg *hist;		/* CP_HIST, allocated on first use */
 	uint64_t nhist;			/* segments ever closed */
+	int32_t queue_cpu;		/* the run queue it is on (switch-outs, moves) */
 };
 
 struct cp_hop {
@@ -178,6 +183,8 @@ static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 	t->tid = tid;
 	t->cur.cpu = -1;
 	t->cur.waker_irq = -1;
+	t->cur.queue_cpu = -1;
+	t->queue_cpu = -1;
 	t->cur.before_trace = true;
 	return t;
 }
@@ -196,6 +203,7 @@ static struct cp_seg *next_seg(struct cp_thread *t, uint64_t ts, uint8_t state)
 	t->cur.state = state;
 	t->cur.cpu = -1;
 	t->cur.waker_irq = -1;
+	t->cur.queue_cpu = t->queue_cpu;
 	return &t->cur;
 }
 
@@ -360,6 +368,7 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 			t->cur.start = 0;
 		}
 		t->cur.cpu = rec->cpu;
+		t->queue_cpu = rec->cpu;
 		/* The recorders write linux_state third and kstack fourth: look there first. */
 		x = rec->nargs >= 3 && rec->args[2].name.len == 11 &&
 		    !memcmp(rec->args[2].name.p, "linux_state", 11) ? &rec->args[2] :
@@ -424,10 +433,31 @@ static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint
 	s->before_trace = !t->nhist;
 }
 
+/* A move to another run queue: a runnable span is split where it happens. */
+static void on_migrate(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+{
+	struct cp_thread *t = thread_get(cp, rec->tid);
+	struct lat_migration m = {
+		.ts = ts,
+		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
+		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+	};
+
+	t->queue_cpu = m.to;
+	if (t->cur.state != CP_RUNNABLE)
+		return;
+	t->cur.moves++;
+	t->cur.last_move = m;
+}
+
 void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	uint64_t ts;
 
+	if (lat_is_migrate(rec)) {
+		on_migrate(cp, rec, fxt_ticks_to_ns(r, rec->ts));
+		return;
+	}
 	if (rec->type != KTRACE_FXT_REC_SCHED || rec->sub > KTRACE_FXT_SCHED_WAKEUP)
 		return;
 	ts = fxt_ticks_to_ns(r, rec->ts);
@@ -505,6 +535,21 @@ static const char *state_name(const struct cp_seg *s, char *buf)
 	}
 }
 
+/* A runnable hop's blame, split at its moves between run queues. */
+static void hop_blame(struct cp_analysis *cp, const struct cp_hop *h, struct lat_wait *w)
+{
+	const struct cp_seg *s = &h->seg;
+
+	lat_blame_span(cp->a, h->tid, s->cpu, h->start, h->end, w);
+	/* A hop is a part of its segment: moves outside it do not count. */
+	if (s->moves && s->last_move.ts > h->start && s->last_move.ts < h->end)
+		lat_span_moved(cp->a, w, s->queue_cpu, &s->last_move, s->moves);
+	else if (s->moves && s->last_move.ts <= h->start)
+		lat_span_moved(cp->a, w, s->cpu, NULL, 0);
+	else
+		lat_span_moved(cp->a, w, s->queue_cpu >= 0 ? s->queue_cpu : s->cpu, NULL, 0);
+}
+
 /* What a hop's thread was doing, in words, without its name and span. */
 static void hop_text(struct cp_analysis *cp, const struct cp_hop *h, struct obuf *o)
 {
@@ -522,9 +567,17 @@ static void hop_text(struct cp_analysis *cp, const struct cp_hop *h, struct obuf
 			obuf_lit(o, "runnable (not yet running)");
 			break;
 		}
-		obuf_printf(o, "runnable on CPU %d behind ", s->cpu);
-		lat_blame_span(cp->a, s->cpu, h->start, h->end, &w);
-		lat_blame_line(cp->a, &w, o);
+		hop_blame(cp, h, &w);
+		if (w.nmig) {
+			/* Moved between run queues: each one's share, not the last CPU's. */
+			obuf_lit(o, "runnable: ");
+			lat_where_line(cp->a, &w, o);
+		} else {
+			obuf_printf(o, "runnable on CPU %d behind ", s->cpu);
+			lat_blame_line(cp->a, &w, o);
+		}
+		obuf_lit(o, "; causes: ");
+		lat_causes_text(&w, o);
 		break;
 	case CP_BLOCKED:
 		obuf_printf(o, "blocked (%s)", state_name(s, buf));
@@ -587,9 +640,10 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 		return;
 	obuf_printf(o, "%s: critical path of %s %u wait%s of the selected threads (off CPU: switch-out to switch-in)\n",
 		    path, cp->o.at ? "the" : "the worst", cp->worst.n, cp->worst.n == 1 ? "" : "s");
+	/* Not obuf_lit(): the size of a ?: of two literals is a pointer's. */
 	if (!cp->worst.n)
-		obuf_lit(o, cp->o.at ? "no selected thread was waiting at that time\n" :
-			 "no wait of a selected thread was recorded\n");
+		obuf_puts(o, cp->o.at ? "no selected thread was waiting at that time\n" :
+			  "no wait of a selected thread was recorded\n");
 	for (uint32_t i = 0; i < cp->worst.n; i++) {
 		const struct cp_path *p = &cp->paths[i];
 
@@ -611,6 +665,19 @@ static void json_str(struct obuf *o, const char *key, const char *s)
 {
 	obuf_printf(o, ",\"%s\":", key);
 	obuf_json_str(o, s, strlen(s));
+}
+
+/* A runnable hop's causes, named and in ns as in latency --json. */
+static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_hop *h)
+{
+	struct lat_wait w;
+
+	hop_blame(cp, h, &w);
+	obuf_lit(o, ",\"causes\":{");
+	for (unsigned int k = 0; k < LAT_CAUSES; k++)
+		obuf_printf(o, "%s\"%s\":%llu", k ? "," : "", lat_cause_name(k),
+			    (unsigned long long)w.causes[k]);
+	obuf_putc(o, '}');
 }
 
 void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
@@ -647,6 +714,8 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 				obuf_printf(o, ",\"cpu\":%d", h->seg.cpu);
 			if (fn)
 				json_str(o, "blocked_in", fn);
+			if (h->seg.state == CP_RUNNABLE && h->seg.cpu >= 0)
+				json_causes(cp, o, h);
 			if (h->seg.state == CP_BLOCKED && h->note != CP_NOTE_IRQ && h->seg.has_waker) {
 				obuf_printf(o, ",\"woken_by\":%llu", (unsigned long long)h->seg.waker);
 				json_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));

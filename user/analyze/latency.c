@@ -55,6 +55,8 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 		t->selected = -1;
 		t->last_cpu = -1;
 		t->waker_irq = -1;
+		t->queue_cpu = -1;
+		t->wait_queue_cpu = -1;
 	}
 	return t;
 }
@@ -157,6 +159,8 @@ struct lat_analysis *lat_new(const struct lat_opts *o)
 	a->o = *o;
 	if (!a->o.unit_ns)
 		a->o.unit_ns = 1000;
+	if (!a->o.idle_threshold_ns)
+		a->o.idle_threshold_ns = 1000000;
 	a->top = calloc(a->o.top ? a->o.top : 1, sizeof(*a->top));
 	if (!a->top) {
 		free(a);
@@ -191,6 +195,8 @@ void lat_free(struct lat_analysis *a)
 	free(a->groups);
 	free(a->losses);
 	free(a->untraced);
+	free(a->edges);
+	free(a->wc);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -250,14 +256,19 @@ static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 	u->cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
 }
 
-static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint32_t cpu,
-			    uint64_t start, uint64_t end)
+/*
+ * Whether an untraced stretch may hide @tid's own switch-in or switch-out
+ * during [start, end]: it is one of the stretch's two threads.  A stretch
+ * of other threads only hides what held that CPU: the wait is measured,
+ * and that part of its causes is unknown (causes.c).
+ */
+static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint64_t start,
+			    uint64_t end)
 {
 	for (uint32_t i = 0; i < a->nuntraced; i++) {
 		const struct lat_untraced *u = &a->untraced[i];
 
-		if (((tid && (u->tid[0] == tid || u->tid[1] == tid)) || u->cpu == cpu) &&
-		    u->first <= end &&
+		if (tid && (u->tid[0] == tid || u->tid[1] == tid) && u->first <= end &&
 		    u->last >= start)
 			return true;
 	}
@@ -278,12 +289,15 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			x = fxt_find_arg(rec, "process");
 			if (x && x->type == KTRACE_FXT_ARG_KOID)
 				t->pid = x->u;
+			t->cpus = fxt_arg_u64(rec, "cpus", 0);
 		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
 			copy_name(proc_get(a, rec->koid)->name, rec->name);
 		}
 		return;
 	}
 	scan_untraced(a, r, rec);
+	if (lat_is_migrate(rec))
+		a->have_migrations = true;
 	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
 		return;
 	x = fxt_find_arg(rec, "source");
@@ -526,21 +540,45 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 
 /* ---- the worst waits ----------------------------------------------------- */
 
+/* Where @t's wait until @end was queued, and its causes. */
+static void wait_causes(struct lat_analysis *a, const struct lat_thread *t, uint32_t cpu,
+			uint64_t end, int32_t weight, struct lat_wait *w)
+{
+	w->start = t->since;
+	w->end = end;
+	w->tid = t->tid;
+	w->cpu = cpu;
+	w->weight = weight;
+	w->have_migrations = a->have_migrations;
+	w->queue_cpu = t->wait_queue_cpu;
+	w->nmig = t->nmig;
+	w->mig_dropped = t->mig_dropped;
+	w->cpus = t->cpus;
+	memcpy(w->mig, t->mig, t->nmig * sizeof(*t->mig));
+	lat_causes(a, w);
+}
+
+/*
+ * One of the worst waits so far: its blame, where it was queued, its causes
+ * (a walk over the CPUs' histories, which only the worst get, and the
+ * waits longer than the work-conservation threshold).
+ */
 static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint8_t kind, uint32_t cpu, uint64_t end, int32_t weight)
 {
+	bool wanted = topn_wants(&a->worst, end - t->since);
 	struct lat_wait w = { 0 };
 
-	if (!topn_wants(&a->worst, end - t->since))
+	if (!wanted && end - t->since <= a->o.idle_threshold_ns)
 		return;
-	w.start = t->since;
-	w.end = end;
-	w.tid = t->tid;
+	wait_causes(a, t, cpu, end, weight, &w);
+	if (end - t->since > a->o.idle_threshold_ns)
+		lat_work_conservation(a, &w);
+	if (!wanted)
+		return;
 	w.pid = t->pid;
 	w.kind = kind;
-	w.cpu = cpu;
 	w.prev_cpu = t->last_cpu;
-	w.weight = weight;
 	w.have_irq = a->have_irq;
 	if (kind == LAT_WAKEUP) {
 		w.wake_cpu = t->wake_cpu;
@@ -554,6 +592,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	blame(c, &w);
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
+	lat_idle_elsewhere(a, &w);
 	*(struct lat_wait *)topn_slot(&a->worst) = w;
 	topn_placed(&a->worst);
 }
@@ -562,7 +601,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* The arguments the analysis reads, found in one pass over a record's. */
 struct sched_args {
-	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack;
+	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack, *cpus;
 };
 
 static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
@@ -588,6 +627,8 @@ static void find_args(const struct fxt_record *rec, struct sched_args *sa)
 			sa->interrupted = x;
 		else if (name_is(x, "kstack", 6))
 			sa->kstack = x;
+		else if (name_is(x, "cpus", 4))
+			sa->cpus = x;
 	}
 }
 
@@ -620,6 +661,38 @@ static uint32_t linux_state(const struct fxt_record *rec, const struct sched_arg
 	}
 }
 
+/* @t starts waiting on the run queue it is on. */
+static void wait_begins(struct lat_thread *t)
+{
+	t->wait_queue_cpu = t->queue_cpu;
+	t->nmig = 0;
+	t->mig_dropped = 0;
+}
+
+/*
+ * @t moves to another run queue: while it waits, the move splits its wait;
+ * past LAT_MIGRATIONS moves, the latest replaces the last one kept.
+ */
+static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+{
+	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_migration m = {
+		.ts = ts,
+		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
+		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+	};
+
+	if (t->state == ST_WOKEN || t->state == ST_PREEMPTED) {
+		if (t->nmig < LAT_MIGRATIONS) {
+			t->mig[t->nmig++] = m;
+		} else {
+			t->mig[LAT_MIGRATIONS - 1] = m;
+			t->mig_dropped++;
+		}
+	}
+	t->queue_cpu = m.to;
+}
+
 /* A switch-in of @t on @cpu at @ts: the end of whatever it waited for. */
 static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint32_t cpu, uint64_t ts, int32_t weight)
@@ -644,7 +717,7 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 		return;
 	}
 	g = group_get(a, group_key(a, t, cpu));
-	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, cpu, t->since, ts)) {
+	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, t->since, ts)) {
 		g->lossy++;
 		return;
 	}
@@ -680,9 +753,11 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		t = thread_get(a, rec->out_tid);
 		state = linux_state(rec, &sa);
 		t->last_cpu = rec->cpu;
+		t->queue_cpu = rec->cpu;
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
+			wait_begins(t);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
 			t->state = ST_DEAD;
 		} else {
@@ -756,6 +831,9 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = ts;
+	wait_begins(t);
+	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
+	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -824,6 +902,8 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 		ts = fxt_ticks_to_ns(r, rec->ts);
 		if (rec->pid == KTRACE_FXT_IRQ_PID)
 			on_irq_event(a, rec, ts, r);
+		else if (lat_is_migrate(rec))
+			on_migrate(a, rec, ts);
 		return;
 	} else {
 		return;
@@ -876,24 +956,44 @@ const char *lat_irq_name(struct lat_analysis *a, int32_t idx)
 	return idx >= 0 && (uint32_t)idx < a->nirq_names ? a->irq_names[idx] : NULL;
 }
 
-void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
-		    struct lat_wait *w)
+void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
+		    uint64_t end, struct lat_wait *w)
 {
 	struct lat_cpu *c = cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+	struct lat_thread *t = lat_thread_find(a, tid);
 
 	memset(w, 0, sizeof(*w));
+	w->tid = tid;
+	w->weight = t ? t->weight : 0;	/* its latest: what it had then is not kept */
+	w->cpus = t ? t->cpus : 0;
 	w->start = start;
 	w->end = end;
 	w->cpu = cpu;
 	w->waker_irq = -1;
 	w->have_irq = a->have_irq;
-	if (!c || !c->ring) {
+	w->queue_cpu = cpu;
+	if (c && c->ring) {
+		blame(c, w);
+		qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
+		qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+	} else {
 		w->partial = true;
-		return;
 	}
-	blame(c, w);
-	qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
-	qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+	lat_causes(a, w);
+	lat_idle_elsewhere(a, w);
+}
+
+void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cpu,
+		    const struct lat_migration *mig, uint32_t moves)
+{
+	w->have_migrations = a->have_migrations;
+	w->queue_cpu = queue_cpu;
+	w->nmig = moves ? 1 : 0;
+	w->mig_dropped = moves > 1 ? moves - 1 : 0;
+	if (moves)
+		w->mig[0] = *mig;
+	lat_causes(a, w);
+	lat_idle_elsewhere(a, w);
 }
 
 static int cmp_start(const void *x, const void *y)

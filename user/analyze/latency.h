@@ -33,6 +33,20 @@ struct lat_dist {
 	uint64_t *log2;			/* runqlat's layout in the report's unit (--hist) */
 };
 
+/*
+ * What a wait's time went to, partitioned: the categories sum to the wait
+ * to the nanosecond (see causes.c for how each is decided).
+ */
+enum lat_cause {
+	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
+	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
+	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
+	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
+	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
+	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
+	LAT_CAUSES
+};
+
 /* Blocked time of a group in one state and one interned kernel stack. */
 struct lat_blocked_in {
 	uint64_t kstack;		/* the stack's id in the archive */
@@ -65,6 +79,23 @@ struct lat_share {
 	uint64_t ns;
 };
 
+/* A move of a waiting thread to another CPU's run queue. */
+struct lat_migration {
+	uint64_t ts;
+	int32_t from, to;
+};
+
+#define LAT_MIGRATIONS	8	/* kept per wait; later ones replace the last */
+
+/* A stretch of a wait spent on one run queue, and who held that CPU most. */
+struct lat_piece {
+	uint64_t start, end;
+	int32_t cpu;			/* -1: not known */
+	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
+	int32_t top_weight;
+	uint64_t top_ns;
+};
+
 /* One wait, with what occupied the CPU it ended on meanwhile. */
 struct lat_wait {
 	uint64_t start, end;		/* wakeup or switch-out; switch-in */
@@ -86,6 +117,20 @@ struct lat_wait {
 	uint32_t nirq;
 	uint64_t hardirq_ns, softirq_ns, idle_ns;
 	bool have_irq;			/* ftrace irq events were recorded */
+	/* Where it waited (causes.c): the queues it sat on, and why it waited. */
+	bool have_migrations;		/* the trace records migrations */
+	int32_t queue_cpu;		/* the run queue it waited on first, -1: not known */
+	struct lat_migration mig[LAT_MIGRATIONS];
+	uint32_t nmig, mig_dropped;
+	struct lat_piece piece[LAT_MIGRATIONS + 1];
+	uint32_t npiece;
+	uint64_t causes[LAT_CAUSES];
+	uint64_t untraced_ns, lost_ns;	/* of unknown: the kernel's untraced switches, losses */
+	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
+	uint64_t cpus;			/* allowed CPUs 0..63, 0: every CPU */
+	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
+	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
+	uint64_t idle_elsewhere_cpu_ns;
 };
 
 struct lat_opts {
@@ -94,6 +139,7 @@ struct lat_opts {
 	const char *comm;		/* thread or process name */
 	int64_t cpu;			/* -1: any; the CPU the wait ended on */
 	uint64_t min_ns;
+	uint64_t idle_threshold_ns;	/* work conservation: waits longer (0: 1 ms) */
 	uint32_t top;
 	bool hist;
 	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs, -m) */
@@ -128,15 +174,25 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m);
 
 /* The worst waits (--top), sorted by start time, for writing them back into a trace. */
 const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
+/* Where a wait was queued: "queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) ...". */
+void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 /* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
 const char *lat_kind_name(unsigned int kind);
+/* A cause's name as the JSON has it ("higher_priority"). */
+const char *lat_cause_name(unsigned int cause);
+/* "91% higher_priority, 6% same_class": shares of the total. */
+void lat_causes_line(const uint64_t *causes, struct obuf *o);
+/* "higher_priority 3.6 us, interrupts 400 ns": a wait's causes, with why unknown. */
+void lat_causes_text(const struct lat_wait *w, struct obuf *o);
+/* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
+void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o);
 /*
  * For another analysis fed the same records after lat_record() (the
  * critical path): the thread filter, names, losses, the interrupt handler
  * now running on @cpu (-1: none recorded), and what held @cpu during
- * [start, end] as a wait's blame.
+ * [start, end] as a wait's blame, with its causes for thread @tid.
  */
 bool lat_selects(struct lat_analysis *a, uint64_t tid);
 /*
@@ -149,8 +205,17 @@ uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
 bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
 int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
 const char *lat_irq_name(struct lat_analysis *a, int32_t idx);
-void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
-		    struct lat_wait *w);
+void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
+		    uint64_t end, struct lat_wait *w);
+/*
+ * The span blamed by lat_blame_span() was queued first on @queue_cpu and
+ * then moved: the last move @mig (from, at, to the CPU it got), after
+ * @moves - 1 others.  Its pieces, causes and idle CPUs elsewhere again.
+ */
+void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cpu,
+		    const struct lat_migration *mig, uint32_t moves);
+/* A "ktrace:sched" "migrate" record (orig_cpu, dest_cpu) on the moved thread. */
+bool lat_is_migrate(const struct fxt_record *rec);
 /* The function an interned kernel stack blocked in, NULL if the archive does not say. */
 const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack);
 

@@ -32,6 +32,12 @@ struct lat_thread {
 	uint64_t since;
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	/* The run queue it is on, and its moves since its wait began. */
+	int32_t queue_cpu, wait_queue_cpu;
+	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
+	uint8_t nmig;
+	uint32_t mig_dropped;
+	struct lat_migration mig[LAT_MIGRATIONS];
 	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
 };
 
@@ -87,6 +93,19 @@ struct lat_analysis {
 	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
 	bool have_irq;
+	bool have_migrations;		/* the trace has "migrate" records */
+	void *edges;			/* causes.c's scratch, edges_cap of them */
+	uint32_t edges_cap;
+	/*
+	 * Work conservation, per CPU: its idle time while a thread that may
+	 * run there waited longer than o.idle_threshold_ns elsewhere, counted
+	 * once however many waited (up to @counted_to, waits end in order).
+	 */
+	struct lat_wc {
+		uint64_t counted_to, idle_ns, longest_ns;
+	} *wc;
+	uint32_t nwc;
+	uint64_t wc_waits;
 	struct lat_wait *top;		/* the worst waits: worst.items */
 	struct topn worst;
 	bool sorted_by_start;
@@ -95,6 +114,13 @@ struct lat_analysis {
 };
 
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
+/*
+ * Where @w waited and why: its pieces by run queue and its causes; then,
+ * from those pieces, the time other CPUs it may use idled (causes.c).
+ */
+void lat_causes(struct lat_analysis *a, struct lat_wait *w);
+void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w);
+void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w);
 /* A process's name, "?" if the trace did not give one. */
 const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
 

@@ -144,6 +144,8 @@ static void put_prio(struct obuf *o, int32_t weight)
 }
 
 
+static void put_ts(struct obuf *o, uint64_t ns);
+
 /* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
 static void put_dur(struct obuf *o, uint64_t ns)
 {
@@ -198,10 +200,124 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		put_part(o, &first, "idle", w->idle_ns);
 	if (first)
 		obuf_lit(o, "nothing recorded");
+	if (w->untraced_ns) {
+		obuf_lit(o, "; of that, ");
+		put_dur(o, w->untraced_ns);
+		obuf_lit(o, " untraced by the kernel");
+	}
 	if (w->partial)
 		obuf_lit(o, "; the CPU's history starts after the wait began");
 	else if (!w->have_irq)
 		obuf_lit(o, "; interrupts not recorded");
+}
+
+/*
+ * "queued on CPU 1 behind kt_x 1234 (rt 50) 18.900 ms; moved to CPU 0 at
+ * T; ran 12.0 us later": the run queues a wait was spent on.
+ */
+void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	for (uint32_t i = 0; i < w->npiece; i++) {
+		const struct lat_piece *p = &w->piece[i];
+
+		if (i) {
+			obuf_printf(o, "; moved to CPU %d at ", w->mig[i - 1].to);
+			put_ts(o, w->mig[i - 1].ts);
+			if (i == w->nmig && w->mig_dropped)
+				obuf_printf(o, " (after %u more moves)", w->mig_dropped);
+			if (i == w->npiece - 1 && p->cpu == (int32_t)w->cpu && !p->top_tid) {
+				obuf_lit(o, "; ran ");
+				put_dur(o, p->end - p->start);
+				obuf_lit(o, " later");
+				continue;
+			}
+			obuf_lit(o, ", ");
+		}
+		if (p->cpu < 0) {
+			obuf_lit(o, "queued on a CPU the trace does not show ");
+			put_dur(o, p->end - p->start);
+			continue;
+		}
+		obuf_printf(o, "queued on CPU %d ", p->cpu);
+		put_dur(o, p->end - p->start);
+		if (p->top_tid) {
+			obuf_printf(o, " behind %s %llu (", lat_thread_name(a, p->top_tid),
+				    (unsigned long long)p->top_tid);
+			put_prio(o, p->top_weight);
+			obuf_lit(o, ") ");
+			put_dur(o, p->top_ns);
+		}
+	}
+	if (!w->have_migrations)
+		obuf_lit(o, " (migrations not recorded: the CPU it ran on is assumed)");
+}
+
+/* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
+void lat_causes_text(const struct lat_wait *w, struct obuf *o)
+{
+	bool first = true;
+
+	for (int i = 0; i < LAT_CAUSES; i++) {
+		if (!w->causes[i])
+			continue;
+		put_part(o, &first, lat_cause_name(i), w->causes[i]);
+		if (i == LAT_CAUSE_UNKNOWN) {
+			uint64_t rest = w->causes[i] - w->untraced_ns - w->lost_ns;
+
+			obuf_lit(o, " (");
+			if (w->untraced_ns) {
+				obuf_lit(o, "untraced by the kernel ");
+				put_dur(o, w->untraced_ns);
+			}
+			if (w->lost_ns) {
+				obuf_printf(o, "%slost records ", w->untraced_ns ? ", " : "");
+				put_dur(o, w->lost_ns);
+			}
+			if (rest) {
+				obuf_printf(o, "%sno CPU history ", w->untraced_ns || w->lost_ns ?
+					    ", " : "");
+				put_dur(o, rest);
+			}
+			obuf_putc(o, ')');
+		}
+	}
+	if (first)
+		obuf_lit(o, "none");
+}
+
+/* "0-1,3": the CPUs of a mask, as taskset and cpuset lists write them. */
+static void put_cpu_list(struct obuf *o, uint64_t cpus)
+{
+	bool first = true;
+
+	for (int i = 0; i < 64; i++) {
+		int j = i;
+
+		if (!(cpus >> i & 1))
+			continue;
+		while (j + 1 < 64 && (cpus >> (j + 1) & 1))
+			j++;
+		obuf_printf(o, j > i ? "%s%d-%d" : "%s%d", first ? "" : ",", i, j);
+		first = false;
+		i = j;
+	}
+}
+
+/* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
+void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o)
+{
+	obuf_lit(o, "idle_allowed_elsewhere ");
+	put_dur(o, w->idle_elsewhere_ns);
+	if (w->idle_elsewhere_cpu >= 0) {
+		obuf_printf(o, " (CPU %d idle ", w->idle_elsewhere_cpu);
+		put_dur(o, w->idle_elsewhere_cpu_ns);
+		obuf_putc(o, ')');
+	}
+	obuf_lit(o, "; allowed CPUs ");
+	if (w->cpus)
+		put_cpu_list(o, w->cpus);
+	else
+		obuf_lit(o, "all");
 }
 
 /* "woken by T N on CPU C", or the interrupt that woke it. */
@@ -321,6 +437,48 @@ static void missing_totals(struct lat_analysis *a, uint64_t *before, uint64_t *n
 	}
 }
 
+/* The worst waits' causes summed, with the thread most to blame for each cause. */
+static void sum_worst(struct lat_analysis *a, uint64_t *causes)
+{
+	memset(causes, 0, LAT_CAUSES * sizeof(*causes));
+	for (uint32_t i = 0; i < a->worst.n; i++)
+		for (int k = 0; k < LAT_CAUSES; k++)
+			causes[k] += a->top[i].causes[k];
+}
+
+/* "CPU 0 idle 5.600 ms in total, longest 4.000 ms" per CPU that idled so. */
+static void put_work_conservation(struct lat_analysis *a, struct obuf *o)
+{
+	bool any = false;
+
+	obuf_lit(o, "\nwork conservation: CPUs idle while a thread that may run there waited longer than ");
+	put_dur(o, a->o.idle_threshold_ns);
+	obuf_printf(o, " elsewhere (%llu such waits):", (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0; i < a->nwc; i++) {
+		if (!a->wc[i].idle_ns)
+			continue;
+		obuf_printf(o, "%s CPU %u idle ", any ? "," : "", i);
+		put_dur(o, a->wc[i].idle_ns);
+		obuf_lit(o, " in total, longest ");
+		put_dur(o, a->wc[i].longest_ns);
+		any = true;
+	}
+	if (any)
+		obuf_putc(o, '\n');
+	else
+		obuf_lit(o, " none\n");
+}
+
+static void put_worst_causes(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t causes[LAT_CAUSES];
+
+	sum_worst(a, causes);
+	obuf_printf(o, "the %u worst waits by cause: ", a->worst.n);
+	lat_causes_line(causes, o);
+	obuf_putc(o, '\n');
+}
+
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 {
 	static const char *const titles[LAT_KINDS] = {
@@ -397,6 +555,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)a->ftrace_lost);
 	if (!a->have_irq)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+	put_work_conservation(a, o);
 	if (!a->worst.n)
 		return;
 	obuf_printf(o, "\nthe %u worst waits:\n", a->worst.n);
@@ -418,8 +577,15 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
 		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
 		lat_blame_line(a, w, o);
+		obuf_lit(o, "\n     ");
+		lat_where_line(a, w, o);
+		obuf_lit(o, "\n     causes: ");
+		lat_causes_text(w, o);
+		obuf_lit(o, "\n     ");
+		lat_elsewhere_text(w, o);
 		obuf_putc(o, '\n');
 	}
+	put_worst_causes(a, o);
 }
 
 static void json_dist(struct obuf *o, const struct lat_dist *d)
@@ -470,9 +636,19 @@ static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct
 	free(t);
 }
 
+/* {"higher_priority":N,...}: exactly the cause names, in ns. */
+static void json_causes(struct obuf *o, const char *key, const uint64_t *causes)
+{
+	obuf_printf(o, ",\"%s\":{", key);
+	for (int k = 0; k < LAT_CAUSES; k++)
+		obuf_printf(o, "%s\"%s\":%llu", k ? "," : "", lat_cause_name(k),
+			    (unsigned long long)causes[k]);
+	obuf_putc(o, '}');
+}
+
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 {
-	uint64_t before, nowake, lossy;
+	uint64_t before, nowake, lossy, causes[LAT_CAUSES];
 
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
@@ -569,7 +745,53 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			}
 			obuf_putc(o, ']');
 		}
-		obuf_printf(o, ",\"partial\":%s}}", w->partial ? "true" : "false");
+		obuf_printf(o, ",\"partial\":%s}", w->partial ? "true" : "false");
+		json_causes(o, "causes", w->causes);
+		obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
+			    "\"no_history\":%llu},\"migrations_recorded\":%s,\"queue_cpu\":%d,"
+			    "\"migrations\":[",
+			    (unsigned long long)w->untraced_ns, (unsigned long long)w->lost_ns,
+			    (unsigned long long)(w->causes[LAT_CAUSE_UNKNOWN] - w->untraced_ns -
+						 w->lost_ns),
+			    w->have_migrations ? "true" : "false",
+			    w->npiece ? w->piece[0].cpu : -1);
+		for (uint32_t j = 0; j < w->nmig; j++)
+			obuf_printf(o, "%s{\"ts\":%llu,\"from\":%d,\"to\":%d}", j ? "," : "",
+				    (unsigned long long)w->mig[j].ts, w->mig[j].from, w->mig[j].to);
+		obuf_printf(o, "],\"migrations_left_out\":%u,\"idle_allowed_elsewhere\":%llu,"
+			    "\"idle_allowed_cpu\":%d,\"idle_allowed_cpu_ns\":%llu,\"cpus_allowed\":",
+			    w->mig_dropped, (unsigned long long)w->idle_elsewhere_ns,
+			    w->idle_elsewhere_cpu, (unsigned long long)w->idle_elsewhere_cpu_ns);
+		if (w->cpus)
+			obuf_printf(o, "%llu", (unsigned long long)w->cpus);
+		else
+			obuf_lit(o, "null");
+		obuf_lit(o, ",\"pieces\":[");
+		for (uint32_t j = 0; j < w->npiece; j++) {
+			const struct lat_piece *p = &w->piece[j];
+
+			obuf_printf(o, "%s{\"cpu\":%d,\"start\":%llu,\"end\":%llu", j ? "," : "",
+				    p->cpu, (unsigned long long)p->start, (unsigned long long)p->end);
+			if (p->top_tid) {
+				obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
+				json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
+				obuf_printf(o, ",\"behind_prio\":%d,\"behind_ns\":%llu",
+					    prio_of(p->top_weight), (unsigned long long)p->top_ns);
+			}
+			obuf_putc(o, '}');
+		}
+		obuf_lit(o, "]}");
 	}
-	obuf_lit(o, "]}\n");
+	sum_worst(a, causes);
+	obuf_lit(o, "]");
+	json_causes(o, "top_causes", causes);
+	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
+		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0, n = 0; i < a->nwc; i++)
+		if (a->wc[i].idle_ns)
+			obuf_printf(o, "%s{\"cpu\":%u,\"idle_ns\":%llu,\"longest_ns\":%llu}",
+				    n++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
+				    (unsigned long long)a->wc[i].longest_ns);
+	obuf_lit(o, "]}");
+	obuf_lit(o, "}\n");
 }

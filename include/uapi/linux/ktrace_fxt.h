@@ -226,6 +226,12 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_KSTACK		= 30,
 	KTRACE_FXT_STR_BLOCKED_IN	= 31,
 	KTRACE_FXT_STR_FRAMES		= 32,
+	/* Where a wait was spent (migrations): 40 .. 43. */
+	KTRACE_FXT_STR_CAT_SCHED	= 40,
+	KTRACE_FXT_STR_MIGRATE		= 41,
+	KTRACE_FXT_STR_ORIG_CPU		= 42,
+	KTRACE_FXT_STR_DEST_CPU		= 43,
+	KTRACE_FXT_STR_CPUS		= 44,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -273,6 +279,11 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_KSTACK]			= "kstack",
 	[KTRACE_FXT_STR_BLOCKED_IN]		= "blocked_in",
 	[KTRACE_FXT_STR_FRAMES]			= "frames",
+	[KTRACE_FXT_STR_CAT_SCHED]		= "ktrace:sched",
+	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
+	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
+	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
+	[KTRACE_FXT_STR_CPUS]			= "cpus",
 };
 #endif
 
@@ -756,29 +767,39 @@ static inline __u32 ktrace_irq_context(__u32 preempt_count)
 }
 
 #define KTRACE_FXT_WAKEUP_WORDS		6
-#define KTRACE_FXT_WAKEUP_MAX_WORDS	7
+#define KTRACE_FXT_WAKEUP_MAX_WORDS	9
+
+/* Words of a wakeup from @irq_ctx, of a thread restricted to @cpus (0: not). */
+static inline __u32 ktrace_fxt_wakeup_words(__u32 irq_ctx, __u64 cpus)
+{
+	return KTRACE_FXT_WAKEUP_WORDS + (irq_ctx ? 1 : 0) + (cpus ? 2 : 0);
+}
 
 /*
  * Thread wakeup with the woken thread's weight.  From a task, the waker's
  * tid follows as "waker"; from an interrupt, "irq_context" says which kind
  * and the task it interrupted is "interrupted", so no viewer takes that
- * task for the waker.
+ * task for the waker.  A thread that may not run on every CPU gets "cpus"
+ * (uint64), its allowed CPUs 0..63 as a mask: the wait that starts here
+ * cannot be blamed on an idle CPU it may not use.
  */
 static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
-					  int prio, __u32 waker_tid, __u32 irq_ctx)
+					  int prio, __u32 waker_tid, __u32 irq_ctx, __u64 cpus)
 {
-	__u32 n = irq_ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS;
+	__u32 n = ktrace_fxt_wakeup_words(irq_ctx, cpus), i = 4;
 
-	w[0] = ktrace_fxt_wakeup_hdr(n, irq_ctx ? 3 : 2, cpu);
+	w[0] = ktrace_fxt_wakeup_hdr(n, 2 + (irq_ctx ? 1 : 0) + (cpus ? 1 : 0), cpu);
 	w[1] = ts;
 	w[2] = tid;
 	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
 	if (irq_ctx) {
-		w[4] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
-		ktrace_fxt_put_arg_koid(&w[5], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
+		w[i++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
 	} else {
-		ktrace_fxt_put_arg_koid(&w[4], KTRACE_FXT_STR_WAKER, waker_tid);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_WAKER, waker_tid);
 	}
+	if (cpus)
+		ktrace_fxt_put_arg(&w[i], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
 	return n;
 }
 
@@ -829,6 +850,27 @@ static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
 				       KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER, 0);
+}
+
+#define KTRACE_FXT_MIGRATE_WORDS	6
+
+/*
+ * A task moved to another CPU's run queue (sched_migrate_task, from
+ * set_task_cpu(): wakeup placement, the load balancer, affinity and
+ * hotplug moves): an instant in "ktrace:sched" named "migrate" on the
+ * task, with orig_cpu and dest_cpu.  A waiting thread's wait is spent on
+ * the run queue of its latest destination, which only these records say.
+ */
+static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					   __u32 orig_cpu, __u32 dest_cpu)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_MIGRATE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_ORIG_CPU, orig_cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_DEST_CPU, dest_cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_MIGRATE, 0);
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
