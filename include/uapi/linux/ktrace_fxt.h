@@ -220,6 +220,11 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_KSTACK		= 30,
 	KTRACE_FXT_STR_BLOCKED_IN	= 31,
 	KTRACE_FXT_STR_FRAMES		= 32,
+	/* Timer expiries (ktrace_fxt_put_timer_expire()). */
+	KTRACE_FXT_STR_CAT_TIMER	= 33,
+	KTRACE_FXT_STR_TIMER_EXPIRE	= 34,
+	KTRACE_FXT_STR_DUE		= 35,
+	KTRACE_FXT_STR_HARD_DUE		= 36,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -267,6 +272,10 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_KSTACK]			= "kstack",
 	[KTRACE_FXT_STR_BLOCKED_IN]		= "blocked_in",
 	[KTRACE_FXT_STR_FRAMES]			= "frames",
+	[KTRACE_FXT_STR_CAT_TIMER]		= "ktrace:timer",
+	[KTRACE_FXT_STR_TIMER_EXPIRE]		= "timer_expire",
+	[KTRACE_FXT_STR_DUE]			= "due",
+	[KTRACE_FXT_STR_HARD_DUE]		= "hard_due",
 };
 #endif
 
@@ -823,6 +832,30 @@ static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
 				       KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER, 0);
+}
+
+#define KTRACE_FXT_TIMER_EXPIRE_WORDS	9
+
+/*
+ * A sleeping thread's hrtimer expired (hrtimer_expire_entry for a timer
+ * whose function is hrtimer_wakeup): an instant in "ktrace:timer" named
+ * "timer_expire" on the sleeper, at the time its timer's function is
+ * called (@ts, "fired"), with "due" (the soft expiry: the time the thread
+ * asked for), "hard_due" (the hard expiry: due plus the thread's timer
+ * slack, the latest the kernel meant to fire it) in the recorder's clock,
+ * and the "cpu" the timer fired on.
+ */
+static inline __u32 ktrace_fxt_put_timer_expire(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+						__u64 due, __u64 hard_due, __u32 cpu)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_TIMER, 0,
+					KTRACE_FXT_STR_TIMER_EXPIRE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_DUE, due);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_HARD_DUE, hard_due);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
+				       KTRACE_FXT_STR_CAT_TIMER, KTRACE_FXT_STR_TIMER_EXPIRE, 0);
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
