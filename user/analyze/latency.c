@@ -15,7 +15,7 @@
 
 #include "latency_internal.h"
 
-static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption" };
+static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption", "timer" };
 
 const char *lat_kind_name(unsigned int kind)
 {
@@ -542,7 +542,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	w.prev_cpu = t->last_cpu;
 	w.weight = weight;
 	w.have_irq = a->have_irq;
-	if (kind == LAT_WAKEUP) {
+	if (kind != LAT_PREEMPT) {
 		w.wake_cpu = t->wake_cpu;
 		w.waker = t->waker;
 		w.has_waker = t->has_waker;
@@ -551,7 +551,13 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	} else {
 		w.waker_irq = -1;
 	}
+	/* A timer wait's blame is its wait part's, as for any wakeup. */
+	if (kind == LAT_TIMER) {
+		lat_timer_wait(a, t, &w);
+		w.start = w.timer.woken;
+	}
 	blame(c, &w);
+	w.start = t->since;
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
 	*(struct lat_wait *)topn_slot(&a->worst) = w;
@@ -624,7 +630,8 @@ static uint32_t linux_state(const struct fxt_record *rec, const struct sched_arg
 static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint32_t cpu, uint64_t ts, int32_t weight)
 {
-	uint8_t kind = t->state == ST_PREEMPTED ? LAT_PREEMPT : LAT_WAKEUP;
+	uint8_t kind = t->state == ST_PREEMPTED ? LAT_PREEMPT :
+		       t->timer == TIMER_WOKEN ? LAT_TIMER : LAT_WAKEUP;
 	struct lat_group *g;
 	uint64_t ns;
 
@@ -702,6 +709,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t = thread_get(a, rec->in_tid);
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
 	t->state = ST_RUNNING;
+	t->timer = TIMER_NONE;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
 }
@@ -756,7 +764,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 			add_blocked_in(g, t, ts - t->since);
 	}
 	t->state = ST_WOKEN;
-	t->since = ts;
+	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -826,6 +834,8 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 		ts = fxt_ticks_to_ns(r, rec->ts);
 		if (rec->pid == KTRACE_FXT_IRQ_PID)
 			on_irq_event(a, rec, ts, r);
+		else if (lat_is_timer_expire(rec) && rec->tid)
+			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
 		return;
 	} else {
 		return;

@@ -126,14 +126,14 @@ static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
 }
 
 /* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
-static int prio_of(int32_t weight)
+int lat_prio_of(int32_t weight)
 {
 	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
 }
 
-static void put_prio(struct obuf *o, int32_t weight)
+void lat_put_prio(struct obuf *o, int32_t weight)
 {
-	int prio = prio_of(weight);
+	int prio = lat_prio_of(weight);
 
 	if (prio < 0)
 		obuf_lit(o, "prio ?");
@@ -145,7 +145,7 @@ static void put_prio(struct obuf *o, int32_t weight)
 
 
 /* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
-static void put_dur(struct obuf *o, uint64_t ns)
+void lat_put_dur(struct obuf *o, uint64_t ns)
 {
 	if (ns < 1000)
 		obuf_printf(o, "%llu ns", (unsigned long long)ns);
@@ -158,7 +158,7 @@ static void put_dur(struct obuf *o, uint64_t ns)
 static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
 {
 	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
-	put_dur(o, ns);
+	lat_put_dur(o, ns);
 	*first = false;
 }
 
@@ -169,9 +169,9 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 	for (uint32_t i = 0; i < w->nrun; i++) {
 		obuf_printf(o, "%s%s %llu (", first ? "" : ", ", lat_thread_name(a, w->run[i].id),
 			    (unsigned long long)w->run[i].id);
-		put_prio(o, w->run[i].weight);
+		lat_put_prio(o, w->run[i].weight);
 		obuf_lit(o, ") ");
-		put_dur(o, w->run[i].ns);
+		lat_put_dur(o, w->run[i].ns);
 		first = false;
 	}
 	if (w->run_other_ns)
@@ -182,7 +182,7 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		put_part(o, &first, "softirq", w->softirq_ns);
 	for (uint32_t i = 0; i < w->nirq; i++) {
 		obuf_printf(o, "%s%s ", i ? ", " : " (", a->irq_names[w->irq[i].id]);
-		put_dur(o, w->irq[i].ns);
+		lat_put_dur(o, w->irq[i].ns);
 	}
 	if (w->nirq)
 		obuf_putc(o, ')');
@@ -318,6 +318,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 	static const char *const titles[LAT_KINDS] = {
 		"wakeup latency (sched_waking to switch-in)",
 		"preemption latency (switched out runnable to switch-in)",
+		"timer latency (sleeper's timer due to switch-in)",
 	};
 	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
 	uint64_t before, nowake, lossy;
@@ -400,15 +401,21 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    lat_kind_name(w->kind), lat_thread_name(a, w->tid),
 			    (unsigned long long)w->tid, lat_proc_name(a, w->pid),
 			    (unsigned long long)w->pid, w->cpu,
-			    w->kind == LAT_WAKEUP ? "woken" : "preempted");
+			    w->kind == LAT_WAKEUP ? "woken" :
+			    w->kind == LAT_TIMER ? "due" : "preempted");
 		put_ts(o, w->start);
 		obuf_lit(o, ", ran at ");
 		put_ts(o, w->end);
 		obuf_lit(o, "\n     ");
+		if (w->kind == LAT_TIMER) {
+			lat_timer_line(a, w, o);
+			obuf_lit(o, "\n     ");
+		}
 		put_waker(a, w, o);
 		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
 			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
-		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
+		obuf_printf(o, "\n     CPU %u %s: ", w->cpu,
+			    w->kind == LAT_TIMER ? "from wakeup to run" : "meanwhile");
 		lat_blame_line(a, w, o);
 		obuf_putc(o, '\n');
 	}
@@ -493,6 +500,8 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		json_dist(o, &g->d[LAT_WAKEUP]);
 		obuf_lit(o, ",\"preemption\":");
 		json_dist(o, &g->d[LAT_PREEMPT]);
+		obuf_lit(o, ",\"timer\":");
+		json_dist(o, &g->d[LAT_TIMER]);
 		obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
 			    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
 			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
@@ -526,7 +535,9 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
 			    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
 			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
-		if (w->kind == LAT_WAKEUP) {
+		if (w->kind == LAT_TIMER)
+			lat_timer_json(a, w, o);
+		if (w->kind != LAT_PREEMPT) {
 			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
 				    ktrace_irq_context_name(w->waker_ctx));
 			if (w->has_waker) {
@@ -544,7 +555,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
 				    (unsigned long long)w->run[j].id);
 			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
-			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", prio_of(w->run[j].weight),
+			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", lat_prio_of(w->run[j].weight),
 				    (unsigned long long)w->run[j].ns);
 		}
 		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
