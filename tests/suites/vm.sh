@@ -107,6 +107,18 @@ for b in kmod bpf; do
 		{ sed 's/^/# /' "$R/${b}_trig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_trig.check" | sed 's/^/#   /'; }
 done
 
+# cyclictest beside a busy loop on each CPU, recorded by the module: its
+# max and p99 against ktrace's timer latency of its thread (check_cyclictest.py).
+if [ -z "$(status kmod_cyclictest)" ]; then
+	skip "cyclictest in the VM agrees with ktrace" "cyclictest is not installed (apt-get install rt-tests)"
+else
+	ok "$(status kmod_cyclictest)" "kmod: record -- cyclictest -t1 -p80 with a busy loop on each CPU" ||
+		sed 's/^/# /' "$R/kmod_cyclictest.err" | head -5
+	"$ktrace" latency "$R/cyc.fxt" --comm cyclictest --json --top 20000 >"$R/cyc.json"
+	tap_include < <(tests/check_cyclictest.py "$R/kmod_cyclictest.out" "$R/cyc.json" "vm $krel, kmod")
+	"$ktrace" latency "$R/cyc.fxt" --comm cyclictest --top 1 | sed -n '/worst wait/,$p' | sed 's/^/#   /'
+fi
+
 # Stream mode with an 8 KiB buffer: losses counted exactly.
 reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$R/kmod_small.err")
 in_trace=$("$ktrace" dump --stats --quiet "$R/small.fxt" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')
@@ -269,7 +281,7 @@ done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kchain kmod_witness bpf_witness \
+	kchain kmod_witness bpf_witness cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"

@@ -55,6 +55,19 @@ for b in kmod bpf; do
 	step ${b}_trig ktrace record --backend $b --stop-on-latency 10ms --after 50ms --comm victim \
 		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
 done
+# cyclictest's thread (SCHED_FIFO 80) under the module, with a busy loop
+# on each CPU beside it; the host checks its numbers against ktrace's.
+if [ -x ./cyclictest ]; then
+	loads=
+	for c in 0 1; do
+		taskset -c $c sh -c 'while :; do :; done' &
+		loads="$loads $!"
+	done
+	step kmod_cyclictest ktrace record --backend kmod -o $R/cyc.fxt -- \
+		cyclictest -t1 -p80 -i1000 -l2000 -q -m -v -h 5000
+	kill $loads
+	wait $loads 2>/dev/null
+fi
 
 # The in-kernel API and dynamic probes, from a test module.
 step api_insmod insmod ./ktrace_api_test.ko
