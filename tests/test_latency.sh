@@ -253,6 +253,13 @@ grep -q '"ktrace:latency":"timer latency" dur=1000 ' "$tmp/tadump" &&
 	grep -q '1000.000001650 duration complete: 400/400 "ktrace:latency":"wait" dur=350 ' "$tmp/tadump" &&
 	"$ktrace" dump --strict "$tmp/ta.fxt" >/dev/null
 ok $? "-o: a timer wait's parts as slices inside it" || diag "$tmp/tadump"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 2
+grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 150 ns late$" "$tmp/out" &&
+	grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 600 ns late$" "$tmp/out"
+ok $? "--critical-path ends a timer hop with how late its timer fired" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 1 --json
+jcheck "[(h['timer_due'], h['timer_fired'], h['timer_late']) for h in r['paths'][0]['hops'] if 'timer_late' in h] == [($T0 + 5000, $T0 + 5150, 150)]"
+ok $? "--critical-path --json: the timer hop's due and fired times and lateness" || diag "$tmp/out"
 cpbad=0
 for args in "--critical-path --at x" "--at 5" "--tid 0 --critical-path" "--critical-path --folded"; do
 	# shellcheck disable=SC2086

@@ -107,8 +107,7 @@ bool lat_timer_woken(struct lat_thread *t, uint64_t ts);
 void lat_timer_wait(struct lat_analysis *a, const struct lat_thread *t, struct lat_wait *w);
 void lat_timer_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 
-/* latency_report.c: how reports write a duration and a priority. */
-void lat_put_dur(struct obuf *o, uint64_t ns);
+/* latency_report.c: how reports write a priority (and a duration: latency.h). */
 int lat_prio_of(int32_t weight);
 void lat_put_prio(struct obuf *o, int32_t weight);
 
