@@ -90,8 +90,7 @@ def main():
     tid = g['key']
     ok(g['timer']['count'] > 0.9 * len(cycles),
        'ktrace measured %d timer waits of thread %d for %d cycles' %
-       (g['timer']['count'], tid, len(cycles)),
-       ['cycles whose due time had passed before the thread slept have no timer'])
+       (g['timer']['count'], tid, len(cycles)))
 
     # Pair each timer wait with its cycle by its due time, in intervals from
     # the first.  After a cycle later than the interval cyclictest skips the
@@ -116,8 +115,19 @@ def main():
     ok(not bad_parts and waits, 'the parts of each of %d timer waits sum to its latency' % len(waits),
        ['%r' % w for w in bad_parts[:3]])
 
+    # A cycle whose wakeup or switch-in the kernel did not trace (ktrace
+    # writes an untraced_switch record there) has no timer wait: it is left
+    # out of the comparison, said, and fails the test past 1% of cycles.
+    unmeasured = sorted(c for c in cycles if c not in by_cycle)
+    ok(len(unmeasured) <= 0.01 * len(cycles),
+       '%d of %d cycles have no timer wait in ktrace (at most 1%%)' % (len(unmeasured), len(cycles)),
+       ['cycle %d: cyclictest %d us, no timer wait (not traced, or no sleep)' % (c, cycles[c])
+        for c in sorted(unmeasured, key=lambda c: -cycles[c])[:3]])
     kmax = g['timer']['max'] / 1000.0
-    worst = max(cycles, key=lambda c: cycles[c])
+    worst = max(by_cycle, key=lambda c: cycles[c]) if by_cycle else 0
+    if unmeasured and cycles[max(unmeasured, key=lambda c: cycles[c])] > cycles.get(worst, 0):
+        cmax = cycles.get(worst, 0)
+        print('# %s: the max below is over the %d cycles ktrace measured' % (label, len(by_cycle)))
     diag = ['cycle %d: cyclictest %d us, ktrace %s' %
             (worst, cycles[worst],
              '%.1f us (%s)' % (by_cycle[worst]['latency'] / 1000.0,
