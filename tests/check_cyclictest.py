@@ -12,8 +12,9 @@ the clock again in user space; ktrace from the same due time until the
 switch-in.  The difference is the user-space part (the return from
 clock_nanosleep and the clock read), which this reports per cycle.  Its
 max and its histogram's p99 must match ktrace's within 10% or 30 us,
-whichever is larger; a mismatch names the cycle.  Prints TAP lines
-(numbered from 1; the caller renumbers them).
+whichever is larger (cyclictest's p99 may also exceed ktrace's by no
+more than the user-space part's own p99 in the run); a mismatch names the
+cycle.  Prints TAP lines (numbered from 1; the caller renumbers them).
 """
 import bisect
 import json
@@ -164,13 +165,23 @@ def main():
         kv = sorted(by_cycle[c]['latency'] / 1000.0 for c in paired) or [kp99]
         cp99, kp99 = cv[pct_index(len(cv))], kv[pct_index(len(kv))]
         what = 'per-cycle figures over the %d cycles ktrace measured' % len(paired)
-    ok(close(cp99, kp99), 'p99: cyclictest\'s %s %s us, ktrace %.1f us' % (what, cp99, kp99),
+    # cyclictest's p99 may exceed ktrace's by the user-space part ktrace
+    # cannot see (measured per cycle in this run: its own p99), which under
+    # TCG reaches milliseconds; never by more, and never fall short of it.
+    user_p99 = diffs[pct_index(len(diffs))] if diffs else 0.0
+    within_user = 0 <= cp99 - kp99 <= user_p99
+    ok(close(cp99, kp99) or within_user,
+       'p99: cyclictest\'s %s %s us, ktrace %.1f us%s' %
+       (what, cp99, kp99, '' if close(cp99, kp99) else
+        ' (apart by %.1f us, within the user-space part\'s p99 of %.1f us)' % (cp99 - kp99, user_p99)
+        if within_user else ' (apart by %.1f us; the user-space part\'s p99 is %.1f us)' %
+        (cp99 - kp99, user_p99)),
        hist_note if what != 'histogram' else ())
     if diffs:
         med, p90 = diffs[len(diffs) // 2], diffs[int(len(diffs) * 0.9)]
         print('# %s: user-space part (cyclictest - ktrace, per cycle, %d cycles): '
-              'median %.1f us, p90 %.1f us, min %.1f us, max %.1f us' %
-              (label, len(diffs), med, p90, diffs[0], diffs[-1]))
+              'median %.1f us, p90 %.1f us, p99 %.1f us, min %.1f us, max %.1f us' %
+              (label, len(diffs), med, p90, user_p99, diffs[0], diffs[-1]))
     if worst in by_cycle:
         w = by_cycle[worst]
         print('# %s: worst cycle %d: largest part %s, timer CPU at the due time: %s' %

@@ -283,6 +283,10 @@ static void timer_expire(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32
  *     200 = 100 + 20 + 80;
  *  3. due at 5000 inside "irq 30 nvme" (4900 to 5100); fired 5150, woken
  *     5160, runs 6000: 1000 = 150 + 10 + 840.
+ *  4. woken by the hog at 7500 (a wakeup wait of 100), it runs from 7600
+ *     when its timer, due at 8000, fires at 8300 and wakes it at 8310
+ *     before it got off the CPU: 310 = 300 + 10 + 0, and at the due time
+ *     CPU 0 was running the sleeper itself.
  * The hog's own wakeup (by the sleeper, at 6500) stays a wakeup wait.
  */
 static void timer(struct fxt_writer *w)
@@ -307,6 +311,11 @@ static void timer(struct fxt_writer *w)
 	cswitch(w, 0, T0 + 6000, 0, 120, 0, 400, 120);
 	wakeup(w, 0, T0 + 6500, 401, 120, 400);
 	cswitch(w, 0, T0 + 7000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	wakeup(w, 0, T0 + 7500, 400, 120, 401);
+	cswitch(w, 0, T0 + 7600, 401, 120, KTRACE_LINUX_RUNNING, 400, 120);
+	timer_expire(w, 0, T0 + 8300, 400, T0 + 8000);
+	wakeup_ctx(w, 0, T0 + 8310, 400, 120, 400, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 9000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
 static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,

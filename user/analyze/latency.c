@@ -741,30 +741,35 @@ static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint
 	b->n++;
 }
 
-static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+/*
+ * @t's sleeper timer fired, and woke it at @ts, before it got off the CPU
+ * (it was late to sleep): a timer wait from due that ends at the wakeup.
+ */
+static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_cpu *c = cpu_get(a, t->last_cpu < 0 ? 0 : t->last_cpu);
+	uint64_t since = t->since;
+
+	if (!c)
+		return;
+	t->since = t->timer_due;
+	t->state = ST_WOKEN;
+	end_wait(a, t, c, t->last_cpu, ts, t->weight);
+	t->state = ST_RUNNING;
+	t->since = since;
+	t->timer = TIMER_NONE;
+}
+
+/* Who woke @t with @rec, and from what context. */
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec)
+{
 	const struct fxt_arg *waker, *ctx;
 	struct sched_args sa;
 	struct lat_cpu *c;
 
-	/* A running or already runnable thread: nothing starts waiting. */
-	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
-		return;
 	find_args(rec, &sa);
 	waker = sa.waker;
 	ctx = sa.ctx;
-	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
-		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
-								  (uint32_t)t->last_cpu));
-
-		g->blocked_ns[t->block] += ts - t->since;
-		g->blocked_n[t->block]++;
-		if (t->kstack)
-			add_blocked_in(g, t, ts - t->since);
-	}
-	t->state = ST_WOKEN;
-	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -777,6 +782,32 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	c = rec->cpu < a->ncpus ? &a->cpus[rec->cpu] : NULL;
 	if (c && t->waker_ctx != KTRACE_CTX_TASK && c->nirq > 0)
 		t->waker_irq = c->irq[c->nirq - 1].name;
+}
+
+static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+{
+	struct lat_thread *t = thread_get(a, rec->tid);
+
+	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
+		note_waker(a, t, rec);
+		end_timer_on_cpu(a, t, ts);
+		return;
+	}
+	/* A running or already runnable thread: nothing starts waiting. */
+	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
+		return;
+	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
+		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
+								  (uint32_t)t->last_cpu));
+
+		g->blocked_ns[t->block] += ts - t->since;
+		g->blocked_n[t->block]++;
+		if (t->kstack)
+			add_blocked_in(g, t, ts - t->since);
+	}
+	t->state = ST_WOKEN;
+	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
+	note_waker(a, t, rec);
 }
 
 /* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */

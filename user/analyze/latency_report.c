@@ -414,6 +414,11 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 		put_waker(a, w, o);
 		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
 			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
+		if (w->kind == LAT_TIMER && w->end == w->timer.woken) {
+			obuf_printf(o, "\n     it was still on CPU %u: its timer fired before it slept\n",
+				    w->cpu);
+			continue;
+		}
 		obuf_printf(o, "\n     CPU %u %s: ", w->cpu,
 			    w->kind == LAT_TIMER ? "from wakeup to run" : "meanwhile");
 		lat_blame_line(a, w, o);

@@ -11,6 +11,10 @@
  *   handler     fired -> woken   the expiry code until sched_waking
  *   wait        woken -> ran     as any wakeup latency, with its blame
  *
+ * A thread whose timer fires before it gets off the CPU (it called
+ * clock_nanosleep late, or the timer is very short) never waits to run:
+ * its timer wait ends at the wakeup, and its wait part is 0.
+ *
  * Timers that wake through other functions (timerfd, POSIX timers,
  * itimers: signals or wait queues) are not recorded, and their wakeups
  * stay wakeup waits.
@@ -25,12 +29,16 @@ bool lat_is_timer_expire(const struct fxt_record *rec)
 	       fxt_str_eq(rec->name, "timer_expire");
 }
 
-/* @t's sleeper timer fired at @ts.  A thread not asleep gets no timer wait. */
+/*
+ * @t's sleeper timer fired at @ts.  A thread still on its CPU was late to
+ * sleep (its wait ends at the wakeup, latency.c); a runnable one, woken
+ * already or preempted on its way to sleep, gets no timer wait.
+ */
 void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts)
 {
 	uint64_t due = fxt_arg_u64(rec, "due", ts);
 
-	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN) {
+	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN && t->state != ST_RUNNING) {
 		t->timer = TIMER_NONE;
 		return;
 	}
