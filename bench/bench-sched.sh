@@ -156,7 +156,8 @@ if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
 		python3 - "$tmp/progs.json" "${opt:-default}" <<'PY'
 import json, sys
 names = {"ktrace_sched_switch": "sched_switch", "ktrace_sched_waking": "sched_waking",
-         "ktrace_sched_migrate_task": "sched_migrate_task"}
+         "ktrace_sched_migrate_task": "sched_migrate_task",
+         "ktrace_hrtimer_expire_entry": "hrtimer_expire_entry"}
 runs = [p for p in json.load(open(sys.argv[1])) if p.get("name") in names and p.get("run_cnt")]
 print("BPF program run time (kernel.bpf_stats_enabled), %s: " % sys.argv[2] + ", ".join(
     "%s %.1f ns over %d runs" % (names[p["name"]], p["run_time_ns"] / p["run_cnt"], p["run_cnt"])

@@ -589,6 +589,39 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
+/*
+ * Timer wakeups: a sleeper's hrtimer (nanosleep, clock_nanosleep, and the
+ * poll, select and epoll timeouts) is about to call hrtimer_wakeup() for
+ * its task.  Only those are recorded, so other timers cost a compare.
+ * hrtimer_wakeup is static: libbpf finds it in kallsyms (0 if it is gone).
+ * The expiry is in the timer's clock base; the base's offset brings it
+ * to CLOCK_MONOTONIC, the recorder's clock (0 for monotonic timers).
+ */
+extern const void hrtimer_wakeup __ksym __weak;
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
+{
+	__u64 rec[KTRACE_FXT_TIMER_EXPIRE_WORDS], ts, soft, hard, offset;
+	struct hrtimer_sleeper *sl;
+	struct task_struct *p;
+
+	if (!&hrtimer_wakeup || (void *)timer->function != &hrtimer_wakeup)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	sl = (void *)timer - bpf_core_field_offset(struct hrtimer_sleeper, timer);
+	p = BPF_CORE_READ(sl, task);
+	if (!p)
+		return 0;
+	offset = timer->base->offset;
+	soft = timer->_softexpires - offset;
+	hard = timer->node.expires - offset;
+	emit(rec, ktrace_fxt_put_timer_expire(rec, ts, BPF_CORE_READ(p, tgid),
+					      BPF_CORE_READ(p, pid), soft, hard,
+					      bpf_get_smp_processor_id()), ts);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ktrace_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scheduler tracepoint probes: context switches, wakeups, migrations and
- * task names, written as FXT records through the shared encoders.
+ * Scheduler tracepoint probes: context switches, wakeups, migrations, timer
+ * wakeups and task names, written as FXT records through the shared encoders.
  *
  * Wakeups come from sched_waking, which runs in the waker's context (so
  * current is the waker); sched_wakeup can run later on the target CPU from
@@ -11,12 +11,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hrtimer.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include "compat/hrtimer.h"
 #include "internal.h"
 
 struct ktrace_tp {
@@ -194,6 +196,42 @@ static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
 							dest_cpu), ts);
 }
 
+/* hrtimer_wakeup(), the function of every sleeper's timer; set at init. */
+static void *sleeper_function;
+
+/*
+ * A sleeper's hrtimer (nanosleep, clock_nanosleep, and the poll, select
+ * and epoll timeouts) is about to wake its task: the task, the time it
+ * asked for and the time the timer fires.  Only those are recorded, so
+ * other timers cost a compare.  The expiry is in the timer's clock base;
+ * the base's offset brings it to CLOCK_MONOTONIC, the recorder's clock.
+ * Runs in the hard interrupt, or on PREEMPT_RT for a soft timer in the
+ * task serving timer softirqs; either way with preemption off.
+ */
+static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer, ktime_t *now)
+{
+	u64 pos, *rec, ts, offset, bytes = KTRACE_FXT_TIMER_EXPIRE_WORDS * 8;
+	struct ktrace_cpu_buf *b;
+	struct task_struct *p;
+
+	if ((void *)timer->function != sleeper_function)
+		return;
+	b = this_buf();
+	p = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
+	if (!b || !p)
+		return;
+	ts = ktrace_now();
+	offset = ktime_to_ns(timer->base->offset);
+	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
+	if (!rec)
+		return;
+	ktrace_fxt_put_timer_expire(rec, ts, p->tgid, p->pid,
+				    ktime_to_ns(hrtimer_get_softexpires(timer)) - offset,
+				    ktime_to_ns(hrtimer_get_expires(timer)) - offset,
+				    smp_processor_id());
+	ktrace_buf_commit(b, pos, bytes);
+}
+
 /* Thread (and, for a group leader, process) name records for @p. */
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
@@ -248,6 +286,7 @@ static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_process_fork", .probe = probe_fork },
 	{ .name = "sched_process_exec", .probe = probe_exec },
 	{ .name = "task_rename", .probe = probe_rename },
+	{ .name = "hrtimer_expire_entry", .probe = probe_hrtimer_expire_entry },
 };
 
 static void find_tp(struct tracepoint *tp, void *priv)
@@ -264,6 +303,7 @@ int ktrace_probes_init(void)
 {
 	size_t i;
 
+	sleeper_function = ktrace_hrtimer_sleeper_function();
 	for_each_kernel_tracepoint(find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++) {
 		if (!ktrace_tps[i].tp) {

@@ -8,6 +8,7 @@
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
  *   gen_trace causes FILE       waits of known causes, across a migration and a gap
+ *   gen_trace timer FILE        timer waits whose parts are known
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
  *   gen_trace irq-entries FILE  interrupt entries with no exits, as --ftrace with
@@ -365,6 +366,57 @@ static void causes(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+static void timer_expire(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid,
+			 uint64_t due)
+{
+	__u64 buf[KTRACE_FXT_TIMER_EXPIRE_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_timer_expire(buf, ts, tid, tid, due, due + 50, cpu));
+}
+
+/*
+ * Three timer waits of sleeper 400 on CPU 0, parts known (from T0, ns):
+ *  1. due at 1000 while hog 401 runs; fired 1600, woken 1650, runs 2000:
+ *     1000 = timer_late 600 + handler 50 + wait 350;
+ *  2. due at 3000 while CPU 0 is idle; fired 3100, woken 3120, runs 3200:
+ *     200 = 100 + 20 + 80;
+ *  3. due at 5000 inside "irq 30 nvme" (4900 to 5100); fired 5150, woken
+ *     5160, runs 6000: 1000 = 150 + 10 + 840.
+ *  4. woken by the hog at 7500 (a wakeup wait of 100), it runs from 7600
+ *     when its timer, due at 8000, fires at 8300 and wakes it at 8310
+ *     before it got off the CPU: 310 = 300 + 10 + 0, and at the due time
+ *     CPU 0 was running the sleeper itself.
+ * The hog's own wakeup (by the sleeper, at 6500) stays a wakeup wait.
+ */
+static void timer(struct fxt_writer *w)
+{
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 400, 400, "sleeper");
+	kobj_thread(w, 401, 401, "hog");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 400, 120);
+	cswitch(w, 0, T0 + 200, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	timer_expire(w, 0, T0 + 1600, 400, T0 + 1000);
+	wakeup_ctx(w, 0, T0 + 1650, 400, 120, 401, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 2000, 401, 120, KTRACE_LINUX_RUNNING, 400, 120);
+	cswitch(w, 0, T0 + 2100, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	cswitch(w, 0, T0 + 2200, 401, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	timer_expire(w, 0, T0 + 3100, 400, T0 + 3000);
+	wakeup_ctx(w, 0, T0 + 3120, 400, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 3200, 0, 120, 0, 400, 120);
+	cswitch(w, 0, T0 + 3300, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	irq(w, 0, T0 + 4900, T0 + 5100, "irq 30 nvme");
+	timer_expire(w, 0, T0 + 5150, 400, T0 + 5000);
+	wakeup_ctx(w, 0, T0 + 5160, 400, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 6000, 0, 120, 0, 400, 120);
+	wakeup(w, 0, T0 + 6500, 401, 120, 400);
+	cswitch(w, 0, T0 + 7000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	wakeup(w, 0, T0 + 7500, 400, 120, 401);
+	cswitch(w, 0, T0 + 7600, 401, 120, KTRACE_LINUX_RUNNING, 400, 120);
+	timer_expire(w, 0, T0 + 8300, 400, T0 + 8000);
+	wakeup_ctx(w, 0, T0 + 8310, 400, 120, 400, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 9000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
 static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,
 		       int out_prio, uint32_t state, uint32_t in, int in_prio, uint32_t kstack)
 {
@@ -547,7 +599,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -566,6 +618,8 @@ int main(int argc, char **argv)
 		latency(w);
 	else if (!strcmp(argv[1], "causes"))
 		causes(w);
+	else if (!strcmp(argv[1], "timer"))
+		timer(w);
 	else if (!strcmp(argv[1], "chain"))
 		chain(w);
 	else if (!strcmp(argv[1], "timeline-ok"))

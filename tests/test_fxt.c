@@ -221,6 +221,9 @@ static int t_recorder_records(void)
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
 	CHECK(ktrace_fxt_put_migrate(buf, 7100, 1200, 1234, 1, 0) == KTRACE_FXT_MIGRATE_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_MIGRATE_WORDS);
+	CHECK(ktrace_fxt_put_timer_expire(buf, 7100, 1200, 1234, 7000, 7050, 2) ==
+	      KTRACE_FXT_TIMER_EXPIRE_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_TIMER_EXPIRE_WORDS);
 
 	rb_open(&rb, w);
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_SCHED);
@@ -295,6 +298,17 @@ static int t_recorder_records(void)
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 1);
 	a = fxt_find_arg(&rec, "dest_cpu");
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 0);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 7100);
+	CHECK(rec.pid == 1200 && rec.tid == 1234);
+	CHECK(fxt_str_eq(rec.cat, "ktrace:timer") && fxt_str_eq(rec.name, "timer_expire"));
+	a = fxt_find_arg(&rec, "due");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 7000);
+	a = fxt_find_arg(&rec, "hard_due");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 7050);
+	a = fxt_find_arg(&rec, "cpu");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 2);
 	CHECK(rb.r.violations == 0);
 	rb_close(&rb);
 	return 1;

@@ -280,6 +280,45 @@ ok $? "interrupt entries without exits: a waker named while its handler is known
 run "$ktrace" latency tests/corpus/irq-entries.fxt --json --top 2
 [ $rc -eq 0 ] && jcheck "[w.get('waker_irq') for w in r['top']] == [None, 'local_timer 236'] and all(w['waker_context'] == 'hardirq' for w in r['top'])"
 ok $? "the same in --json: waker_irq only where the handler is known" || diag "$tmp/out" "$tmp/err"
+# Timer waits (gen_trace timer): due to switch-in, in three parts.
+"$gen" timer "$tmp/t.fxt"
+run "$ktrace" latency "$tmp/t.fxt" --json --top 7
+ok $rc "latency --json reads a trace with timer expiries" || diag "$tmp/err"
+jcheck "(lambda v: v['timer']['count'] == 4 and v['timer']['max'] == 1000 and v['timer']['min'] == 200 and v['wakeup']['count'] == 1)(__import__('lib').g(r, 400))"
+ok $? "sleeper: 4 timer waits from due to switch-in (200 to 1000 ns), its wakeup by the hog a wakeup wait" || diag "$tmp/out"
+jcheck "__import__('lib').g(r, 401)['wakeup']['count'] == 1 and __import__('lib').g(r, 401)['timer']['count'] == 0"
+ok $? "a wakeup without a timer expiry stays a wakeup wait"
+jcheck "all(w['kind'] != 'timer' or (sorted(w['parts']) == ['handler', 'timer_late', 'wait'] and sum(w['parts'].values()) == w['latency'] == w['ran'] - w['due'] and w['start'] == w['due'] and w['due'] <= w['fired'] <= w['woken'] <= w['ran']) for w in r['top']) and sum(w['kind'] == 'timer' for w in r['top']) == 4"
+ok $? "each timer wait has due, fired, woken and ran, and parts that sum to its latency" || diag "$tmp/out"
+jcheck "[(w['parts']['timer_late'], w['parts']['handler'], w['parts']['wait'], w['largest_part']) for w in r['top'] if w['kind'] == 'timer'] == [(150, 10, 840, 'wait'), (600, 50, 350, 'timer_late'), (300, 10, 0, 'timer_late'), (100, 20, 80, 'timer_late')]"
+ok $? "the parts are exact: timer_late fired - due, handler woken - fired, wait ran - woken (0 for a thread still on its CPU)" || diag "$tmp/out"
+jcheck "[w['at_due'] for w in r['top'] if w['kind'] == 'timer'] == [{'what': 'hardirq', 'irq': 'irq 30 nvme'}, {'what': 'thread', 'tid': 401, 'comm': 'hog', 'prio': 120}, {'what': 'thread', 'tid': 400, 'comm': 'sleeper', 'prio': 120}, {'what': 'idle'}]"
+ok $? "what the timer's CPU did at the due time: an interrupt handler, a thread with its priority, idle" || diag "$tmp/out"
+jcheck "(lambda w: w['blame']['threads'] == [{'tid': 401, 'comm': 'hog', 'prio': 120, 'ns': 350}] and w['waker_context'] == 'hardirq')(r['top'][1])"
+ok $? "the wait part gets a wakeup's blame: what ran from the wakeup to the switch-in" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --top 7
+grep -q "^timer latency (sleeper's timer due to switch-in)" "$tmp/out" &&
+	grep -q "timer fired 600 ns late (the largest part); CPU 0 was running hog 401 (nice 0)" "$tmp/out" &&
+	grep -q "timer fired 100 ns late (the largest part); CPU 0 was idle" "$tmp/out" &&
+	grep -q "CPU 0 was in hardirq irq 30 nvme; handler 10 ns, wait 840 ns (the largest part)" "$tmp/out" &&
+	grep -q "timer fired 300 ns late (the largest part); CPU 0 was running sleeper 400 (nice 0); handler 10 ns, wait 0 ns" "$tmp/out" &&
+	grep -q "it was still on CPU 0: its timer fired before it slept" "$tmp/out"
+ok $? "the text names the largest part and what the CPU was doing when the timer was due" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --top 5 -o "$tmp/ta.fxt"
+"$ktrace" dump "$tmp/ta.fxt" >"$tmp/tadump"
+grep -q '"ktrace:latency":"timer latency" dur=1000 ' "$tmp/tadump" &&
+	grep -q '^.*1000.000001000 duration complete: 400/400 "ktrace:latency":"timer_late" dur=600 ' "$tmp/tadump" &&
+	grep -q '1000.000001600 duration complete: 400/400 "ktrace:latency":"handler" dur=50 ' "$tmp/tadump" &&
+	grep -q '1000.000001650 duration complete: 400/400 "ktrace:latency":"wait" dur=350 ' "$tmp/tadump" &&
+	"$ktrace" dump --strict "$tmp/ta.fxt" >/dev/null
+ok $? "-o: a timer wait's parts as slices inside it" || diag "$tmp/tadump"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 2
+grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 150 ns late$" "$tmp/out" &&
+	grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 600 ns late$" "$tmp/out"
+ok $? "--critical-path ends a timer hop with how late its timer fired" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 1 --json
+jcheck "[(h['timer_due'], h['timer_fired'], h['timer_late']) for h in r['paths'][0]['hops'] if 'timer_late' in h] == [($T0 + 5000, $T0 + 5150, 150)]"
+ok $? "--critical-path --json: the timer hop's due and fired times and lateness" || diag "$tmp/out"
 cpbad=0
 for args in "--critical-path --at x" "--at 5" "--tid 0 --critical-path" "--critical-path --folded"; do
 	# shellcheck disable=SC2086

@@ -70,6 +70,19 @@ for b in kmod bpf; do
 	wait $c
 done
 echo "$pid_max" >/proc/sys/kernel/pid_max
+# cyclictest's thread (SCHED_FIFO 80) under the module, with a busy loop
+# on each CPU beside it; the host checks its numbers against ktrace's.
+if [ -x ./cyclictest ]; then
+	loads=
+	for c in 0 1; do
+		taskset -c $c sh -c 'while :; do :; done' &
+		loads="$loads $!"
+	done
+	step kmod_cyclictest ktrace record --backend kmod -o $R/cyc.fxt -- \
+		cyclictest -t1 -p80 -i1000 -l2000 -q -m -v -h 5000
+	kill $loads
+	wait $loads 2>/dev/null
+fi
 
 # The in-kernel API and dynamic probes, from a test module.
 step api_insmod insmod ./ktrace_api_test.ko

@@ -72,6 +72,7 @@ struct cp_seg {
 	uint64_t kstack;		/* blocked: where, 0 if not recorded */
 	int32_t cpu;			/* running: on; runnable: got; -1 not known */
 	int32_t waker_irq;		/* blocked: the handler that woke it, -1 if not recorded */
+	uint64_t timer_due, timer_fired;	/* blocked: its sleeper timer's, 0 if not that */
 	uint8_t state;			/* enum cp_state */
 	uint8_t linux_state;		/* blocked: KTRACE_LINUX_* */
 	uint8_t waker_ctx;		/* blocked: enum ktrace_irq_context */
@@ -427,6 +428,8 @@ static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint
 		t->cur.waker = t->cur.has_waker ? waker->u : 0;
 		if (t->cur.waker_ctx != KTRACE_CTX_TASK)
 			t->cur.waker_irq = lat_cpu_irq(cp->a, rec->cpu);
+		if (!lat_timer_of(cp->a, rec->tid, &t->cur.timer_due, &t->cur.timer_fired))
+			t->cur.timer_due = t->cur.timer_fired = 0;
 	}
 	s = next_seg(t, ts, CP_RUNNABLE);
 	/* First seen waking up: it went to sleep before the trace. */
@@ -511,11 +514,18 @@ static void put_irq(struct cp_analysis *cp, struct obuf *o, const struct cp_seg 
 	if (name)
 		obuf_printf(o, "%s (%s)", name, ktrace_irq_context_name(s->waker_ctx));
 	/* On PREEMPT_RT a task's sleep timer expires in the timer softirq. */
-	else if ((s->waker_ctx == KTRACE_CTX_HARDIRQ || s->waker_ctx == KTRACE_CTX_SOFTIRQ) &&
-		 timed_sleep(blocked_in(cp, s)))
+	else if (s->timer_fired ||
+		 ((s->waker_ctx == KTRACE_CTX_HARDIRQ || s->waker_ctx == KTRACE_CTX_SOFTIRQ) &&
+		  timed_sleep(blocked_in(cp, s))))
 		obuf_printf(o, "timer expiry (%s)", ktrace_irq_context_name(s->waker_ctx));
 	else
 		obuf_printf(o, "%s, handler not recorded", ktrace_irq_context_name(s->waker_ctx));
+	/* The hop ends with how late its timer fired (timer_latency.c). */
+	if (s->timer_fired) {
+		obuf_lit(o, ", fired ");
+		lat_put_dur(o, s->timer_fired - s->timer_due);
+		obuf_lit(o, " late");
+	}
 }
 
 static const char *state_name(const struct cp_seg *s, char *buf)
@@ -726,6 +736,13 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 				obuf_putc(&line, 0);
 				json_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
 				json_str(o, "interrupt", line.buf);
+				if (h->seg.timer_fired)
+					obuf_printf(o, ",\"timer_due\":%llu,\"timer_fired\":%llu,"
+						    "\"timer_late\":%llu",
+						    (unsigned long long)h->seg.timer_due,
+						    (unsigned long long)h->seg.timer_fired,
+						    (unsigned long long)(h->seg.timer_fired -
+									 h->seg.timer_due));
 			}
 			line.len = 0;
 			hop_text(cp, h, &line);

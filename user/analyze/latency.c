@@ -15,7 +15,7 @@
 
 #include "latency_internal.h"
 
-static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption" };
+static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption", "timer" };
 
 const char *lat_kind_name(unsigned int kind)
 {
@@ -580,7 +580,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	w.kind = kind;
 	w.prev_cpu = t->last_cpu;
 	w.have_irq = a->have_irq;
-	if (kind == LAT_WAKEUP) {
+	if (kind != LAT_PREEMPT) {
 		w.wake_cpu = t->wake_cpu;
 		w.waker = t->waker;
 		w.has_waker = t->has_waker;
@@ -589,7 +589,13 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	} else {
 		w.waker_irq = -1;
 	}
+	/* A timer wait's blame is its wait part's, as for any wakeup. */
+	if (kind == LAT_TIMER) {
+		lat_timer_wait(a, t, &w);
+		w.start = w.timer.woken;
+	}
 	blame(c, &w);
+	w.start = t->since;
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
 	lat_idle_elsewhere(a, &w);
@@ -697,7 +703,8 @@ static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uin
 static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint32_t cpu, uint64_t ts, int32_t weight)
 {
-	uint8_t kind = t->state == ST_PREEMPTED ? LAT_PREEMPT : LAT_WAKEUP;
+	uint8_t kind = t->state == ST_PREEMPTED ? LAT_PREEMPT :
+		       t->timer == TIMER_WOKEN ? LAT_TIMER : LAT_WAKEUP;
 	struct lat_group *g;
 	uint64_t ns;
 
@@ -777,6 +784,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t = thread_get(a, rec->in_tid);
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
 	t->state = ST_RUNNING;
+	t->timer = TIMER_NONE;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
 }
@@ -808,30 +816,35 @@ static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint
 	b->n++;
 }
 
-static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+/*
+ * @t's sleeper timer fired, and woke it at @ts, before it got off the CPU
+ * (it was late to sleep): a timer wait from due that ends at the wakeup.
+ */
+static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_cpu *c = cpu_get(a, t->last_cpu < 0 ? 0 : t->last_cpu);
+	uint64_t since = t->since;
+
+	if (!c)
+		return;
+	t->since = t->timer_due;
+	t->state = ST_WOKEN;
+	wait_begins(t);
+	end_wait(a, t, c, t->last_cpu, ts, t->weight);
+	t->state = ST_RUNNING;
+	t->since = since;
+	t->timer = TIMER_NONE;
+}
+
+/* Who woke @t with @rec, and from what context. */
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec)
+{
 	const struct fxt_arg *waker, *ctx;
 	struct sched_args sa;
 
-	/* A running or already runnable thread: nothing starts waiting. */
-	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
-		return;
 	find_args(rec, &sa);
 	waker = sa.waker;
 	ctx = sa.ctx;
-	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
-		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
-								  (uint32_t)t->last_cpu));
-
-		g->blocked_ns[t->block] += ts - t->since;
-		g->blocked_n[t->block]++;
-		if (t->kstack)
-			add_blocked_in(g, t, ts - t->since);
-	}
-	t->state = ST_WOKEN;
-	t->since = ts;
-	wait_begins(t);
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
 	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
 	t->wake_cpu = rec->cpu;
@@ -845,6 +858,33 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	/* The handler running on the waking CPU, if ftrace recorded it. */
 	if (t->waker_ctx != KTRACE_CTX_TASK)
 		t->waker_irq = lat_cpu_irq(a, rec->cpu);
+}
+
+static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+{
+	struct lat_thread *t = thread_get(a, rec->tid);
+
+	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
+		note_waker(a, t, rec);
+		end_timer_on_cpu(a, t, ts);
+		return;
+	}
+	/* A running or already runnable thread: nothing starts waiting. */
+	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
+		return;
+	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
+		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
+								  (uint32_t)t->last_cpu));
+
+		g->blocked_ns[t->block] += ts - t->since;
+		g->blocked_n[t->block]++;
+		if (t->kstack)
+			add_blocked_in(g, t, ts - t->since);
+	}
+	t->state = ST_WOKEN;
+	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
+	wait_begins(t);
+	note_waker(a, t, rec);
 }
 
 /* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */
@@ -904,6 +944,8 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 			on_irq_event(a, rec, ts, r);
 		else if (lat_is_migrate(rec))
 			on_migrate(a, rec, ts);
+		else if (lat_is_timer_expire(rec) && rec->tid)
+			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
 		return;
 	} else {
 		return;

@@ -11,8 +11,12 @@
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL };
 
-/* Wakeup: sched_waking to switch-in.  Preemption: switched out in R to switch-in. */
-enum lat_kind { LAT_WAKEUP, LAT_PREEMPT, LAT_KINDS };
+/*
+ * Wakeup: sched_waking to switch-in.  Preemption: switched out in R to
+ * switch-in.  Timer: a sleeper's timer due to its switch-in, for the
+ * wakeups its timer made (timer_latency.c); those are not wakeup waits.
+ */
+enum lat_kind { LAT_WAKEUP, LAT_PREEMPT, LAT_TIMER, LAT_KINDS };
 
 /* Blocked time is split by the Linux state the thread left the CPU in. */
 enum lat_block { LAT_BLOCK_S, LAT_BLOCK_D, LAT_BLOCK_OTHER, LAT_BLOCKS };
@@ -96,6 +100,18 @@ struct lat_piece {
 	uint64_t top_ns;
 };
 
+/*
+ * A timer wait's times, and what its timer's CPU was doing when the timer
+ * was due: @at_due.kind is SEG_THREAD (with tid and weight), SEG_IDLE,
+ * SEG_HARDIRQ or SEG_SOFTIRQ (with the interrupt name's index).
+ */
+struct lat_timer_wait {
+	uint64_t due, fired, woken;	/* the wait's start is due, its end ran */
+	uint32_t cpu;			/* the timer fired on */
+	bool at_due_known;
+	struct lat_share at_due;
+};
+
 /* One wait, with what occupied the CPU it ended on meanwhile. */
 struct lat_wait {
 	uint64_t start, end;		/* wakeup or switch-out; switch-in */
@@ -131,6 +147,7 @@ struct lat_wait {
 	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
 	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
 	uint64_t idle_elsewhere_cpu_ns;
+	struct lat_timer_wait timer;	/* LAT_TIMER; blame covers woken to ran */
 };
 
 struct lat_opts {
@@ -176,6 +193,10 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m);
 const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
 /* Where a wait was queued: "queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) ...". */
 void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+/* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
+void lat_put_dur(struct obuf *o, uint64_t ns);
+/* A timer wait's parts and its timer CPU at the due time, as one line. */
+void lat_timer_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 /* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
@@ -195,6 +216,8 @@ void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o);
  * [start, end] as a wait's blame, with its causes for thread @tid.
  */
 bool lat_selects(struct lat_analysis *a, uint64_t tid);
+/* Whether @tid's latest wakeup was its sleeper timer's, and the timer's due and fired times. */
+bool lat_timer_of(struct lat_analysis *a, uint64_t tid, uint64_t *due, uint64_t *fired);
 /*
  * A word per thread for another analysis (its own index + 1, 0 at first),
  * so that one table finds threads by tid; NULL if @tid is unknown and not

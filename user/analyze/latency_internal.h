@@ -39,7 +39,13 @@ struct lat_thread {
 	uint32_t mig_dropped;
 	struct lat_migration mig[LAT_MIGRATIONS];
 	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
+	/* Its sleeper timer: fired while it slept, then woke it (timer_latency.c). */
+	uint8_t timer;			/* enum lat_timer_state */
+	uint32_t timer_cpu;
+	uint64_t timer_due, timer_fired, timer_woken;
 };
+
+enum lat_timer_state { TIMER_NONE, TIMER_FIRED, TIMER_WOKEN };
 
 struct lat_proc {
 	uint64_t pid;
@@ -112,6 +118,17 @@ struct lat_analysis {
 	uint64_t records, first_ts, last_ts, waits, filtered;
 	struct kstack_names kstacks;
 };
+
+/* timer_latency.c: timer waits, hooked into the measurement pass. */
+bool lat_is_timer_expire(const struct fxt_record *rec);
+void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts);
+bool lat_timer_woken(struct lat_thread *t, uint64_t ts);
+void lat_timer_wait(struct lat_analysis *a, const struct lat_thread *t, struct lat_wait *w);
+void lat_timer_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+
+/* latency_report.c: how reports write a priority (and a duration: latency.h). */
+int lat_prio_of(int32_t weight);
+void lat_put_prio(struct obuf *o, int32_t weight);
 
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
 /*

@@ -126,14 +126,14 @@ static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
 }
 
 /* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
-static int prio_of(int32_t weight)
+int lat_prio_of(int32_t weight)
 {
 	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
 }
 
-static void put_prio(struct obuf *o, int32_t weight)
+void lat_put_prio(struct obuf *o, int32_t weight)
 {
-	int prio = prio_of(weight);
+	int prio = lat_prio_of(weight);
 
 	if (prio < 0)
 		obuf_lit(o, "prio ?");
@@ -147,7 +147,7 @@ static void put_prio(struct obuf *o, int32_t weight)
 static void put_ts(struct obuf *o, uint64_t ns);
 
 /* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
-static void put_dur(struct obuf *o, uint64_t ns)
+void lat_put_dur(struct obuf *o, uint64_t ns)
 {
 	if (ns < 1000)
 		obuf_printf(o, "%llu ns", (unsigned long long)ns);
@@ -168,7 +168,7 @@ static const char *irq_name(struct lat_analysis *a, int32_t idx)
 static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
 {
 	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
-	put_dur(o, ns);
+	lat_put_dur(o, ns);
 	*first = false;
 }
 
@@ -179,9 +179,9 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 	for (uint32_t i = 0; i < w->nrun; i++) {
 		obuf_printf(o, "%s%s %llu (", first ? "" : ", ", lat_thread_name(a, w->run[i].id),
 			    (unsigned long long)w->run[i].id);
-		put_prio(o, w->run[i].weight);
+		lat_put_prio(o, w->run[i].weight);
 		obuf_lit(o, ") ");
-		put_dur(o, w->run[i].ns);
+		lat_put_dur(o, w->run[i].ns);
 		first = false;
 	}
 	if (w->run_other_ns)
@@ -192,7 +192,7 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		put_part(o, &first, "softirq", w->softirq_ns);
 	for (uint32_t i = 0; i < w->nirq; i++) {
 		obuf_printf(o, "%s%s ", i ? ", " : " (", irq_name(a, w->irq[i].id));
-		put_dur(o, w->irq[i].ns);
+		lat_put_dur(o, w->irq[i].ns);
 	}
 	if (w->nirq)
 		obuf_putc(o, ')');
@@ -202,7 +202,7 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		obuf_lit(o, "nothing recorded");
 	if (w->untraced_ns) {
 		obuf_lit(o, "; of that, ");
-		put_dur(o, w->untraced_ns);
+		lat_put_dur(o, w->untraced_ns);
 		obuf_lit(o, " untraced by the kernel");
 	}
 	if (w->partial)
@@ -227,7 +227,7 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 				obuf_printf(o, " (after %u more moves)", w->mig_dropped);
 			if (i == w->npiece - 1 && p->cpu == (int32_t)w->cpu && !p->top_tid) {
 				obuf_lit(o, "; ran ");
-				put_dur(o, p->end - p->start);
+				lat_put_dur(o, p->end - p->start);
 				obuf_lit(o, " later");
 				continue;
 			}
@@ -235,17 +235,17 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		}
 		if (p->cpu < 0) {
 			obuf_lit(o, "queued on a CPU the trace does not show ");
-			put_dur(o, p->end - p->start);
+			lat_put_dur(o, p->end - p->start);
 			continue;
 		}
 		obuf_printf(o, "queued on CPU %d ", p->cpu);
-		put_dur(o, p->end - p->start);
+		lat_put_dur(o, p->end - p->start);
 		if (p->top_tid) {
 			obuf_printf(o, " behind %s %llu (", lat_thread_name(a, p->top_tid),
 				    (unsigned long long)p->top_tid);
-			put_prio(o, p->top_weight);
+			lat_put_prio(o, p->top_weight);
 			obuf_lit(o, ") ");
-			put_dur(o, p->top_ns);
+			lat_put_dur(o, p->top_ns);
 		}
 	}
 	if (!w->have_migrations)
@@ -267,16 +267,16 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 			obuf_lit(o, " (");
 			if (w->untraced_ns) {
 				obuf_lit(o, "untraced by the kernel ");
-				put_dur(o, w->untraced_ns);
+				lat_put_dur(o, w->untraced_ns);
 			}
 			if (w->lost_ns) {
 				obuf_printf(o, "%slost records ", w->untraced_ns ? ", " : "");
-				put_dur(o, w->lost_ns);
+				lat_put_dur(o, w->lost_ns);
 			}
 			if (rest) {
 				obuf_printf(o, "%sno CPU history ", w->untraced_ns || w->lost_ns ?
 					    ", " : "");
-				put_dur(o, rest);
+				lat_put_dur(o, rest);
 			}
 			obuf_putc(o, ')');
 		}
@@ -307,10 +307,10 @@ static void put_cpu_list(struct obuf *o, uint64_t cpus)
 void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o)
 {
 	obuf_lit(o, "idle_allowed_elsewhere ");
-	put_dur(o, w->idle_elsewhere_ns);
+	lat_put_dur(o, w->idle_elsewhere_ns);
 	if (w->idle_elsewhere_cpu >= 0) {
 		obuf_printf(o, " (CPU %d idle ", w->idle_elsewhere_cpu);
-		put_dur(o, w->idle_elsewhere_cpu_ns);
+		lat_put_dur(o, w->idle_elsewhere_cpu_ns);
 		obuf_putc(o, ')');
 	}
 	obuf_lit(o, "; allowed CPUs ");
@@ -452,15 +452,15 @@ static void put_work_conservation(struct lat_analysis *a, struct obuf *o)
 	bool any = false;
 
 	obuf_lit(o, "\nwork conservation: CPUs idle while a thread that may run there waited longer than ");
-	put_dur(o, a->o.idle_threshold_ns);
+	lat_put_dur(o, a->o.idle_threshold_ns);
 	obuf_printf(o, " elsewhere (%llu such waits):", (unsigned long long)a->wc_waits);
 	for (uint32_t i = 0; i < a->nwc; i++) {
 		if (!a->wc[i].idle_ns)
 			continue;
 		obuf_printf(o, "%s CPU %u idle ", any ? "," : "", i);
-		put_dur(o, a->wc[i].idle_ns);
+		lat_put_dur(o, a->wc[i].idle_ns);
 		obuf_lit(o, " in total, longest ");
-		put_dur(o, a->wc[i].longest_ns);
+		lat_put_dur(o, a->wc[i].longest_ns);
 		any = true;
 	}
 	if (any)
@@ -484,6 +484,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 	static const char *const titles[LAT_KINDS] = {
 		"wakeup latency (sched_waking to switch-in)",
 		"preemption latency (switched out runnable to switch-in)",
+		"timer latency (sleeper's timer due to switch-in)",
 	};
 	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
 	uint64_t before, nowake, lossy;
@@ -567,15 +568,26 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    lat_kind_name(w->kind), lat_thread_name(a, w->tid),
 			    (unsigned long long)w->tid, lat_proc_name(a, w->pid),
 			    (unsigned long long)w->pid, w->cpu,
-			    w->kind == LAT_WAKEUP ? "woken" : "preempted");
+			    w->kind == LAT_WAKEUP ? "woken" :
+			    w->kind == LAT_TIMER ? "due" : "preempted");
 		put_ts(o, w->start);
 		obuf_lit(o, ", ran at ");
 		put_ts(o, w->end);
 		obuf_lit(o, "\n     ");
+		if (w->kind == LAT_TIMER) {
+			lat_timer_line(a, w, o);
+			obuf_lit(o, "\n     ");
+		}
 		put_waker(a, w, o);
 		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
 			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
-		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
+		if (w->kind == LAT_TIMER && w->end == w->timer.woken) {
+			obuf_printf(o, "\n     it was still on CPU %u: its timer fired before it slept\n",
+				    w->cpu);
+			continue;
+		}
+		obuf_printf(o, "\n     CPU %u %s: ", w->cpu,
+			    w->kind == LAT_TIMER ? "from wakeup to run" : "meanwhile");
 		lat_blame_line(a, w, o);
 		obuf_lit(o, "\n     ");
 		lat_where_line(a, w, o);
@@ -677,6 +689,8 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		json_dist(o, &g->d[LAT_WAKEUP]);
 		obuf_lit(o, ",\"preemption\":");
 		json_dist(o, &g->d[LAT_PREEMPT]);
+		obuf_lit(o, ",\"timer\":");
+		json_dist(o, &g->d[LAT_TIMER]);
 		obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
 			    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
 			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
@@ -710,7 +724,9 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
 			    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
 			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
-		if (w->kind == LAT_WAKEUP) {
+		if (w->kind == LAT_TIMER)
+			lat_timer_json(a, w, o);
+		if (w->kind != LAT_PREEMPT) {
 			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
 				    ktrace_irq_context_name(w->waker_ctx));
 			if (w->has_waker) {
@@ -728,7 +744,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
 				    (unsigned long long)w->run[j].id);
 			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
-			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", prio_of(w->run[j].weight),
+			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", lat_prio_of(w->run[j].weight),
 				    (unsigned long long)w->run[j].ns);
 		}
 		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
@@ -776,7 +792,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 				obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
 				json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
 				obuf_printf(o, ",\"behind_prio\":%d,\"behind_ns\":%llu",
-					    prio_of(p->top_weight), (unsigned long long)p->top_ns);
+					    lat_prio_of(p->top_weight), (unsigned long long)p->top_ns);
 			}
 			obuf_putc(o, '}');
 		}

@@ -226,7 +226,12 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_KSTACK		= 30,
 	KTRACE_FXT_STR_BLOCKED_IN	= 31,
 	KTRACE_FXT_STR_FRAMES		= 32,
-	/* Where a wait was spent (migrations): 40 .. 43. */
+	/* Timer expiries (ktrace_fxt_put_timer_expire()). */
+	KTRACE_FXT_STR_CAT_TIMER	= 33,
+	KTRACE_FXT_STR_TIMER_EXPIRE	= 34,
+	KTRACE_FXT_STR_DUE		= 35,
+	KTRACE_FXT_STR_HARD_DUE		= 36,
+	/* Where a wait was spent (migrations) and where a thread may run. */
 	KTRACE_FXT_STR_CAT_SCHED	= 40,
 	KTRACE_FXT_STR_MIGRATE		= 41,
 	KTRACE_FXT_STR_ORIG_CPU		= 42,
@@ -279,6 +284,10 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_KSTACK]			= "kstack",
 	[KTRACE_FXT_STR_BLOCKED_IN]		= "blocked_in",
 	[KTRACE_FXT_STR_FRAMES]			= "frames",
+	[KTRACE_FXT_STR_CAT_TIMER]		= "ktrace:timer",
+	[KTRACE_FXT_STR_TIMER_EXPIRE]		= "timer_expire",
+	[KTRACE_FXT_STR_DUE]			= "due",
+	[KTRACE_FXT_STR_HARD_DUE]		= "hard_due",
 	[KTRACE_FXT_STR_CAT_SCHED]		= "ktrace:sched",
 	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
 	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
@@ -850,6 +859,30 @@ static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
 				       KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER, 0);
+}
+
+#define KTRACE_FXT_TIMER_EXPIRE_WORDS	9
+
+/*
+ * A sleeping thread's hrtimer expired (hrtimer_expire_entry for a timer
+ * whose function is hrtimer_wakeup): an instant in "ktrace:timer" named
+ * "timer_expire" on the sleeper, at the time its timer's function is
+ * called (@ts, "fired"), with "due" (the soft expiry: the time the thread
+ * asked for), "hard_due" (the hard expiry: due plus the thread's timer
+ * slack, the latest the kernel meant to fire it) in the recorder's clock,
+ * and the "cpu" the timer fired on.
+ */
+static inline __u32 ktrace_fxt_put_timer_expire(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+						__u64 due, __u64 hard_due, __u32 cpu)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_TIMER, 0,
+					KTRACE_FXT_STR_TIMER_EXPIRE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_DUE, due);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_HARD_DUE, hard_due);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
+				       KTRACE_FXT_STR_CAT_TIMER, KTRACE_FXT_STR_TIMER_EXPIRE, 0);
 }
 
 #define KTRACE_FXT_MIGRATE_WORDS	6
