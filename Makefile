@@ -274,6 +274,7 @@ bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KD
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	@bench/bench-timer.sh $(O)
+	@bench/bench-exit.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
 	$(if $(HAVE_KDIR),@bench/bench-soak.sh $(O))
 
