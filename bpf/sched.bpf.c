@@ -293,9 +293,11 @@ static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
 }
 
 /*
- * @prev is switched out: a wakeup noted for it came while it ran (or as it
- * was about to stop), and starts no wait, as ktrace latency counts them;
- * its next switch-in ends a preemption or a later wakeup's wait instead.
+ * @prev is preempted: a wakeup noted for it came as it was about to sleep
+ * and set it running again (sched_waking fires only for a task that is not
+ * running), so it starts no wait, as ktrace latency counts them: the next
+ * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
+ * raced its switch-out, and its wait starts there.)
  */
 static __always_inline void trigger_forget(struct task_struct *prev)
 {
@@ -394,7 +396,8 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	if (ktrace_linux_state_exits(state))
 		emit_names(prev, prev->comm, ts);
 	if (trigger_ns) {
-		trigger_forget(prev);
+		if (state == KTRACE_LINUX_RUNNING)
+			trigger_forget(prev);
 		trigger_check(next, ts, cpu);
 	}
 	return 0;

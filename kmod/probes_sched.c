@@ -44,9 +44,11 @@ static bool trigger_watches(const struct ktrace_session *s, const struct task_st
 }
 
 /*
- * @prev is switched out: a wakeup noted for it came while it ran (or as it
- * was about to stop), and starts no wait, as ktrace latency counts them;
- * its next switch-in ends a preemption or a later wakeup's wait instead.
+ * @prev is preempted: a wakeup noted for it came as it was about to sleep
+ * and set it running again (sched_waking fires only for a task that is not
+ * running), so it starts no wait, as ktrace latency counts them: the next
+ * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
+ * raced its switch-out, and its wait starts there.)
  */
 static void trigger_forget(struct ktrace_cpu_buf *b, struct task_struct *prev)
 {
@@ -123,7 +125,8 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	if (unlikely(ktrace_linux_state_exits(state)))
 		ktrace_write_names(b, prev);
 	if (unlikely(b->trigger)) {
-		trigger_forget(b, prev);
+		if (state == KTRACE_LINUX_RUNNING)
+			trigger_forget(b, prev);
 		trigger_check(b, next, ts);
 	}
 }
