@@ -125,7 +125,8 @@ static void sweep_sum(struct sweep *s, uint64_t *causes, uint64_t *gap_ns)
 		return;
 	}
 
-	qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
+	if (s->n)
+		qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
 	for (uint32_t i = 0; i <= s->n; i++) {
 		uint64_t t = i < s->n ? s->e[i].t : s->hi;
 		uint8_t cause = LAT_CAUSE_UNKNOWN;
@@ -316,7 +317,8 @@ static uint64_t sweep_union(struct sweep *s)
 	uint64_t at = s->lo, ns = 0;
 	int32_t count = 0;
 
-	qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
+	if (s->n)	/* no edges: no array either, which qsort() may not take */
+		qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (count > 0)
 			ns += s->e[i].t - at;
