@@ -477,13 +477,20 @@ static void timeline_bad(struct fxt_writer *w)
 }
 
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
+/*
+ * N records of scheduler traffic: 256 threads on 4 CPUs, switches, wakeups
+ * and probes; a thread switched in on another CPU than it last ran on is
+ * moved there first, as the kernel's migrate record says.
+ */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
+	uint8_t last_cpu[256];
 	uint32_t running[4] = { 0 };
 	uint64_t ts = T0, i;
 	uint32_t seed = 1;
 	char name[16];
 
+	memset(last_cpu, 0, sizeof(last_cpu));
 	fxt_write_preamble(w, 1, "ktrace");
 	for (uint32_t t = 1000; t < 1256; t++) {
 		snprintf(name, sizeof(name), "task-%u", t);
@@ -498,6 +505,10 @@ static void synthetic(struct fxt_writer *w, uint64_t n)
 		tid = 1000 + (r >> 2) % 256;
 		ts += 100 + (r & 255);
 		if (i % 10 < 6) {
+			if (last_cpu[tid - 1000] != cpu) {
+				migrate(w, ts, tid, last_cpu[tid - 1000], cpu);
+				last_cpu[tid - 1000] = cpu;
+			}
 			cswitch(w, cpu, ts, running[cpu], 120, (r >> 12) % 3, tid, 120);
 			running[cpu] = tid;
 		} else if (i % 10 < 9) {

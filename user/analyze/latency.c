@@ -57,6 +57,7 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 		t->waker_irq = -1;
 		t->queue_cpu = -1;
 		t->wait_queue_cpu = -1;
+		t->snap_cpu = -1;
 	}
 	return t;
 }
@@ -197,6 +198,8 @@ void lat_free(struct lat_analysis *a)
 	free(a->untraced);
 	free(a->edges);
 	free(a->wc);
+	free(a->causes_by_bucket);
+	free(a->waits_by_bucket);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -661,12 +664,61 @@ static uint32_t linux_state(const struct fxt_record *rec, const struct sched_arg
 	}
 }
 
-/* @t starts waiting on the run queue it is on. */
-static void wait_begins(struct lat_thread *t)
+/* What @c held since its last switch: idle, an RT thread, or another one. */
+static enum lat_cum cum_label(const struct lat_cpu *c)
+{
+	return !c->tid ? CUM_IDLE : lat_is_rt(c->weight) ? CUM_RT : CUM_OTHER;
+}
+
+/* @c's running totals at @ts (not before its last switch). */
+static void cum_at(const struct lat_cpu *c, uint64_t ts, uint64_t *out)
+{
+	memcpy(out, c->cum, sizeof(c->cum));
+	if (ts >= c->since)
+		out[cum_label(c)] += ts - c->since;
+}
+
+/*
+ * Whether @c's totals are exact at @ts: not inside an interrupt handler,
+ * whose time moves out of the thread it interrupted only when it ends.
+ */
+static bool cum_settled(const struct lat_cpu *c, uint64_t ts)
+{
+	return c->seen && ts >= c->since && !c->nirq && ts >= c->irq_until;
+}
+
+/* A queue's share of a wait starts at @ts on @cpu: its totals then, if they are exact. */
+static void cum_snap(struct lat_analysis *a, struct lat_thread *t, int32_t cpu, uint64_t ts)
+{
+	struct lat_cpu *c = cpu >= 0 && (uint32_t)cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+
+	t->snap_cpu = c && cum_settled(c, ts) ? cpu : -1;
+	if (t->snap_cpu >= 0)
+		cum_at(c, ts, t->snap);
+}
+
+/* Adds what @t's current queue did since its snapshot, up to @ts; false if not exact. */
+static bool cum_close(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
+{
+	const struct lat_cpu *c = &a->cpus[t->snap_cpu];
+	uint64_t now[CUMS];
+
+	if (!cum_settled(c, ts))
+		return false;
+	cum_at(c, ts, now);
+	for (int k = 0; k < CUMS; k++)
+		t->acc[k] += now[k] - t->snap[k];
+	return true;
+}
+
+/* @t starts waiting at @ts on the run queue it is on. */
+static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
 	t->wait_queue_cpu = t->queue_cpu;
 	t->nmig = 0;
 	t->mig_dropped = 0;
+	memset(t->acc, 0, sizeof(t->acc));
+	cum_snap(a, t, t->queue_cpu, ts);
 }
 
 /*
@@ -689,8 +741,62 @@ static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uin
 			t->mig[LAT_MIGRATIONS - 1] = m;
 			t->mig_dropped++;
 		}
+		if (t->snap_cpu >= 0 && t->snap_cpu == m.from && cum_close(a, t, ts)) {
+			cum_snap(a, t, m.to, ts);
+		} else {
+			t->snap_cpu = -1;
+		}
 	}
 	t->queue_cpu = m.to;
+}
+
+/*
+ * Every measured wait's causes: a fair thread's, whose queues' histories
+ * reach back to its start, from the running totals; any other's from the
+ * walk over the CPUs' histories.  Added to its group and, by its bucket,
+ * to the selection's.
+ */
+static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat_thread *t,
+			 uint32_t cpu, uint64_t ts, int32_t weight)
+{
+	uint64_t ns = ts - t->since, causes[LAT_CAUSES] = { 0 }, sum = 0;
+	uint32_t b = lat_bucket_of(ns);
+	bool walk = t->snap_cpu != (int32_t)cpu || lat_is_rt(weight);
+
+	for (uint32_t i = 0; i < a->nuntraced && !walk; i++)
+		walk = a->untraced[i].first <= ts && a->untraced[i].last >= t->since;
+	if (!walk)
+		walk = !cum_close(a, t, ts);
+	if (!walk) {
+		causes[LAT_CAUSE_HIGHER_PRIORITY] = t->acc[CUM_RT];
+		causes[LAT_CAUSE_SAME_CLASS] = t->acc[CUM_OTHER];
+		causes[LAT_CAUSE_CPU_IDLE] = t->acc[CUM_IDLE];
+		causes[LAT_CAUSE_INTERRUPTS] = t->acc[CUM_IRQ];
+		for (int k = 0; k < LAT_CAUSES; k++) {
+			walk |= causes[k] > ns;	/* an interrupt straddling the start */
+			sum += causes[k];
+		}
+		walk |= sum > ns;
+		causes[LAT_CAUSE_UNKNOWN] = ns - sum;
+	}
+	if (walk) {
+		struct lat_wait w = { 0 };
+
+		wait_causes(a, t, cpu, ts, weight, &w);
+		memcpy(causes, w.causes, sizeof(causes));
+		a->causes_walked++;
+	}
+	if (!a->causes_by_bucket) {
+		a->causes_by_bucket = xcalloc((size_t)LAT_BUCKETS * LAT_CAUSES,
+					      sizeof(*a->causes_by_bucket), "latency: causes");
+		a->waits_by_bucket = xcalloc(LAT_BUCKETS, sizeof(*a->waits_by_bucket),
+					     "latency: causes");
+	}
+	for (int k = 0; k < LAT_CAUSES; k++) {
+		g->causes[k] += causes[k];
+		a->causes_by_bucket[(size_t)b * LAT_CAUSES + k] += causes[k];
+	}
+	a->waits_by_bucket[b]++;
 }
 
 /* A switch-in of @t on @cpu at @ts: the end of whatever it waited for. */
@@ -723,6 +829,7 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	}
 	a->waits++;
 	dist_add(a, &g->d[kind], ns, ts, t->tid);
+	count_causes(a, g, t, cpu, ts, weight);
 	keep_top(a, t, c, kind, cpu, ts, weight);
 }
 
@@ -747,7 +854,9 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		c->seen = true;
 		c->covered_from = ts;
 	} else if (ts >= c->since) {
+		c->cum[cum_label(c)] += ts - c->since;
 		push_seg(c, c->tid ? SEG_THREAD : SEG_IDLE, c->tid, c->weight, c->since, ts);
+		c->since = ts;	/* the totals are up to now: a snapshot below adds nothing */
 	}
 	if (rec->out_tid) {
 		t = thread_get(a, rec->out_tid);
@@ -757,7 +866,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
-			wait_begins(t);
+			wait_begins(a, t, ts);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
 			t->state = ST_DEAD;
 		} else {
@@ -832,7 +941,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = ts;
-	wait_begins(t);
+	wait_begins(a, t, ts);
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
 	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
 	t->wake_cpu = rec->cpu;
@@ -847,6 +956,19 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	c = rec->cpu < a->ncpus ? &a->cpus[rec->cpu] : NULL;
 	if (c && t->waker_ctx != KTRACE_CTX_TASK && c->nirq > 0)
 		t->waker_irq = c->irq[c->nirq - 1].name;
+}
+
+/*
+ * An outermost interrupt handler ran @ns on @c: that time moves from what
+ * the CPU was running to interrupts (the totals may wrap: only their
+ * differences are read).
+ */
+static void cum_irq(struct lat_cpu *c, uint64_t ns)
+{
+	if (!c->seen)
+		return;
+	c->cum[CUM_IRQ] += ns;
+	c->cum[cum_label(c)] -= ns;
 }
 
 /* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */
@@ -879,14 +1001,22 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 		if (c->nirq <= 0)
 			break;
 		c->nirq--;
-		if (c->nirq < IRQ_NEST && c->irq[c->nirq].name >= 0 && ts >= c->irq[c->nirq].start)
+		if (c->nirq < IRQ_NEST && c->irq[c->nirq].name >= 0 && ts >= c->irq[c->nirq].start) {
 			push_seg(c, c->irq[c->nirq].kind, c->irq[c->nirq].name, 0,
 				 c->irq[c->nirq].start, ts);
+			if (!c->nirq)
+				cum_irq(c, ts - c->irq[c->nirq].start);
+		}
 		break;
 	case KTRACE_FXT_EV_DURATION_COMPLETE:
 		name = irq_name_index(a, rec->name);
-		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts)
+		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts) {
 			push_seg(c, kind, name, 0, ts, fxt_ticks_to_ns(r, rec->extra));
+			if (!c->nirq)
+				cum_irq(c, fxt_ticks_to_ns(r, rec->extra) - ts);
+			if (fxt_ticks_to_ns(r, rec->extra) > c->irq_until)
+				c->irq_until = fxt_ticks_to_ns(r, rec->extra);
+		}
 		break;
 	}
 }

@@ -66,6 +66,7 @@ struct lat_group {
 	uint64_t before_trace;		/* first seen switching in: its wait began before the trace */
 	uint64_t no_wakeup;		/* switched in from sleep without a recorded wakeup */
 	uint64_t lossy;			/* overlapped records the recorder lost */
+	uint64_t causes[LAT_CAUSES];	/* every measured wait's, summed */
 };
 
 #define LAT_BLAME_THREADS	6
