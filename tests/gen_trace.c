@@ -24,7 +24,7 @@ static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const 
 {
 	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name)));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0));
 }
 
 static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)

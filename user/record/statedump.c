@@ -64,20 +64,9 @@ static void write_thread(struct fxt_writer *w, unsigned long tid, unsigned long 
 			 const char *comm, size_t len, long ncpus)
 {
 	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
-	uint64_t cpus = restricted_cpus(tid, ncpus);
-	char name[KTRACE_FXT_COMM_LEN + 1];
-	struct fxt_arg args[2];
 
-	if (!cpus) {
-		fxt_write_words(w, rec, ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len));
-		return;
-	}
-	/* As long as the recorders' names (the encoder clamps its own). */
-	snprintf(name, sizeof(name), "%.*s", (int)(len < KTRACE_FXT_COMM_LEN ? len :
-						   KTRACE_FXT_COMM_LEN), comm);
-	args[0] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", pid);
-	args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cpus", cpus);
-	fxt_write_kobj(w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 2);
+	fxt_write_words(w, rec, ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len,
+							   restricted_cpus(tid, ncpus)));
 }
 
 int statedump_write(struct fxt_writer *w, uint64_t *threads)
