@@ -869,6 +869,16 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 			wait_begins(a, t, ts);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
 			t->state = ST_DEAD;
+		} else if (t->early_wake && t->state == ST_RUNNING) {
+			/*
+			 * Woken before it got off the CPU: runnable since that
+			 * wakeup, as perf sched and the kernel see it.  Its
+			 * queue's totals do not reach back: the wait walks.
+			 */
+			t->state = ST_WOKEN;
+			t->since = t->early_wake;
+			wait_begins(a, t, t->early_wake);
+			t->snap_cpu = -1;
 		} else {
 			t->state = ST_BLOCKED;
 			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
@@ -877,6 +887,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 				   state == KTRACE_LINUX_UNINTERRUPTIBLE ? LAT_BLOCK_D :
 				   LAT_BLOCK_OTHER;
 		}
+		t->early_wake = 0;
 	}
 	c->tid = rec->in_tid;
 	c->weight = in_weight(rec, &sa);
@@ -886,6 +897,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t = thread_get(a, rec->in_tid);
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
 	t->state = ST_RUNNING;
+	t->early_wake = 0;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
 }
@@ -924,9 +936,18 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	struct sched_args sa;
 	struct lat_cpu *c;
 
-	/* A running or already runnable thread: nothing starts waiting. */
-	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
+	/*
+	 * A running thread woken on its way to sleep (the wakeup raced its
+	 * switch-out) waits from here if it does switch out asleep; an
+	 * already runnable one starts nothing.
+	 */
+	if (t->state == ST_RUNNING) {
+		if (t->early_wake)
+			return;
+		t->early_wake = ts;
+	} else if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN) {
 		return;
+	}
 	find_args(rec, &sa);
 	waker = sa.waker;
 	ctx = sa.ctx;
@@ -939,9 +960,11 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 		if (t->kstack)
 			add_blocked_in(g, t, ts - t->since);
 	}
-	t->state = ST_WOKEN;
-	t->since = ts;
-	wait_begins(a, t, ts);
+	if (t->state != ST_RUNNING) {
+		t->state = ST_WOKEN;
+		t->since = ts;
+		wait_begins(a, t, ts);
+	}
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
 	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
 	t->wake_cpu = rec->cpu;
