@@ -879,6 +879,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 			t->since = t->early_wake;
 			wait_begins(a, t, t->early_wake);
 			t->snap_cpu = -1;
+			t->raced = true;
 		} else {
 			t->state = ST_BLOCKED;
 			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
@@ -945,9 +946,16 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 		if (t->early_wake)
 			return;
 		t->early_wake = ts;
+	} else if (t->state == ST_WOKEN && t->raced) {
+		/*
+		 * sched_waking fires only for a sleeping task: the one that
+		 * raced its switch-out did not leave it runnable after all.
+		 */
+		t->state = ST_UNKNOWN;
 	} else if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN) {
 		return;
 	}
+	t->raced = false;
 	find_args(rec, &sa);
 	waker = sa.waker;
 	ctx = sa.ctx;

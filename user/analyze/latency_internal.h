@@ -40,6 +40,7 @@ struct lat_thread {
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
 	uint64_t early_wake;		/* woken while still running (racing its sleep), 0: not */
+	bool raced;			/* runnable since such a wakeup, as far as the trace says */
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
 	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
