@@ -103,6 +103,20 @@ run "$ktrace" latency "$tmp/c.fxt"
 grep -q '^p99 and worse (1 waits of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out" &&
 	grep -q '^ *405 pinned  *405 ?  *100% higher_priority$' "$tmp/out"
 ok $? "the text gives the selection's causes, p99 and worse, and each thread's" || diag "$tmp/out"
+# Cgroups (v2), as the state dump names them: victim and free in
+# /kubepods/pod1, pinned in /kubepods/pod2, kt_fifo in /, the rest unnamed.
+run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /kubepods
+jcheck "r['waits'] == 4 and sorted((g['key'], g['cgroup']) for g in r['groups']) == [(400, '/kubepods/pod1'), (405, '/kubepods/pod2'), (406, '/kubepods/pod1')]"
+ok $? "--cgroup /kubepods selects the threads in it and below it, each row names its cgroup" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --json --by cgroup --top 0
+jcheck "sorted((g['cgroup'], g['wakeup']['count'], g['preemption']['count']) for g in r['groups']) == [('/', 1, 0), ('/kubepods/pod1', 2, 1), ('/kubepods/pod2', 1, 0), ('?', 1, 1)]"
+ok $? "--by cgroup groups the waits by cgroup, those of threads without one apart" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --cgroup /kube
+[ $rc -eq 1 ] && grep -q "no thread of .* is in that cgroup or below it; .* 3 cgroups named" "$tmp/err"
+ok $? "--cgroup matches whole path components, and a cgroup with no thread is an error that says what there is" || diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --cgroup /kubepods/pod1
+grep -q '^victim 400 waited' "$tmp/out"
+ok $? "--critical-path --cgroup follows the cgroup's threads" || diag "$tmp/out"
 # Work conservation over the waits longer than 1 us: CPU 0 idled 4000 ns
 # of the victim's wait on CPU 1 and all 1600 of free's, counted once; the
 # pinned thread may not use it.

@@ -128,6 +128,37 @@ static void copy_name(char *dst, struct fxt_str s)
 	dst[n] = 0;
 }
 
+/* The index + 1 of cgroup path @s, added if new. */
+static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
+{
+	for (uint32_t i = 0; i < a->ncgroups; i++)
+		if (strlen(a->cgroups[i]) == s.len && !memcmp(a->cgroups[i], s.p, s.len))
+			return i + 1;
+	a->cgroups = xrealloc(a->cgroups, (a->ncgroups + 1) * sizeof(*a->cgroups),
+			      "latency: cgroups");
+	a->cgroups[a->ncgroups] = strndup(s.p, s.len);
+	if (!a->cgroups[a->ncgroups])
+		out_of_memory("latency: cgroups");
+	return ++a->ncgroups;
+}
+
+const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key)
+{
+	return key && key <= a->ncgroups ? a->cgroups[key - 1] : "?";
+}
+
+/* Whether cgroup @path is @want or below it. */
+static bool cgroup_under(const char *path, const char *want)
+{
+	size_t n = strlen(want);
+
+	while (n > 1 && want[n - 1] == '/')
+		n--;
+	if (n == 1 && want[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, want, n) && (path[n] == 0 || path[n] == '/');
+}
+
 static int32_t irq_name_index(struct lat_analysis *a, struct fxt_str s)
 {
 	for (uint32_t i = 0; i < a->nirq_names; i++)
@@ -189,6 +220,9 @@ void lat_free(struct lat_analysis *a)
 		free(a->cpus[i].ring);
 	for (uint32_t i = 0; i < a->nirq_names; i++)
 		free(a->irq_names[i]);
+	for (uint32_t i = 0; i < a->ncgroups; i++)
+		free(a->cgroups[i]);
+	free(a->cgroups);
 	free(a->irq_names);
 	free(a->cpus);
 	free(a->threads);
@@ -293,6 +327,9 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			if (x && x->type == KTRACE_FXT_ARG_KOID)
 				t->pid = x->u;
 			t->cpus = fxt_arg_u64(rec, "cpus", 0);
+			x = fxt_find_arg(rec, "cgroup");
+			if (x && x->type == KTRACE_FXT_ARG_STRING)
+				t->cgroup = cgroup_index(a, x->s);
 		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
 			copy_name(proc_get(a, rec->koid)->name, rec->name);
 		}
@@ -368,6 +405,8 @@ static bool selected(struct lat_analysis *a, struct lat_thread *t)
 			ok = t->tid == (uint64_t)a->o.pid || t->pid == (uint64_t)a->o.pid;
 		if (ok && a->o.comm)
 			ok = !strcmp(t->name, a->o.comm) || !strcmp(lat_proc_name(a, t->pid), a->o.comm);
+		if (ok && a->o.cgroup)
+			ok = t->cgroup && cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		t->selected = ok;
 	}
 	return t->selected;
@@ -383,10 +422,13 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m)
 					  !strcmp(lat_proc_name(a, t->pid), a->o.comm));
 
 		m->threads++;
+		m->cgroup_threads += a->o.cgroup && t->cgroup &&
+				     cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		m->pid_threads += pid;
 		m->comm_threads += comm;
 		m->both_threads += pid && comm;
 	}
+	m->cgroups = a->ncgroups;
 	for (uint32_t i = 0; i < a->ncpus; i++)
 		if (a->cpus[i].seen) {
 			m->cpus++;
@@ -404,6 +446,8 @@ static uint64_t group_key(const struct lat_analysis *a, const struct lat_thread 
 		return cpu;
 	case LAT_BY_ALL:
 		return 0;
+	case LAT_BY_CGROUP:
+		return t->cgroup;
 	default:
 		return t->tid;
 	}

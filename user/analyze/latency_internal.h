@@ -40,6 +40,7 @@ struct lat_thread {
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
 	uint64_t early_wake;		/* woken while still running (racing its sleep), 0: not */
+	uint32_t cgroup;		/* its cgroup's index + 1 in the analysis, 0: not known */
 	bool raced;			/* runnable since such a wakeup, as far as the trace says */
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
@@ -98,6 +99,8 @@ struct lat_analysis {
 	uint32_t ncpus;
 	char **irq_names;
 	uint32_t nirq_names;
+	char **cgroups;			/* cgroup v2 paths the state dump gave threads */
+	uint32_t ncgroups;
 	struct lat_range *losses;
 	uint32_t nlosses, cap_losses;
 	struct lat_untraced {

@@ -361,6 +361,9 @@ static void put_key(struct lat_analysis *a, struct obuf *o, uint64_t key)
 	case LAT_BY_CPU:
 		obuf_printf(o, "%8llu", (unsigned long long)key);
 		break;
+	case LAT_BY_CGROUP:
+		obuf_printf(o, "%-40s", lat_cgroup_name(a, key));
+		break;
 	default:
 		obuf_printf(o, "%8s", "all");
 	}
@@ -377,6 +380,9 @@ static void put_key_header(struct lat_analysis *a, struct obuf *o)
 		break;
 	case LAT_BY_CPU:
 		obuf_printf(o, "%8s", "CPU");
+		break;
+	case LAT_BY_CGROUP:
+		obuf_printf(o, "%-40s", "CGROUP");
 		break;
 	default:
 		obuf_printf(o, "%8s", "");
@@ -413,7 +419,7 @@ static void put_hist(struct obuf *o, const uint64_t *h, const char *unit)
 
 static const char *by_name(enum lat_by by)
 {
-	static const char *const names[] = { "thread", "process", "cpu", "all" };
+	static const char *const names[] = { "thread", "process", "cpu", "all", "cgroup" };
 
 	return names[by];
 }
@@ -474,9 +480,7 @@ static void put_selection_causes(struct lat_analysis *a, struct obuf *o)
 	put_dur(o, from);
 	obuf_lit(o, " or more): ");
 	lat_causes_line(p99, o);
-	obuf_printf(o, "\n%s:\n", a->o.by == LAT_BY_THREAD ? "by thread" :
-		    a->o.by == LAT_BY_PROCESS ? "by process" : a->o.by == LAT_BY_CPU ? "by CPU" :
-		    "all");
+	obuf_printf(o, "\nby %s:\n", by_name(a->o.by));
 	for (uint32_t i = 0; i < a->ngroups; i++) {
 		const struct lat_group *g = &a->groups[i];
 
@@ -724,8 +728,12 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			json_name(o, "comm", lat_thread_name(a, g->key));
 			obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
 			json_name(o, "process", lat_proc_name(a, t ? t->pid : 0));
+			if (t && t->cgroup)
+				json_name(o, "cgroup", lat_cgroup_name(a, t->cgroup));
 		} else if (a->o.by == LAT_BY_PROCESS) {
 			json_name(o, "process", lat_proc_name(a, g->key));
+		} else if (a->o.by == LAT_BY_CGROUP) {
+			json_name(o, "cgroup", lat_cgroup_name(a, g->key));
 		}
 		obuf_lit(o, ",\"wakeup\":");
 		json_dist(o, &g->d[LAT_WAKEUP]);
