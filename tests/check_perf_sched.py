@@ -83,4 +83,40 @@ if diffs:
     print(f"# ktrace - perf: min {diffs[0]} ns, median {diffs[len(diffs) // 2]} ns, max {diffs[-1]} ns")
 ok(excused <= r['not_measured']['overlaps_loss'],
    f"ktrace counts the {excused} it cannot measure ({r['not_measured']['overlaps_loss']} counted)")
+
+# idle_allowed_elsewhere, recomputed from the switch records: for each wait
+# of a thread that may run anywhere, spent on one run queue and shorter
+# than the analysis's CPU history can hold for sure (1 ms), the time at
+# least one other CPU ran its idle task.
+idle = collections.defaultdict(list)
+last = {}
+for m in re.finditer(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=\d+ .*? ==> tid=(\d+) ', dump, re.M):
+    ts, cpu, tid = int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4])
+    if cpu in last and last[cpu][1] == 0:
+        idle[cpu].append((last[cpu][0], ts))
+    last[cpu] = (ts, tid)
+for cpu, (ts, tid) in last.items():
+    if tid == 0:
+        idle[cpu].append((ts, 1 << 62))
+
+
+def idle_elsewhere(w):
+    spans = sorted((max(a, w['start']), min(b, w['end'])) for cpu, v in idle.items() if cpu != w['pieces'][0]['cpu']
+                   for a, b in v if a < w['end'] and b > w['start'])
+    ns, at = 0, w['start']
+    for a, b in spans:
+        a = max(a, at)
+        if b > a:
+            ns += b - a
+            at = b
+    return ns
+
+
+checked = [w for w in r['top'] if w['cpus_allowed'] is None and len(w['pieces']) == 1 and w['pieces'][0]['cpu'] >= 0
+           and w['latency'] < 1000000]
+wrong = [(w['tid'], w['start'], w['latency'], w['idle_allowed_elsewhere'], idle_elsewhere(w))
+         for w in checked if w['idle_allowed_elsewhere'] != idle_elsewhere(w)]
+ok(checked and not wrong,
+   f"idle_allowed_elsewhere is the other CPUs' idle time during the wait, from the switch records "
+   f"({len(checked)} waits, {sum(1 for w in checked if w['idle_allowed_elsewhere'])} with some)", wrong[:5])
 finish()

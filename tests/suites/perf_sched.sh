@@ -4,7 +4,9 @@
 # at once; every scheduling delay perf sched timehist reports for hackbench
 # must be a wait of ktrace latency with the same thread and length, within
 # the sched_waking/sched_wakeup allowance tests/check_perf_sched.py states,
-# whether or not the kernel left switches untraced meanwhile.
+# whether or not the kernel left switches untraced meanwhile; and each
+# wait's idle_allowed_elsewhere is the other CPU's idle time recomputed from
+# the switch records.
 # usage: tests/suites/perf_sched.sh BUILD_DIR.  TAP output; SKIPs without
 # root, BTF, perf or hackbench.
 set -u
