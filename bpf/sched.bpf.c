@@ -246,6 +246,18 @@ static __always_inline __u32 comm_len(const char *comm)
 }
 
 /*
+ * @p's allowed CPUs 0..63 if it may not run on every CPU, else 0: plain
+ * loads through the BTF-typed pointer (a bpf_probe_read_kernel() pair
+ * cost 85 ns more per wakeup of a pinned thread).
+ */
+static __always_inline __u64 restricted_cpus(struct task_struct *p)
+{
+	if (p->nr_cpus_allowed < nr_cpus)
+		return p->cpus_ptr->bits[0];
+	return 0;
+}
+
+/*
  * @p's thread record, and its process record if it leads one, named @comm
  * (kernel memory).  The name is copied to the stack first, by a helper.
  * Read in place, clang unrolls the copy into byte loads at negative offsets
@@ -261,7 +273,7 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len), ts);
+	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len, restricted_cpus(p)), ts);
 	if (pid == tgid)
 		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, name, len), ts);
 }
@@ -529,15 +541,8 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(ts);
-	__u64 cpus = 0;
+	__u64 cpus = restricted_cpus(p);
 
-	/*
-	 * Its allowed CPUs 0..63, if it may not run on every CPU: plain
-	 * loads through the BTF-typed pointer (a bpf_probe_read_kernel()
-	 * pair cost 85 ns more per wakeup of a pinned thread).
-	 */
-	if (p->nr_cpus_allowed < nr_cpus)
-		cpus = p->cpus_ptr->bits[0];
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
 						     irq_ctx, cpus),
 		ts, irqs_off || p != waker);

@@ -246,7 +246,8 @@ static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const c
 	memcpy(name, comm, sizeof(name));
 	name[sizeof(name) - 1] = 0;
 	len = strnlen(name, KTRACE_FXT_COMM_LEN);
-	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len), ts);
+	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
+							    restricted_cpus(p)), ts);
 	if (p->pid == p->tgid)
 		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len), ts);
 }

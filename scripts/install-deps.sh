@@ -33,7 +33,7 @@ packages=(
 # kselftest harness from the 6.1 source; cyclictest (rt-tests), which the
 # timer suite checks ktrace against.
 test_packages=(
-	python3 trace-cmd libbpf-tools openssl rt-tests
+	python3 trace-cmd libbpf-tools linux-perf openssl rt-tests
 	qemu-system-x86 busybox-static cpio dkms linux-source-6.1
 	linux-image-amd64 linux-headers-amd64
 	linux-image-rt-amd64 linux-headers-rt-amd64

@@ -212,7 +212,8 @@ static void op_name(struct world *wd, struct prog *g)
 	if (byte(g) & 1)
 		words(wd, buf, ktrace_fxt_put_kobj_process(buf, tid, name, strlen(name)));
 	else
-		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name)));
+		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name),
+							  byte(g) < 30 ? u64(g) : 0));
 }
 
 /* An interrupt handler's begin, end or complete event, as the ftrace import writes them. */

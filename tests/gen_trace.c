@@ -27,7 +27,19 @@ static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const 
 {
 	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name)));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0));
+}
+
+/* A thread record as the CLI's state dump writes one with its cgroup. */
+static void kobj_thread_cgroup(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name,
+			       const char *cgroup)
+{
+	struct fxt_arg args[2] = {
+		fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", pid),
+		fxt_arg_str("cgroup", cgroup),
+	};
+
+	fxt_write_kobj(w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 2);
 }
 
 static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
@@ -326,19 +338,21 @@ static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t 
  *    1500 are higher_priority with no idle CPU it may use; free's 1600 are
  *    higher_priority 1400 + same_class 200 (pinned), while CPU 0, which it
  *    may use, idled throughout: idle_allowed_elsewhere 1600 on CPU 0.
+ * victim and free are in cgroup /kubepods/pod1, pinned in /kubepods/pod2,
+ * kt_fifo in /; the others' cgroups are not given.
  */
 static void causes(struct fxt_writer *w)
 {
 	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
 
 	fxt_write_preamble(w, 1, "ktrace");
-	kobj_thread(w, 400, 400, "victim");
-	kobj_thread(w, 401, 401, "kt_fifo");
+	kobj_thread_cgroup(w, 400, 400, "victim", "/kubepods/pod1");
+	kobj_thread_cgroup(w, 401, 401, "kt_fifo", "/");
 	kobj_thread(w, 402, 402, "other");
 	kobj_thread(w, 403, 403, "peer");
 	kobj_thread(w, 404, 404, "ghost");
-	kobj_thread(w, 405, 405, "pinned");
-	kobj_thread(w, 406, 406, "free");
+	kobj_thread_cgroup(w, 405, 405, "pinned", "/kubepods/pod2");
+	kobj_thread_cgroup(w, 406, 406, "free", "/kubepods/pod1");
 	cswitch(w, 0, T0 + 100, 0, 120, 0, 402, 120);
 	cswitch(w, 1, T0 + 200, 0, 120, 0, 0, 120);
 	cswitch(w, 0, T0 + 500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
@@ -559,13 +573,20 @@ static void timeline_bad(struct fxt_writer *w)
 }
 
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
+/*
+ * N records of scheduler traffic: 256 threads on 4 CPUs, switches, wakeups
+ * and probes; a thread switched in on another CPU than it last ran on is
+ * moved there first, as the kernel's migrate record says.
+ */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
+	uint8_t last_cpu[256];
 	uint32_t running[4] = { 0 };
 	uint64_t ts = T0, i;
 	uint32_t seed = 1;
 	char name[16];
 
+	memset(last_cpu, 0, sizeof(last_cpu));
 	fxt_write_preamble(w, 1, "ktrace");
 	for (uint32_t t = 1000; t < 1256; t++) {
 		snprintf(name, sizeof(name), "task-%u", t);
@@ -580,6 +601,10 @@ static void synthetic(struct fxt_writer *w, uint64_t n)
 		tid = 1000 + (r >> 2) % 256;
 		ts += 100 + (r & 255);
 		if (i % 10 < 6) {
+			if (last_cpu[tid - 1000] != cpu) {
+				migrate(w, ts, tid, last_cpu[tid - 1000], cpu);
+				last_cpu[tid - 1000] = cpu;
+			}
 			cswitch(w, cpu, ts, running[cpu], 120, (r >> 12) % 3, tid, 120);
 			running[cpu] = tid;
 		} else if (i % 10 < 9) {

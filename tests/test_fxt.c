@@ -216,7 +216,10 @@ static int t_recorder_records(void)
 	      KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_trigger(buf, 6200, 1200, 1234, 100, 6100, 0));
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21, 0));
+	CHECK(ktrace_fxt_put_kobj_thread(buf, 1235, 1200, "pinned", 6, 0x8) ==
+	      KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 1);
+	fxt_write_words(w, buf, KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 1);
 	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, 1200, "proc", 4));
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
 	CHECK(ktrace_fxt_put_migrate(buf, 7100, 1200, 1234, 1, 0) == KTRACE_FXT_MIGRATE_WORDS);
@@ -280,6 +283,11 @@ static int t_recorder_records(void)
 	CHECK(fxt_str_eq(rec.name, "worker-with-lon"));	/* TASK_COMM_LEN - 1 */
 	a = fxt_find_arg(&rec, "process");
 	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 1200);
+	CHECK(rec.nargs == 1);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_THREAD && rec.koid == 1235);
+	a = fxt_find_arg(&rec, "cpus");
+	CHECK(rec.nargs == 2 && a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x8);
+	CHECK(fxt_find_arg(&rec, "process")->u == 1200 && fxt_str_eq(rec.name, "pinned"));
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_PROCESS);
 	CHECK(rec.koid == 1200 && fxt_str_eq(rec.name, "proc") && rec.nargs == 0);

@@ -78,6 +78,45 @@ run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
 run "$ktrace" dump "$tmp/c-out.fxt"
 grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 same_class=0 interrupts=400 throttled=0 cpu_idle=500 unknown=0 ' "$tmp/out"
 ok $? "-o: the wait's slice carries where it was queued and its causes" || diag "$tmp/out"
+# Every wait's causes, per thread and for the selection: the running totals
+# that most waits take must give what the walk over the CPUs' histories
+# gives the listed ones, here every wait (the causes trace, and 20000
+# records of synthetic traffic on 4 CPUs with migrations).
+cat >"$tmp/sums.py" <<'EOF'
+import collections
+def same(r):
+    s = collections.defaultdict(collections.Counter)
+    for w in r['top']:
+        s[w['tid']].update(w['causes'])
+    return len(r['top']) == r['waits'] and all(
+        g['causes'] == {k: s[g['key']][k] for k in g['causes']} for g in r['groups'])
+EOF
+run "$ktrace" latency "$tmp/c.fxt" --json --top 100
+jcheck "__import__('sums').same(r) and r['causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300} and r['p99_waits'] == 1 and r['p99_causes']['higher_priority'] == 3600"
+ok $? "each thread's causes over all its waits, and the selection's, p99 and worse too" || diag "$tmp/out"
+"$gen" synthetic 20000 "$tmp/syn.fxt"
+run "$ktrace" latency "$tmp/syn.fxt" --json --top 100000
+jcheck "__import__('sums').same(r) and r['waits'] > 5000"
+ok $? "on synthetic traffic, every thread's causes from the running totals equal the walks' to the nanosecond" ||
+	diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt"
+grep -q '^p99 and worse (1 waits of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out" &&
+	grep -q '^ *405 pinned  *405 ?  *100% higher_priority$' "$tmp/out"
+ok $? "the text gives the selection's causes, p99 and worse, and each thread's" || diag "$tmp/out"
+# Cgroups (v2), as the state dump names them: victim and free in
+# /kubepods/pod1, pinned in /kubepods/pod2, kt_fifo in /, the rest unnamed.
+run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /kubepods
+jcheck "r['waits'] == 4 and sorted((g['key'], g['cgroup']) for g in r['groups']) == [(400, '/kubepods/pod1'), (405, '/kubepods/pod2'), (406, '/kubepods/pod1')]"
+ok $? "--cgroup /kubepods selects the threads in it and below it, each row names its cgroup" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --json --by cgroup --top 0
+jcheck "sorted((g['cgroup'], g['wakeup']['count'], g['preemption']['count']) for g in r['groups']) == [('/', 1, 0), ('/kubepods/pod1', 2, 1), ('/kubepods/pod2', 1, 0), ('?', 1, 1)]"
+ok $? "--by cgroup groups the waits by cgroup, those of threads without one apart" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --cgroup /kube
+[ $rc -eq 1 ] && grep -q "no thread of .* is in that cgroup or below it; .* 3 cgroups named" "$tmp/err"
+ok $? "--cgroup matches whole path components, and a cgroup with no thread is an error that says what there is" || diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --cgroup /kubepods/pod1
+grep -q '^victim 400 waited' "$tmp/out"
+ok $? "--critical-path --cgroup follows the cgroup's threads" || diag "$tmp/out"
 # Work conservation over the waits longer than 1 us: CPU 0 idled 4000 ns
 # of the victim's wait on CPU 1 and all 1600 of free's, counted once; the
 # pinned thread may not use it.

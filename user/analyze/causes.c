@@ -147,10 +147,9 @@ static void sweep_sum(struct sweep *s, uint64_t *causes, uint64_t *gap_ns)
 	}
 }
 
-/* Linux's scheduling class of a context switch weight (140 - prio): 1 for RT. */
 static int rt_class(int32_t weight)
 {
-	return weight > KTRACE_FXT_PRIO_BASE - 100;
+	return lat_is_rt(weight);
 }
 
 static uint8_t thread_label(int32_t weight, int32_t waiter)

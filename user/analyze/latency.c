@@ -57,6 +57,7 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 		t->waker_irq = -1;
 		t->queue_cpu = -1;
 		t->wait_queue_cpu = -1;
+		t->snap_cpu = -1;
 	}
 	return t;
 }
@@ -127,6 +128,37 @@ static void copy_name(char *dst, struct fxt_str s)
 	dst[n] = 0;
 }
 
+/* The index + 1 of cgroup path @s, added if new. */
+static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
+{
+	for (uint32_t i = 0; i < a->ncgroups; i++)
+		if (strlen(a->cgroups[i]) == s.len && !memcmp(a->cgroups[i], s.p, s.len))
+			return i + 1;
+	a->cgroups = xrealloc(a->cgroups, (a->ncgroups + 1) * sizeof(*a->cgroups),
+			      "latency: cgroups");
+	a->cgroups[a->ncgroups] = strndup(s.p, s.len);
+	if (!a->cgroups[a->ncgroups])
+		out_of_memory("latency: cgroups");
+	return ++a->ncgroups;
+}
+
+const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key)
+{
+	return key && key <= a->ncgroups ? a->cgroups[key - 1] : "?";
+}
+
+/* Whether cgroup @path is @want or below it. */
+static bool cgroup_under(const char *path, const char *want)
+{
+	size_t n = strlen(want);
+
+	while (n > 1 && want[n - 1] == '/')
+		n--;
+	if (n == 1 && want[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, want, n) && (path[n] == 0 || path[n] == '/');
+}
+
 static int32_t irq_name_index(struct lat_analysis *a, struct fxt_str s)
 {
 	for (uint32_t i = 0; i < a->nirq_names; i++)
@@ -188,6 +220,9 @@ void lat_free(struct lat_analysis *a)
 		free(a->cpus[i].ring);
 	for (uint32_t i = 0; i < a->nirq_names; i++)
 		free(a->irq_names[i]);
+	for (uint32_t i = 0; i < a->ncgroups; i++)
+		free(a->cgroups[i]);
+	free(a->cgroups);
 	free(a->irq_names);
 	free(a->cpus);
 	free(a->threads);
@@ -197,6 +232,8 @@ void lat_free(struct lat_analysis *a)
 	free(a->untraced);
 	free(a->edges);
 	free(a->wc);
+	free(a->causes_by_bucket);
+	free(a->waits_by_bucket);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -290,6 +327,9 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			if (x && x->type == KTRACE_FXT_ARG_KOID)
 				t->pid = x->u;
 			t->cpus = fxt_arg_u64(rec, "cpus", 0);
+			x = fxt_find_arg(rec, "cgroup");
+			if (x && x->type == KTRACE_FXT_ARG_STRING)
+				t->cgroup = cgroup_index(a, x->s);
 		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
 			copy_name(proc_get(a, rec->koid)->name, rec->name);
 		}
@@ -365,6 +405,8 @@ static bool selected(struct lat_analysis *a, struct lat_thread *t)
 			ok = t->tid == (uint64_t)a->o.pid || t->pid == (uint64_t)a->o.pid;
 		if (ok && a->o.comm)
 			ok = !strcmp(t->name, a->o.comm) || !strcmp(lat_proc_name(a, t->pid), a->o.comm);
+		if (ok && a->o.cgroup)
+			ok = t->cgroup && cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		t->selected = ok;
 	}
 	return t->selected;
@@ -380,10 +422,13 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m)
 					  !strcmp(lat_proc_name(a, t->pid), a->o.comm));
 
 		m->threads++;
+		m->cgroup_threads += a->o.cgroup && t->cgroup &&
+				     cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		m->pid_threads += pid;
 		m->comm_threads += comm;
 		m->both_threads += pid && comm;
 	}
+	m->cgroups = a->ncgroups;
 	for (uint32_t i = 0; i < a->ncpus; i++)
 		if (a->cpus[i].seen) {
 			m->cpus++;
@@ -401,6 +446,8 @@ static uint64_t group_key(const struct lat_analysis *a, const struct lat_thread 
 		return cpu;
 	case LAT_BY_ALL:
 		return 0;
+	case LAT_BY_CGROUP:
+		return t->cgroup;
 	default:
 		return t->tid;
 	}
@@ -667,12 +714,61 @@ static uint32_t linux_state(const struct fxt_record *rec, const struct sched_arg
 	}
 }
 
-/* @t starts waiting on the run queue it is on. */
-static void wait_begins(struct lat_thread *t)
+/* What @c held since its last switch: idle, an RT thread, or another one. */
+static enum lat_cum cum_label(const struct lat_cpu *c)
+{
+	return !c->tid ? CUM_IDLE : lat_is_rt(c->weight) ? CUM_RT : CUM_OTHER;
+}
+
+/* @c's running totals at @ts (not before its last switch). */
+static void cum_at(const struct lat_cpu *c, uint64_t ts, uint64_t *out)
+{
+	memcpy(out, c->cum, sizeof(c->cum));
+	if (ts >= c->since)
+		out[cum_label(c)] += ts - c->since;
+}
+
+/*
+ * Whether @c's totals are exact at @ts: not inside an interrupt handler,
+ * whose time moves out of the thread it interrupted only when it ends.
+ */
+static bool cum_settled(const struct lat_cpu *c, uint64_t ts)
+{
+	return c->seen && ts >= c->since && !c->nirq && ts >= c->irq_until;
+}
+
+/* A queue's share of a wait starts at @ts on @cpu: its totals then, if they are exact. */
+static void cum_snap(struct lat_analysis *a, struct lat_thread *t, int32_t cpu, uint64_t ts)
+{
+	struct lat_cpu *c = cpu >= 0 && (uint32_t)cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+
+	t->snap_cpu = c && cum_settled(c, ts) ? cpu : -1;
+	if (t->snap_cpu >= 0)
+		cum_at(c, ts, t->snap);
+}
+
+/* Adds what @t's current queue did since its snapshot, up to @ts; false if not exact. */
+static bool cum_close(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
+{
+	const struct lat_cpu *c = &a->cpus[t->snap_cpu];
+	uint64_t now[CUMS];
+
+	if (!cum_settled(c, ts))
+		return false;
+	cum_at(c, ts, now);
+	for (int k = 0; k < CUMS; k++)
+		t->acc[k] += now[k] - t->snap[k];
+	return true;
+}
+
+/* @t starts waiting at @ts on the run queue it is on. */
+static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
 	t->wait_queue_cpu = t->queue_cpu;
 	t->nmig = 0;
 	t->mig_dropped = 0;
+	memset(t->acc, 0, sizeof(t->acc));
+	cum_snap(a, t, t->queue_cpu, ts);
 }
 
 /*
@@ -695,8 +791,62 @@ static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uin
 			t->mig[LAT_MIGRATIONS - 1] = m;
 			t->mig_dropped++;
 		}
+		if (t->snap_cpu >= 0 && t->snap_cpu == m.from && cum_close(a, t, ts)) {
+			cum_snap(a, t, m.to, ts);
+		} else {
+			t->snap_cpu = -1;
+		}
 	}
 	t->queue_cpu = m.to;
+}
+
+/*
+ * Every measured wait's causes: a fair thread's, whose queues' histories
+ * reach back to its start, from the running totals; any other's from the
+ * walk over the CPUs' histories.  Added to its group and, by its bucket,
+ * to the selection's.
+ */
+static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat_thread *t,
+			 uint32_t cpu, uint64_t ts, int32_t weight)
+{
+	uint64_t ns = ts - t->since, causes[LAT_CAUSES] = { 0 }, sum = 0;
+	uint32_t b = lat_bucket_of(ns);
+	bool walk = t->snap_cpu != (int32_t)cpu || lat_is_rt(weight);
+
+	for (uint32_t i = 0; i < a->nuntraced && !walk; i++)
+		walk = a->untraced[i].first <= ts && a->untraced[i].last >= t->since;
+	if (!walk)
+		walk = !cum_close(a, t, ts);
+	if (!walk) {
+		causes[LAT_CAUSE_HIGHER_PRIORITY] = t->acc[CUM_RT];
+		causes[LAT_CAUSE_SAME_CLASS] = t->acc[CUM_OTHER];
+		causes[LAT_CAUSE_CPU_IDLE] = t->acc[CUM_IDLE];
+		causes[LAT_CAUSE_INTERRUPTS] = t->acc[CUM_IRQ];
+		for (int k = 0; k < LAT_CAUSES; k++) {
+			walk |= causes[k] > ns;	/* an interrupt straddling the start */
+			sum += causes[k];
+		}
+		walk |= sum > ns;
+		causes[LAT_CAUSE_UNKNOWN] = ns - sum;
+	}
+	if (walk) {
+		struct lat_wait w = { 0 };
+
+		wait_causes(a, t, cpu, ts, weight, &w);
+		memcpy(causes, w.causes, sizeof(causes));
+		a->causes_walked++;
+	}
+	if (!a->causes_by_bucket) {
+		a->causes_by_bucket = xcalloc((size_t)LAT_BUCKETS * LAT_CAUSES,
+					      sizeof(*a->causes_by_bucket), "latency: causes");
+		a->waits_by_bucket = xcalloc(LAT_BUCKETS, sizeof(*a->waits_by_bucket),
+					     "latency: causes");
+	}
+	for (int k = 0; k < LAT_CAUSES; k++) {
+		g->causes[k] += causes[k];
+		a->causes_by_bucket[(size_t)b * LAT_CAUSES + k] += causes[k];
+	}
+	a->waits_by_bucket[b]++;
 }
 
 /* A switch-in of @t on @cpu at @ts: the end of whatever it waited for. */
@@ -730,6 +880,7 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	}
 	a->waits++;
 	dist_add(a, &g->d[kind], ns, ts, t->tid);
+	count_causes(a, g, t, cpu, ts, weight);
 	keep_top(a, t, c, kind, cpu, ts, weight);
 }
 
@@ -754,7 +905,9 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		c->seen = true;
 		c->covered_from = ts;
 	} else if (ts >= c->since) {
+		c->cum[cum_label(c)] += ts - c->since;
 		push_seg(c, c->tid ? SEG_THREAD : SEG_IDLE, c->tid, c->weight, c->since, ts);
+		c->since = ts;	/* the totals are up to now: a snapshot below adds nothing */
 	}
 	if (rec->out_tid) {
 		t = thread_get(a, rec->out_tid);
@@ -764,9 +917,20 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
-			wait_begins(t);
+			wait_begins(a, t, ts);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
 			t->state = ST_DEAD;
+		} else if (t->early_wake && t->state == ST_RUNNING) {
+			/*
+			 * Woken before it got off the CPU: runnable since that
+			 * wakeup, as perf sched and the kernel see it.  Its
+			 * queue's totals do not reach back: the wait walks.
+			 */
+			t->state = ST_WOKEN;
+			t->since = t->early_wake;
+			wait_begins(a, t, t->early_wake);
+			t->snap_cpu = -1;
+			t->raced = true;
 		} else {
 			t->state = ST_BLOCKED;
 			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
@@ -775,6 +939,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 				   state == KTRACE_LINUX_UNINTERRUPTIBLE ? LAT_BLOCK_D :
 				   LAT_BLOCK_OTHER;
 		}
+		t->early_wake = 0;
 	}
 	c->tid = rec->in_tid;
 	c->weight = in_weight(rec, &sa);
@@ -785,6 +950,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
 	t->state = ST_RUNNING;
 	t->timer = TIMER_NONE;
+	t->early_wake = 0;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
 }
@@ -829,7 +995,7 @@ static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint6
 		return;
 	t->since = t->timer_due;
 	t->state = ST_WOKEN;
-	wait_begins(t);
+	wait_begins(a, t, t->since);
 	end_wait(a, t, c, t->last_cpu, ts, t->weight);
 	t->state = ST_RUNNING;
 	t->since = since;
@@ -869,9 +1035,27 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 		end_timer_on_cpu(a, t, ts);
 		return;
 	}
-	/* A running or already runnable thread: nothing starts waiting. */
-	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
+	/*
+	 * A running thread woken on its way to sleep (the wakeup raced its
+	 * switch-out) waits from here if it does switch out asleep; an
+	 * already runnable one starts nothing.
+	 */
+	if (t->state == ST_RUNNING) {
+		if (!t->early_wake) {
+			t->early_wake = ts;
+			note_waker(a, t, rec);
+		}
 		return;
+	} else if (t->state == ST_WOKEN && t->raced) {
+		/*
+		 * sched_waking fires only for a sleeping task: the one that
+		 * raced its switch-out did not leave it runnable after all.
+		 */
+		t->state = ST_UNKNOWN;
+	} else if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN) {
+		return;
+	}
+	t->raced = false;
 	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
 		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
 								  (uint32_t)t->last_cpu));
@@ -883,8 +1067,21 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
-	wait_begins(t);
+	wait_begins(a, t, t->since);
 	note_waker(a, t, rec);
+}
+
+/*
+ * An outermost interrupt handler ran @ns on @c: that time moves from what
+ * the CPU was running to interrupts (the totals may wrap: only their
+ * differences are read).
+ */
+static void cum_irq(struct lat_cpu *c, uint64_t ns)
+{
+	if (!c->seen)
+		return;
+	c->cum[CUM_IRQ] += ns;
+	c->cum[cum_label(c)] -= ns;
 }
 
 /* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */
@@ -917,14 +1114,22 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 		if (c->nirq <= 0)
 			break;
 		c->nirq--;
-		if (c->nirq < IRQ_NEST && c->irq[c->nirq].name >= 0 && ts >= c->irq[c->nirq].start)
+		if (c->nirq < IRQ_NEST && c->irq[c->nirq].name >= 0 && ts >= c->irq[c->nirq].start) {
 			push_seg(c, c->irq[c->nirq].kind, c->irq[c->nirq].name, 0,
 				 c->irq[c->nirq].start, ts);
+			if (!c->nirq)
+				cum_irq(c, ts - c->irq[c->nirq].start);
+		}
 		break;
 	case KTRACE_FXT_EV_DURATION_COMPLETE:
 		name = irq_name_index(a, rec->name);
-		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts)
+		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts) {
 			push_seg(c, kind, name, 0, ts, fxt_ticks_to_ns(r, rec->extra));
+			if (!c->nirq)
+				cum_irq(c, fxt_ticks_to_ns(r, rec->extra) - ts);
+			if (fxt_ticks_to_ns(r, rec->extra) > c->irq_until)
+				c->irq_until = fxt_ticks_to_ns(r, rec->extra);
+		}
 		break;
 	}
 }

@@ -9,7 +9,7 @@
 #include "fxt_reader.h"
 #include "utils.h"
 
-enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL };
+enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
 
 /*
  * Wakeup: sched_waking to switch-in.  Preemption: switched out in R to
@@ -70,6 +70,7 @@ struct lat_group {
 	uint64_t before_trace;		/* first seen switching in: its wait began before the trace */
 	uint64_t no_wakeup;		/* switched in from sleep without a recorded wakeup */
 	uint64_t lossy;			/* overlapped records the recorder lost */
+	uint64_t causes[LAT_CAUSES];	/* every measured wait's, summed */
 };
 
 #define LAT_BLAME_THREADS	6
@@ -154,6 +155,7 @@ struct lat_opts {
 	enum lat_by by;
 	int64_t pid;			/* -1: any; matches the thread or its process */
 	const char *comm;		/* thread or process name */
+	const char *cgroup;		/* cgroup v2 path or a parent of it */
 	int64_t cpu;			/* -1: any; the CPU the wait ended on */
 	uint64_t min_ns;
 	uint64_t idle_threshold_ns;	/* work conservation: waits longer (0: 1 ms) */
@@ -183,6 +185,8 @@ struct lat_matches {
 	uint32_t pid_threads;		/* --pid's thread, or the threads of its process */
 	uint32_t comm_threads;		/* threads with --comm's thread or process name */
 	uint32_t both_threads;		/* threads both keep */
+	uint32_t cgroup_threads;	/* threads in --cgroup's cgroup or below it */
+	uint32_t cgroups;		/* cgroups the trace names */
 	uint32_t cpus, max_cpu;		/* CPUs with context switches */
 	bool cpu_seen;			/* --cpu's is one */
 };
@@ -200,6 +204,8 @@ void lat_timer_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 /* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
+/* A group key of --by cgroup as its path, "?" for threads the trace gives none. */
+const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key);
 const char *lat_kind_name(unsigned int kind);
 /* A cause's name as the JSON has it ("higher_priority"). */
 const char *lat_cause_name(unsigned int cause);

@@ -369,6 +369,9 @@ static void put_key(struct lat_analysis *a, struct obuf *o, uint64_t key)
 	case LAT_BY_CPU:
 		obuf_printf(o, "%8llu", (unsigned long long)key);
 		break;
+	case LAT_BY_CGROUP:
+		obuf_printf(o, "%-40s", lat_cgroup_name(a, key));
+		break;
 	default:
 		obuf_printf(o, "%8s", "all");
 	}
@@ -385,6 +388,9 @@ static void put_key_header(struct lat_analysis *a, struct obuf *o)
 		break;
 	case LAT_BY_CPU:
 		obuf_printf(o, "%8s", "CPU");
+		break;
+	case LAT_BY_CGROUP:
+		obuf_printf(o, "%-40s", "CGROUP");
 		break;
 	default:
 		obuf_printf(o, "%8s", "");
@@ -421,7 +427,7 @@ static void put_hist(struct obuf *o, const uint64_t *h, const char *unit)
 
 static const char *by_name(enum lat_by by)
 {
-	static const char *const names[] = { "thread", "process", "cpu", "all" };
+	static const char *const names[] = { "thread", "process", "cpu", "all", "cgroup" };
 
 	return names[by];
 }
@@ -434,6 +440,64 @@ static void missing_totals(struct lat_analysis *a, uint64_t *before, uint64_t *n
 		*before += a->groups[i].before_trace;
 		*nowake += a->groups[i].no_wakeup;
 		*lossy += a->groups[i].lossy;
+	}
+}
+
+/*
+ * The selection's waits at or above its p99 (to the histogram's bucket:
+ * 3%): their number, the bucket's lower bound, and their causes summed.
+ */
+static uint64_t p99_causes(struct lat_analysis *a, uint64_t *causes, uint64_t *from_ns)
+{
+	uint64_t total = 0, seen = 0, n = 0;
+	uint32_t b;
+
+	memset(causes, 0, LAT_CAUSES * sizeof(*causes));
+	*from_ns = 0;
+	if (!a->waits_by_bucket)
+		return 0;
+	for (b = 0; b < LAT_BUCKETS; b++)
+		total += a->waits_by_bucket[b];
+	/* The bucket that holds the p99 wait, and every one above it. */
+	for (b = 0; b < LAT_BUCKETS; b++) {
+		seen += a->waits_by_bucket[b];
+		if (seen * 100 >= total * 99)
+			break;
+	}
+	for (uint32_t k = b; k < LAT_BUCKETS; k++) {
+		n += a->waits_by_bucket[k];
+		for (int c = 0; c < LAT_CAUSES; c++)
+			causes[c] += a->causes_by_bucket[(size_t)k * LAT_CAUSES + c];
+	}
+	*from_ns = b < LAT_BUCKETS ? lat_bucket_lo(b) : 0;
+	return n;
+}
+
+/* "causes of all waits: 91% higher_priority, ...; p99 and worse (N waits of D or more): ..." */
+static void put_selection_causes(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t all[LAT_CAUSES] = { 0 }, p99[LAT_CAUSES], from, n;
+
+	for (uint32_t i = 0; i < a->ngroups; i++)
+		for (int k = 0; k < LAT_CAUSES; k++)
+			all[k] += a->groups[i].causes[k];
+	n = p99_causes(a, p99, &from);
+	obuf_printf(o, "\ncauses of the %llu waits measured: ", (unsigned long long)a->waits);
+	lat_causes_line(all, o);
+	obuf_printf(o, "\np99 and worse (%llu waits of ", (unsigned long long)n);
+	lat_put_dur(o, from);
+	obuf_lit(o, " or more): ");
+	lat_causes_line(p99, o);
+	obuf_printf(o, "\nby %s:\n", by_name(a->o.by));
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+
+		if (!g->d[LAT_WAKEUP].count && !g->d[LAT_PREEMPT].count)
+			continue;
+		put_key(a, o, g->key);
+		obuf_lit(o, "  ");
+		lat_causes_line(g->causes, o);
+		obuf_putc(o, '\n');
 	}
 }
 
@@ -556,6 +620,8 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)a->ftrace_lost);
 	if (!a->have_irq)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+	if (a->waits)
+		put_selection_causes(a, o);
 	put_work_conservation(a, o);
 	if (!a->worst.n)
 		return;
@@ -682,8 +748,12 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			json_name(o, "comm", lat_thread_name(a, g->key));
 			obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
 			json_name(o, "process", lat_proc_name(a, t ? t->pid : 0));
+			if (t && t->cgroup)
+				json_name(o, "cgroup", lat_cgroup_name(a, t->cgroup));
 		} else if (a->o.by == LAT_BY_PROCESS) {
 			json_name(o, "process", lat_proc_name(a, g->key));
+		} else if (a->o.by == LAT_BY_CGROUP) {
+			json_name(o, "cgroup", lat_cgroup_name(a, g->key));
 		}
 		obuf_lit(o, ",\"wakeup\":");
 		json_dist(o, &g->d[LAT_WAKEUP]);
@@ -700,6 +770,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
 			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
 		json_blocked_in(a, o, g);
+		json_causes(o, "causes", g->causes);
 		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
 			    "\"overlaps_loss\":%llu}}",
 			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
@@ -801,6 +872,19 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 	sum_worst(a, causes);
 	obuf_lit(o, "]");
 	json_causes(o, "top_causes", causes);
+	{
+		uint64_t all[LAT_CAUSES] = { 0 }, from, n;
+
+		for (uint32_t i = 0; i < a->ngroups; i++)
+			for (int k = 0; k < LAT_CAUSES; k++)
+				all[k] += a->groups[i].causes[k];
+		json_causes(o, "causes", all);
+		n = p99_causes(a, causes, &from);
+		json_causes(o, "p99_causes", causes);
+		obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu,\"causes_walked\":%llu",
+			    (unsigned long long)n, (unsigned long long)from,
+			    (unsigned long long)a->causes_walked);
+	}
 	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
 		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
 	for (uint32_t i = 0, n = 0; i < a->nwc; i++)

@@ -85,14 +85,18 @@ static void untraced_switch(struct archive_check *a, const struct fxt_record *sw
 /* Before a record that uses @tid: the name it had then, if another is in effect. */
 static void name_thread(struct archive_check *a, uint64_t tid, uint64_t ts, bool ran)
 {
-	__u64 rec[ARCHIVE_NAMES_MAX_WORDS];
-	unsigned int nrec;
-	uint32_t words = archive_names_use(&a->names, tid, ts, ran, rec, &nrec);
+	__u64 proc[KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS];
+	uint32_t nthread, nproc;
+	const uint64_t *thread;
 
-	if (!words)
+	if (!archive_names_use(&a->names, tid, ts, ran, &thread, &nthread, proc, &nproc))
 		return;
-	obuf_put(&a->w->out, rec, (size_t)words * 8);
-	a->w->records += nrec;
+	obuf_put(&a->w->out, thread, (size_t)nthread * 8);
+	a->w->records++;
+	if (nproc) {
+		obuf_put(&a->w->out, proc, (size_t)nproc * 8);
+		a->w->records++;
+	}
 }
 
 static void name_threads(struct archive_check *a, const struct fxt_record *rec)

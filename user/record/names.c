@@ -24,19 +24,29 @@ struct scan {
 	struct fxt_reader r;
 };
 
-static void add_entry(struct archive_names *an, uint64_t tid, uint64_t pid, uint64_t ts,
-		      struct fxt_str name)
+/* Keeps thread record @rec (self-contained: its strings inline or well known) at @ts. */
+static void add_entry(struct archive_names *an, const struct fxt_record *rec, uint64_t pid,
+		      uint64_t ts)
 {
 	struct name_entry *e = vec_add(&an->entries, &an->nentries, &an->cap_entries, sizeof(*e));
 
 	if (!e)
 		out_of_memory("record: thread names");
-	e->tid = tid;
+	e->tid = rec->koid;
 	e->pid = pid;
 	e->ts = ts;
 	e->seq = an->nentries - 1;
-	e->len = name.len < KTRACE_FXT_COMM_LEN ? name.len : KTRACE_FXT_COMM_LEN;
-	memcpy(e->name, name.p, e->len);
+	e->len = rec->name.len < KTRACE_FXT_COMM_LEN ? rec->name.len : KTRACE_FXT_COMM_LEN;
+	memcpy(e->name, rec->name.p, e->len);
+	e->woff = an->nwords;
+	e->nwords = rec->nwords;
+	for (uint32_t i = 0; i < rec->nwords; i++) {
+		uint64_t *w = vec_add(&an->words, &an->nwords, &an->cap_words, sizeof(*w));
+
+		if (!w)
+			out_of_memory("record: thread names");
+		*w = rec->w[i];
+	}
 	an->sorted = false;
 }
 
@@ -62,7 +72,7 @@ static int scan_record(void *ctx, const uint64_t *w, uint32_t words, uint64_t ts
 	if (ktrace_fxt_rec_type(w[0]) != KTRACE_FXT_REC_KERNEL_OBJ)
 		return 0;
 	if (fxt_reader_decode(&sc->r, w, words, &rec) == 1 && is_thread_record(&rec))
-		add_entry(sc->an, rec.koid, thread_pid(&rec), ts, rec.name);
+		add_entry(sc->an, &rec, thread_pid(&rec), ts);
 	return 0;
 }
 
@@ -127,7 +137,7 @@ void archive_names_written(struct archive_names *an, const struct fxt_record *re
 		return;
 	/* Alive at the end: a name for the uses nothing closer names. */
 	if (at_end)
-		add_entry(an, rec->koid, thread_pid(rec), UINT64_MAX, rec->name);
+		add_entry(an, rec, thread_pid(rec), UINT64_MAX);
 	t = thread_get(an, rec->koid);
 	t->pid = thread_pid(rec);
 	t->len = rec->name.len < KTRACE_FXT_COMM_LEN ? rec->name.len : KTRACE_FXT_COMM_LEN;
@@ -152,16 +162,15 @@ static const struct name_entry *closest(const struct archive_names *an,
 	return before ?: stale;
 }
 
-uint32_t archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool ran,
-			   __u64 *rec, unsigned int *nrec)
+bool archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool ran,
+		       const uint64_t **thread, uint32_t *nthread, __u64 *proc, uint32_t *nproc)
 {
 	const struct name_entry *e;
 	struct name_thread *t;
-	uint32_t words;
 
-	*nrec = 0;
+	*nproc = 0;
 	if (!tid)
-		return 0;
+		return false;
 	if (!an->sorted)
 		sort_entries(an);
 	t = thread_get(an, tid);
@@ -171,27 +180,26 @@ uint32_t archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, 
 			t->counted = true;
 			an->unnamed++;
 		}
-		return 0;
+		return false;
 	}
 	if (t->named && t->pid == e->pid && t->len == e->len && !memcmp(t->name, e->name, e->len))
-		return 0;
+		return false;
 	t->named = true;
 	t->pid = e->pid;
 	t->len = e->len;
 	memcpy(t->name, e->name, e->len);
-	words = ktrace_fxt_put_kobj_thread(rec, tid, e->pid, e->name, e->len);
-	*nrec = 1;
+	*thread = an->words + e->woff;
+	*nthread = e->nwords;
 	/* A process's main thread names it too: its own record may be gone with its fork's. */
-	if (e->pid == tid) {
-		words += ktrace_fxt_put_kobj_process(rec + words, e->pid, e->name, e->len);
-		*nrec = 2;
-	}
-	return words;
+	if (e->pid == tid)
+		*nproc = ktrace_fxt_put_kobj_process(proc, e->pid, e->name, e->len);
+	return true;
 }
 
 void archive_names_free(struct archive_names *an)
 {
 	free(an->entries);
+	free(an->words);
 	free(an->threads);
 	u64map_free(&an->map);
 	memset(an, 0, sizeof(*an));

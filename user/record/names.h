@@ -13,10 +13,15 @@
 #include "spool.h"
 #include "u64map.h"
 
-/* One thread record as recorded: its tid, process, name, and when. */
+/*
+ * One thread record as recorded: its tid, process, name, and when; its
+ * words (with whatever else it says of the thread: allowed CPUs, cgroup)
+ * at @woff in the words kept.
+ */
 struct name_entry {
 	uint64_t tid, pid, ts;
 	uint32_t seq;			/* recording order, among equal times */
+	uint32_t woff, nwords;
 	uint8_t len;
 	char name[KTRACE_FXT_COMM_LEN + 1];
 };
@@ -34,6 +39,8 @@ struct name_thread {
 struct archive_names {
 	struct name_entry *entries;
 	uint32_t nentries, cap_entries;
+	uint64_t *words;		/* the entries' records */
+	uint32_t nwords, cap_words;
 	struct name_thread *threads;
 	uint32_t nthreads, cap_threads;
 	struct u64map map;		/* tid -> threads[] */
@@ -54,18 +61,16 @@ int archive_names_scan(struct archive_names *an, struct spool *spools, unsigned 
  * now on.  @at_end: it names a thread alive when recording ended.
  */
 void archive_names_written(struct archive_names *an, const struct fxt_record *rec, bool at_end);
-/* Room for what archive_names_use() writes: a thread and a process record. */
-#define ARCHIVE_NAMES_MAX_WORDS	(KTRACE_FXT_KOBJ_THREAD_MAX_WORDS + KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS)
-
 /*
- * The records to write before one that uses @tid at @ts, into @rec: the
- * thread's record (and its process's, for a main thread) with the name it
- * had closest to @ts; returns their words, 0 when the name in effect is
- * already that one, and their count in *@nrec.  @ran: @tid ran there (a
- * thread with no name anywhere is counted once).
+ * Before a record that uses @tid at @ts: the thread record with the name
+ * it had closest to @ts, as recorded (@thread, @nthread words), and for a
+ * main thread a process record of that name (into @proc, @nproc words,
+ * KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS at most); false when the name in
+ * effect is already that one.  @ran: @tid ran there (a thread with no name
+ * anywhere is counted once).
  */
-uint32_t archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool ran,
-			   __u64 *rec, unsigned int *nrec);
+bool archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool ran,
+		       const uint64_t **thread, uint32_t *nthread, __u64 *proc, uint32_t *nproc);
 void archive_names_free(struct archive_names *an);
 
 #endif

@@ -908,26 +908,31 @@ static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
 #define KTRACE_FXT_COMM_LEN		15
-#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	6
+#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	8
 #define KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS	4
 
 /*
  * Kernel object record naming a thread, with its process koid: header,
- * koid, inline name (at most two words), "process" koid argument.
- * @name needs at least @len readable bytes; @len is clamped to 15.
+ * koid, inline name (at most two words), "process" koid argument and, for
+ * a thread that may not run on every CPU, "cpus" (uint64: its allowed CPUs
+ * 0..63, as on its wakeups; 0 leaves it out).  @name needs at least @len
+ * readable bytes; @len is clamped to 15.
  */
 static inline __u32 ktrace_fxt_put_kobj_thread(__u64 *w, __u32 tid, __u32 pid,
-					       const char *name, __u32 len)
+					       const char *name, __u32 len, __u64 cpus)
 {
 	__u32 n;
 
 	if (len > KTRACE_FXT_COMM_LEN)
 		len = KTRACE_FXT_COMM_LEN;
-	n = 2 + ktrace_fxt_str_words(len) + 2;
-	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len), 1);
+	n = 2 + ktrace_fxt_str_words(len);
 	w[1] = tid;
 	ktrace_fxt_put_stream(&w[2], name, len);
-	ktrace_fxt_put_arg_koid(&w[n - 2], KTRACE_FXT_STR_PROCESS, pid);
+	n += ktrace_fxt_put_arg_koid(&w[n], KTRACE_FXT_STR_PROCESS, pid);
+	if (cpus)
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
+	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len),
+				   cpus ? 2 : 1);
 	return n;
 }
 
