@@ -211,13 +211,14 @@ static void *sleeper_function;
  * Runs in the hard interrupt, or on PREEMPT_RT for a soft timer in the
  * task serving timer softirqs; either way with preemption off.
  */
-static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer, ktime_t *now)
+static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer,
+				       KTRACE_HRTIMER_EXPIRE_NOW)
 {
 	u64 pos, *rec, ts, offset, bytes = KTRACE_FXT_TIMER_EXPIRE_WORDS * 8;
 	struct ktrace_cpu_buf *b;
 	struct task_struct *p;
 
-	if ((void *)timer->function != sleeper_function)
+	if (ktrace_hrtimer_function(timer) != sleeper_function)
 		return;
 	b = this_buf();
 	p = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktrace latency: wakeup and preemption latency per thread, process or
- * CPU, the worst waits with what held the CPU meanwhile, and the trace
+ * ktrace latency: wakeup, preemption and timer latency per thread, process
+ * or CPU, the worst waits with what held the CPU meanwhile, and the trace
  * written back with each of those waits as a slice on its thread.
  */
 #include <errno.h>
@@ -274,9 +274,10 @@ static const struct cli_command latency_cmd = {
 	.name = "latency",
 	.usage = "usage: ktrace latency TRACE.fxt [options]\n"
 		 "\n"
-		 "Why did a thread wait?  Wakeup latency (sched_waking to switch-in) and\n"
-		 "preemption latency (switched out runnable to switch-in), as separate\n"
-		 "distributions, blocked time by Linux state (S, D), and the worst waits with\n"
+		 "Why did a thread wait?  Wakeup latency (sched_waking to switch-in),\n"
+		 "preemption latency (switched out runnable to switch-in) and timer latency (a\n"
+		 "sleeper's timer due to switch-in, split in timer_late, handler and wait), as\n"
+		 "separate distributions, blocked time by Linux state (S, D), and the worst waits with\n"
 		 "what held the CPU meanwhile: threads with their priority, interrupt handlers\n"
 		 "(when recorded with --ftrace 'irq:*'), idle.  Waits that cannot be measured\n"
 		 "(begun before the trace, no recorded wakeup, overlapping lost records) are\n"
