@@ -423,9 +423,6 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
  * both have it, since libbpf would otherwise look in module BTF, which
  * needs CAP_SYS_ADMIN.  Else from the interrupt tracepoints (below).
  */
-#ifdef KTRACE_EXACT_IRQ_CONTEXT
-extern const int __preempt_count __ksym;
-
 /*
  * On PREEMPT_RT softirqs run in tasks, and what they serve is counted in
  * the task (softirq_disable_cnt, a field only RT kernels have), not in
@@ -434,6 +431,9 @@ extern const int __preempt_count __ksym;
 struct task_struct___rt {
 	int softirq_disable_cnt;
 } __attribute__((preserve_access_index));
+
+#ifdef KTRACE_EXACT_IRQ_CONTEXT
+extern const int __preempt_count __ksym;
 
 static __always_inline __u32 irq_context(__u64 now)
 {
@@ -495,8 +495,14 @@ static __always_inline int irq_depth_add(bool hard, int delta)
 }
 
 #ifndef KTRACE_EXACT_IRQ_CONTEXT
+/*
+ * On PREEMPT_RT a task serving softirqs can be preempted in the middle,
+ * and the CPU's count then stays raised while others run: there the task's
+ * own count says whether the waker serves a softirq, as in the exact build.
+ */
 static __always_inline __u32 irq_context(__u64 now)
 {
+	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
 
@@ -504,6 +510,9 @@ static __always_inline __u32 irq_context(__u64 now)
 		return KTRACE_CTX_TASK;
 	if (d->hardirq > 0 && now - d->hardirq_since < IRQ_DEPTH_STALE_NS)
 		return KTRACE_CTX_HARDIRQ;
+	if (bpf_core_field_exists(t->softirq_disable_cnt))
+		return BPF_CORE_READ(t, softirq_disable_cnt) & KTRACE_PC_SOFTIRQ_OFFSET ?
+		       KTRACE_CTX_SOFTIRQ : KTRACE_CTX_TASK;
 	if (d->softirq > 0 && now - d->softirq_since < IRQ_DEPTH_STALE_NS)
 		return KTRACE_CTX_SOFTIRQ;
 	return KTRACE_CTX_TASK;
