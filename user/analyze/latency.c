@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "latency_internal.h"
+#include "timeline.h"
 
 static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption", "timer" };
 
@@ -241,10 +242,11 @@ void lat_free(struct lat_analysis *a)
 	free(a);
 }
 
+/* Records lost that may hide a switch or a wakeup (not a timer expiry's or a name's). */
 static bool is_loss(const struct fxt_record *rec)
 {
 	return rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
-	       fxt_str_eq(rec->name, "dropped");
+	       fxt_str_eq(rec->name, "dropped") && timeline_loss_hides_switches(rec);
 }
 
 /*

@@ -57,6 +57,21 @@ void timeline_free(struct timeline *t)
 	t->ncpus = 0;
 }
 
+bool timeline_loss_hides_switches(const struct fxt_record *rec)
+{
+	static const char *const sched[] = {
+		"context switch", "wakeup", "wakeup of a new task", "CPU offline or online",
+	};
+	const struct fxt_arg *lost = fxt_find_arg(rec, "lost");
+
+	if (!lost || lost->type != KTRACE_FXT_ARG_STRING)
+		return true;	/* a buffer's loss: any record */
+	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
+		if (fxt_str_eq(lost->s, sched[i]))
+			return true;
+	return false;
+}
+
 enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu)
 {
 	const struct fxt_arg *src;
@@ -68,6 +83,9 @@ enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu)
 		/* ftrace's own events lost say nothing of the recorder's. */
 		src = fxt_find_arg(rec, "source");
 		if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
+			return TL_META_NONE;
+		/* Nor do the timer expiries, names or probe events a program lost. */
+		if (!timeline_loss_hides_switches(rec))
 			return TL_META_NONE;
 		m = TL_META_DROPPED;
 	} else if (fxt_str_eq(rec->name, "untraced_switch")) {

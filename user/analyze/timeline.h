@@ -56,6 +56,12 @@ enum tl_meta {
 };
 
 /* Which, and on which CPU (TL_CPU_UNKNOWN when the record names none). */
+/*
+ * Whether a loss record ("dropped") may have lost context switches,
+ * wakeups or CPU hotplug records: a buffer's loss may; a BPF program's
+ * skipped runs may only if that program records them (its "lost").
+ */
+bool timeline_loss_hides_switches(const struct fxt_record *rec);
 enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu);
 
 /*

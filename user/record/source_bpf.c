@@ -469,6 +469,7 @@ static const char *const prog_records[][2] = {
 	{ "ktrace_sched_switch", "context switch" },
 	{ "ktrace_sched_waking", "wakeup" },
 	{ "ktrace_sched_wakeup_new", "wakeup of a new task" },
+	{ "ktrace_sched_migrate_task", "migration" },
 	{ "ktrace_sched_process_fork", "thread name (fork)" },
 	{ "ktrace_sched_process_exec", "thread name (exec)" },
 	{ "ktrace_task_rename", "thread name (rename)" },
