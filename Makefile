@@ -39,9 +39,19 @@ TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/nu
 # newest generic headers (scripts/pick-kernel.sh).  Each kernel gets its own
 # copy of the sources under $(O)/kmod/KREL, so builds for several kernels
 # sit side by side.
+#
+# Kernels of other suites and architectures are where scripts/install-deps.sh
+# --test puts them (scripts/kernel-paths.sh): the Debian unstable chroot's
+# newest kernel is built in the chroot, whose compiler and C library are
+# newer than this system's; arm64 kernels are cross-compiled.
+KTRACE_CACHE	?= /var/cache/ktrace
+export KTRACE_CACHE
 ifeq ($(origin KDIR),undefined)
 KREL		?= $(shell scripts/pick-kernel.sh)
-KDIR		:= $(firstword $(wildcard /lib/modules/$(KREL)/build) /usr/src/linux-headers-$(KREL))
+KDIR		:= $(patsubst %/Makefile,%,$(firstword $(wildcard /lib/modules/$(KREL)/build/Makefile \
+		   $(KTRACE_CACHE)/sid/usr/src/linux-headers-$(KREL)/Makefile \
+		   $(KTRACE_CACHE)/arm64/usr/src/linux-headers-$(KREL)/Makefile) \
+		   /usr/src/linux-headers-$(KREL)/Makefile))
 else
 # The release the kernel reports (uname -r), which Debian's include/config/kernel.release is not.
 KREL		?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
@@ -49,6 +59,14 @@ endif
 export KREL
 HAVE_KDIR	:= $(if $(KREL),$(wildcard $(KDIR)/Makefile))
 KOBJ		:= $(O)/kmod/$(KREL)
+# Kbuild for KDIR: in the chroot KDIR lies in (with the build directory
+# mounted at the same path; a make of its own, which this make's flags do
+# not reach: Linux 7.2's Kbuild takes an empty O= as a directory), or with
+# the cross compiler for arm64.
+KCHROOT		:= $(if $(filter $(KTRACE_CACHE)/sid/%,$(KDIR)),$(KTRACE_CACHE)/sid)
+KBUILD		= $(if $(KCHROOT),MAKEFLAGS= scripts/run-in-chroot.sh $(KCHROOT) $(abspath $(O)) make \
+		  -C $(patsubst $(KCHROOT)/%,/%,$(KDIR)),$(MAKE) -C $(KDIR) O=) \
+		  $(if $(filter %-arm64,$(KREL)),ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 KMOD		:= $(KOBJ)/kmod/ktrace.ko
 KMOD_TEST	:= $(KOBJ)/tests/kmod-api/ktrace_api_test.ko
 KMOD_SRCS	:= $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h) kmod/Kbuild \
@@ -109,12 +127,12 @@ kmod-kdir:
 # as the kernel's output directory: Kbuild gets O= cleared.
 $(KMOD): $(KMOD_SRCS) | kmod-kdir
 	@mkdir -p $(KOBJ) && tar -cf - $(KMOD_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod W=1 \
+	$(KBUILD) M=$(abspath $(KOBJ))/kmod W=1 \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 $(KMOD_TEST): $(KMOD_TEST_SRCS) $(KMOD)
 	@tar -cf - $(KMOD_TEST_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
+	$(KBUILD) M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
 		KBUILD_EXTRA_SYMBOLS=$(abspath $(KOBJ))/kmod/Module.symvers \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
@@ -201,13 +219,14 @@ $(FUZZ_READER): tests/fuzz_reader.c $(USER_LIB_SRCS) $(USER_HDRS)
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 # The VM suite runs once per kernel in VM_KERNELS, each with ktrace.ko
-# built for it; a kernel in the list that is not installed (image and
-# headers) is a SKIP.  The four take 8 to 12 minutes under TCG on 2 shared
-# CPUs (2 to 3.5 each), well inside a 90-minute CI run.
-VM_KERNELS	?= 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.12.117+deb12-amd64 6.12.117+deb12-rt-amd64
-vm_installed	= $(foreach k,$(1),$(if $(wildcard /boot/vmlinuz-$(k)),$(if $(wildcard /lib/modules/$(k)/build/Makefile),$(k))))
-# Every Debian kernel image installed here with its headers, for vm-matrix.
-VM_ALL_KERNELS	= $(call vm_installed,$(patsubst /boot/vmlinuz-%,%,$(wildcard /boot/vmlinuz-*)))
+# built for it: by default the newest of each series and flavour that
+# scripts/install-deps.sh --test installed (scripts/pick-kernel.sh --matrix:
+# 5.10 from bullseye, 6.1 and 6.12 from bookworm, unstable's newest in its
+# chroot, each generic and PREEMPT_RT, and arm64's 6.1); a kernel in the
+# list that is not installed (image and headers) is a SKIP.
+VM_KERNELS	?= $(shell scripts/pick-kernel.sh --matrix)
+vm_installed	= $(filter $(shell scripts/pick-kernel.sh --matrix),$(1))
+VM_ALL_KERNELS	= $(VM_KERNELS)
 
 .PHONY: vm-kmods vm-matrix
 vm-kmods:

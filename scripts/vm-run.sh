@@ -26,8 +26,9 @@ build=${1:-build}
 krel=${2:?usage: scripts/vm-run.sh BUILD_DIR KERNEL_RELEASE}
 out=$build/vm/$krel
 root=$out/root
-kernel=/boot/vmlinuz-$krel
-moddir=/lib/modules/$krel
+. "$(dirname "$0")/kernel-paths.sh"
+kernel_paths "$krel" || true
+kernel=$kimage moddir=$kmoddir
 stall_s=${KTRACE_VM_STALL:-300}
 timeout_s=${KTRACE_VM_TIMEOUT:-900}
 script=${KTRACE_VM_SCRIPT:-tests/vm/run-in-vm.sh}
@@ -36,8 +37,8 @@ smp=${KTRACE_VM_SMP:-2}
 mem=${KTRACE_VM_MEM:-1536}	# MiB
 
 die() { echo "vm-run: $krel: $*" >&2; exit 1; }
-[ -r "$kernel" ] || die "$kernel missing: install linux-image-$krel"
-[ -f "$moddir/modules.dep" ] || die "$moddir/modules.dep missing: install linux-image-$krel"
+[ -r "$kernel" ] || die "$kernel missing: install linux-image-$krel (scripts/install-deps.sh --test)"
+[ -f "$moddir/modules.dep" ] || die "$moddir/modules.dep missing: install linux-image-$krel (scripts/install-deps.sh --test)"
 [ -f "$build/kmod/$krel/kmod/ktrace.ko" ] || die "$build/kmod/$krel/kmod/ktrace.ko missing: make kmod KREL=$krel"
 rm -rf "$out"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,ktrace,results,lib/modules}

@@ -21,8 +21,9 @@ DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locki
 
 echo "TAP version 13"
 [ -n "$krel" ] || skip_all "module in a VM" "no kernel headers to pick a kernel from (install linux-headers-amd64)"
-[ -r "/boot/vmlinuz-$krel" ] || skip_all "module in a VM on $krel" "linux-image-$krel is not installed"
-[ -f "/lib/modules/$krel/build/Makefile" ] || skip_all "module in a VM on $krel" "linux-headers-$krel is not installed"
+. scripts/kernel-paths.sh
+kernel_paths "$krel" || skip_all "module in a VM on $krel" "linux-image-$krel is not installed (scripts/install-deps.sh --test)"
+[ -f "$kdir/Makefile" ] || skip_all "module in a VM on $krel" "linux-headers-$krel is not installed"
 command -v qemu-system-x86_64 >/dev/null || skip_all "module in a VM on $krel" "qemu-system-x86 is not installed"
 [ -f "$build/kmod/$krel/kmod/ktrace.ko" ] && [ -x "$build/selftests/ktrace_test" ] ||
 	skip_all "module in a VM on $krel" "ktrace.ko or the selftests are not built (make kmod selftests KREL=$krel)"
