@@ -29,7 +29,7 @@ USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_recor
 		   user/record/spool.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
-		   user/record/bpf_exact.c
+		   user/record/bpf_exact.c user/record/buffer_size.c
 USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -269,8 +269,15 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
-bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
+# The drain and merge of ktrace record, from synthetic per-CPU buffers.
+DRAIN_MERGE	:= $(O)/bench/drain_merge
+$(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(O)/user/record/buffer_size.o
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $^
+
+bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
 	@bench/bench-convert.sh $(O)
+	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
 	@bench/bench-sched.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
