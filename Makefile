@@ -19,6 +19,27 @@ KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializ
 BPFTOOL		?= bpftool
 # The BPF recorder is CO-RE: vmlinux.h only needs some kernel's BTF.
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
+BPF_ARCH	:= x86
+# Where scripts/install-deps.sh --test puts the kernels of other suites and
+# architectures (scripts/kernel-paths.sh).
+KTRACE_CACHE	?= /var/cache/ktrace
+export KTRACE_CACHE
+
+# CROSS=arm64 builds the CLI, the BPF programs and the test programs for
+# arm64 (the VM suite's arm64 kernel), into their own O=: with the cross
+# compiler and arm64's libraries (the :arm64 packages), and vmlinux.h from
+# the BTF in the arm64 kernel image scripts/install-deps.sh --test unpacked.
+CROSS		?=
+ifeq ($(CROSS),arm64)
+CC		:= aarch64-linux-gnu-gcc
+PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+export PKG_CONFIG_LIBDIR
+BPF_ARCH	:= arm64
+VMLINUX_BTF	:= $(O)/vmlinux.btf
+ARM64_IMAGE	:= $(lastword $(sort $(wildcard $(KTRACE_CACHE)/arm64/boot/vmlinuz-*)))
+else ifneq ($(CROSS),)
+$(error CROSS=$(CROSS): only CROSS=arm64 is known)
+endif
 
 USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c \
@@ -44,8 +65,6 @@ TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/nu
 # --test puts them (scripts/kernel-paths.sh): the Debian unstable chroot's
 # newest kernel is built in the chroot, whose compiler and C library are
 # newer than this system's; arm64 kernels are cross-compiled.
-KTRACE_CACHE	?= /var/cache/ktrace
-export KTRACE_CACHE
 ifeq ($(origin KDIR),undefined)
 KREL		?= $(shell scripts/pick-kernel.sh)
 KDIR		:= $(patsubst %/Makefile,%,$(firstword $(wildcard /lib/modules/$(KREL)/build/Makefile \
@@ -154,18 +173,24 @@ user: $(KTRACE)
 
 bpf: $(BPF_SKEL)
 
-$(O)/vmlinux.h:
+$(O)/vmlinux.h: $(filter $(O)/%,$(VMLINUX_BTF))
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
+ifeq ($(CROSS),arm64)
+$(VMLINUX_BTF): $(ARM64_IMAGE) scripts/extract-btf.py
+	@mkdir -p $(dir $@)
+	scripts/extract-btf.py $< $@
+endif
+
 $(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -I$(O) -Iinclude/uapi -Ibpf \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) -Iinclude/uapi -Ibpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 $(BPF_EXACT_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -DKTRACE_EXACT_IRQ_CONTEXT -Wall \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -DKTRACE_EXACT_IRQ_CONTEXT -Wall \
 		-I$(O) -Iinclude/uapi -Ibpf $(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 # Both skeletons are named sched_bpf: the exact one only lends its ELF bytes.
@@ -234,16 +259,25 @@ vm-kmods:
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER)) \
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong)
-	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
+	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(call vm_installed,$(VM_KERNELS))) \
+		VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
 
+# What runs in the VM, for arm64 kernels built with CROSS=arm64 in $(O)/arm64.
+VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
+.PHONY: vm-progs vm-progs-arm64
+vm-progs: $(VM_PROGS)
+vm-progs-arm64:
+	@$(MAKE) --no-print-directory CROSS=arm64 O=$(O)/arm64 vm-progs
+VM_ARCH_PROGS	= $(if $(filter %-arm64,$(1)),vm-progs-arm64)
+
 # The module's tests in a VM booting Debian's kernel KREL (also part of check).
-vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
+vm-check: $(VM_PROGS) $(KMOD) $(KMOD_TEST) $(call VM_ARCH_PROGS,$(KREL))
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 # The VM suite on every installed Debian kernel, one VM at a time: one table.
-vm-matrix: $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
-	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(VM_ALL_KERNELS)"
+vm-matrix: $(VM_PROGS)
+	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(VM_ALL_KERNELS)) VM_KMODS="$(VM_ALL_KERNELS)"
 	@scripts/vm-matrix.sh $(O) $(VM_ALL_KERNELS)
 
 check-fuzz: $(FUZZ_READER)

@@ -24,9 +24,12 @@ echo "TAP version 13"
 . scripts/kernel-paths.sh
 kernel_paths "$krel" || skip_all "module in a VM on $krel" "linux-image-$krel is not installed (scripts/install-deps.sh --test)"
 [ -f "$kdir/Makefile" ] || skip_all "module in a VM on $krel" "linux-headers-$krel is not installed"
-command -v qemu-system-x86_64 >/dev/null || skip_all "module in a VM on $krel" "qemu-system-x86 is not installed"
-[ -f "$build/kmod/$krel/kmod/ktrace.ko" ] && [ -x "$build/selftests/ktrace_test" ] ||
-	skip_all "module in a VM on $krel" "ktrace.ko or the selftests are not built (make kmod selftests KREL=$krel)"
+# An arm64 kernel boots in qemu-system-aarch64 with programs built for it.
+qemu=qemu-system-x86_64 pbuild=$build
+[ "$karch" = arm64 ] && qemu=qemu-system-aarch64 pbuild=$build/arm64
+command -v $qemu >/dev/null || skip_all "module in a VM on $krel" "$qemu is not installed"
+[ -f "$build/kmod/$krel/kmod/ktrace.ko" ] && [ -x "$pbuild/selftests/ktrace_test" ] ||
+	skip_all "module in a VM on $krel" "ktrace.ko or the selftests are not built (make vm-check KREL=$krel)"
 
 start=$(date +%s)
 # First a 4-CPU boot in which three CPUs go offline and online while
