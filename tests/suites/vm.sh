@@ -44,6 +44,20 @@ rm -rf "$build/vm/$krel.hotplug"
 scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.log" 2>&1
 ok $? "the VM booted $krel, ran the tests and brought the results back ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.log" | tail -30
+# One kernel (KTRACE_VM_MANY_CPUS_KREL, by default scripts/pick-kernel.sh's)
+# also boots with 32 CPUs: switch storms on eight of them, each backend.
+M=$build/vm/$krel.many/results
+many=0
+if [ "$krel" = "${KTRACE_VM_MANY_CPUS_KREL-$(scripts/pick-kernel.sh)}" ]; then
+	many=1 mstart=$(date +%s)
+	mv "$build/vm/$krel" "$build/vm/$krel.main"
+	KTRACE_VM_SMP=32 KTRACE_VM_MEM=2048 KTRACE_VM_SCRIPT=tests/vm/many-cpus-in-vm.sh \
+		scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.many.log" 2>&1
+	many_rc=$? many_secs=$(($(date +%s) - mstart))
+	rm -rf "$build/vm/$krel.many"
+	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.many"
+	mv "$build/vm/$krel.main" "$build/vm/$krel"
+fi
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
 # Where the time went: the seconds at which each step began.
 echo "# steps (s): $(tr '\n' ' ' <"$build/vm/$krel/steps.log")"
@@ -273,6 +287,38 @@ bad=$(grep -E "$DMESG_BAD" "$H/dmesg.txt" 2>/dev/null)
 [ -s "$H/dmesg.txt" ] && [ -z "$bad" ]
 ok $? "dmesg of the hotplug run has no warning, BUG, oops, lockdep or atomic-context report"
 [ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
+
+# 32 CPUs: every recording complete, nothing lost, every timeline whole,
+# the default buffers as ktrace record chose them for 32 CPUs, clean dmesg.
+if [ $many = 1 ]; then
+	mstatus() { awk -v k="$1" '$1 == k {print $2}' "$M/status" 2>/dev/null; }
+	[ $many_rc = 0 ] && [ "$(cat "$M/nproc" 2>/dev/null)" = 32 ] && [ "$(mstatus insmod)" = 0 ]
+	ok $? "the 32-CPU VM booted $krel and brought the results back ($many_secs s)" ||
+		tail -20 "$build/vm/$krel.many.log" | sed 's/^/# /'
+	for b in kmod bpf; do
+		stats=$("$ktrace" dump --stats --quiet "$M/${b}_many.fxt" 2>/dev/null)
+		recs=$(echo "$stats" | sed -n 's/^records: \([0-9]*\).*/\1/p')
+		dropped=$(echo "$stats" | sed -n 's/^dropped: \([0-9]*\) records.*/\1/p')
+		cpus=$("$ktrace" dump "$M/${b}_many.fxt" 2>/dev/null | sed -n 's/.* \[\([0-9]*\)\] switch:.*/\1/p' | sort -u | wc -l)
+		# One emulated thread runs all 32 CPUs: the reader may fall behind, but every loss is counted.
+		reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$M/${b}_many.err")
+		[ "$(mstatus ${b}_many)" = 0 ] && [ -n "$dropped" ] && [ "$dropped" = "$reported" ] &&
+			[ "${recs:-0}" -gt 0 ] && [ "$cpus" -ge 8 ] &&
+			grep -q 'buffers: 4096 KiB per CPU for 32 CPUs, 128 MiB in all' "$M/${b}_many.err"
+		okb $b $? "$b on 32 CPUs, eight ping-pongs for 3 s: ${recs:-no} records, switches on $cpus CPUs, ${reported:-?} losses reported and ${dropped:-?} in the trace, 4 MiB buffers each (128 MiB)" ||
+			sed 's/^/# /' "$M/${b}_many.err" | head -5
+		[ -s "$M/${b}_many.fxt" ] && check_timeline "$M/${b}_many.fxt" "${b}_many.fxt, 32 CPUs"
+		[ "$(mstatus ${b}_many_workload)" = 0 ] &&
+			"$build/tests/check_trace" "$M/${b}_many_workload.fxt" "$M/${b}_many_workload.expect" \
+				>"$M/${b}_many_workload.check" 2>&1
+		okb $b $? "$b on 32 CPUs: the workload's records check out" ||
+			grep -E '^not ok' "$M/${b}_many_workload.check" 2>/dev/null | sed 's/^/#   /'
+	done
+	bad=$(grep -E "$DMESG_BAD" "$M/dmesg.txt" 2>/dev/null)
+	[ -s "$M/dmesg.txt" ] && [ -z "$bad" ]
+	ok $? "dmesg of the 32-CPU run has no warning, BUG, oops, lockdep or atomic-context report"
+	[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
+fi
 
 # Started in a switch storm: the timelines check out from the first record.
 for b in kmod bpf; do
