@@ -292,10 +292,10 @@ $(FUZZ_KMOD): tests/fuzz-kmod/fuzz_kmod.c include/uapi/linux/ktrace.h
 # the bounded one (about 30 s).  FUZZ_KMOD_ARGS: more fuzz_kmod options.
 FUZZ_KMOD_CALLS	?= 1000000
 FUZZ_KMOD_SEED	?= 1
-fuzz-kmod: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+fuzz-kmod: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST) $(call VM_ARCH_PROGS,$(KREL))
 	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --calls $(FUZZ_KMOD_CALLS) $(FUZZ_KMOD_ARGS)
 
-fuzz-kmod-check: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+fuzz-kmod-check: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST) $(call VM_ARCH_PROGS,$(KREL))
 	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --seconds 30 $(FUZZ_KMOD_ARGS)
 
 $(O)/bench/%: bench/%.c
