@@ -19,6 +19,27 @@ KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializ
 BPFTOOL		?= bpftool
 # The BPF recorder is CO-RE: vmlinux.h only needs some kernel's BTF.
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
+BPF_ARCH	:= x86
+# Where scripts/install-deps.sh --test puts the kernels of other suites and
+# architectures (scripts/kernel-paths.sh).
+KTRACE_CACHE	?= /var/cache/ktrace
+export KTRACE_CACHE
+
+# CROSS=arm64 builds the CLI, the BPF programs and the test programs for
+# arm64 (the VM suite's arm64 kernel), into their own O=: with the cross
+# compiler and arm64's libraries (the :arm64 packages), and vmlinux.h from
+# the BTF in the arm64 kernel image scripts/install-deps.sh --test unpacked.
+CROSS		?=
+ifeq ($(CROSS),arm64)
+CC		:= aarch64-linux-gnu-gcc
+PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+export PKG_CONFIG_LIBDIR
+BPF_ARCH	:= arm64
+VMLINUX_BTF	:= $(O)/vmlinux.btf
+ARM64_IMAGE	:= $(lastword $(sort $(wildcard $(KTRACE_CACHE)/arm64/boot/vmlinuz-*)))
+else ifneq ($(CROSS),)
+$(error CROSS=$(CROSS): only CROSS=arm64 is known)
+endif
 
 USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c \
@@ -30,7 +51,7 @@ USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_recor
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
-		   user/record/bpf_exact.c
+		   user/record/bpf_exact.c user/record/buffer_size.c
 USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -40,9 +61,17 @@ TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/nu
 # newest generic headers (scripts/pick-kernel.sh).  Each kernel gets its own
 # copy of the sources under $(O)/kmod/KREL, so builds for several kernels
 # sit side by side.
+#
+# Kernels of other suites and architectures are where scripts/install-deps.sh
+# --test puts them (scripts/kernel-paths.sh): the Debian unstable chroot's
+# newest kernel is built in the chroot, whose compiler and C library are
+# newer than this system's; arm64 kernels are cross-compiled.
 ifeq ($(origin KDIR),undefined)
 KREL		?= $(shell scripts/pick-kernel.sh)
-KDIR		:= $(firstword $(wildcard /lib/modules/$(KREL)/build) /usr/src/linux-headers-$(KREL))
+KDIR		:= $(patsubst %/Makefile,%,$(firstword $(wildcard /lib/modules/$(KREL)/build/Makefile \
+		   $(KTRACE_CACHE)/sid/usr/src/linux-headers-$(KREL)/Makefile \
+		   $(KTRACE_CACHE)/arm64/usr/src/linux-headers-$(KREL)/Makefile) \
+		   /usr/src/linux-headers-$(KREL)/Makefile))
 else
 # The release the kernel reports (uname -r), which Debian's include/config/kernel.release is not.
 KREL		?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
@@ -50,6 +79,14 @@ endif
 export KREL
 HAVE_KDIR	:= $(if $(KREL),$(wildcard $(KDIR)/Makefile))
 KOBJ		:= $(O)/kmod/$(KREL)
+# Kbuild for KDIR: in the chroot KDIR lies in (with the build directory
+# mounted at the same path; a make of its own, which this make's flags do
+# not reach: Linux 7.2's Kbuild takes an empty O= as a directory), or with
+# the cross compiler for arm64.
+KCHROOT		:= $(if $(filter $(KTRACE_CACHE)/sid/%,$(KDIR)),$(KTRACE_CACHE)/sid)
+KBUILD		= $(if $(KCHROOT),MAKEFLAGS= scripts/run-in-chroot.sh $(KCHROOT) $(abspath $(O)) make \
+		  -C $(patsubst $(KCHROOT)/%,/%,$(KDIR)),$(MAKE) -C $(KDIR) O=) \
+		  $(if $(filter %-arm64,$(KREL)),ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 KMOD		:= $(KOBJ)/kmod/ktrace.ko
 KMOD_TEST	:= $(KOBJ)/tests/kmod-api/ktrace_api_test.ko
 KMOD_SRCS	:= $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h) kmod/Kbuild \
@@ -111,12 +148,12 @@ kmod-kdir:
 # as the kernel's output directory: Kbuild gets O= cleared.
 $(KMOD): $(KMOD_SRCS) | kmod-kdir
 	@mkdir -p $(KOBJ) && tar -cf - $(KMOD_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod W=1 \
+	$(KBUILD) M=$(abspath $(KOBJ))/kmod W=1 \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 $(KMOD_TEST): $(KMOD_TEST_SRCS) $(KMOD)
 	@tar -cf - $(KMOD_TEST_SRCS) | tar -xpf - -C $(KOBJ)
-	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
+	$(KBUILD) M=$(abspath $(KOBJ))/tests/kmod-api W=1 \
 		KBUILD_EXTRA_SYMBOLS=$(abspath $(KOBJ))/kmod/Module.symvers \
 		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
@@ -138,18 +175,24 @@ user: $(KTRACE)
 
 bpf: $(BPF_SKEL)
 
-$(O)/vmlinux.h:
+$(O)/vmlinux.h: $(filter $(O)/%,$(VMLINUX_BTF))
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
+ifeq ($(CROSS),arm64)
+$(VMLINUX_BTF): $(ARM64_IMAGE) scripts/extract-btf.py
+	@mkdir -p $(dir $@)
+	scripts/extract-btf.py $< $@
+endif
+
 $(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -I$(O) -Iinclude/uapi -Ibpf \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) -Iinclude/uapi -Ibpf \
 		$(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 $(BPF_EXACT_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -DKTRACE_EXACT_IRQ_CONTEXT -Wall \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -DKTRACE_EXACT_IRQ_CONTEXT -Wall \
 		-I$(O) -Iinclude/uapi -Ibpf $(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 # Both skeletons are named sched_bpf: the exact one only lends its ELF bytes.
@@ -213,13 +256,14 @@ $(FUZZ_ANALYSES): $(FUZZ_ANALYSES_SRCS) $(USER_LIB_SRCS) $(USER_HDRS)
 HAVE_CLANG	:= $(shell command -v $(CLANG) 2>/dev/null)
 
 # The VM suite runs once per kernel in VM_KERNELS, each with ktrace.ko
-# built for it; a kernel in the list that is not installed (image and
-# headers) is a SKIP.  The four take 8 to 12 minutes under TCG on 2 shared
-# CPUs (2 to 3.5 each), well inside a 90-minute CI run.
-VM_KERNELS	?= 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.12.117+deb12-amd64 6.12.117+deb12-rt-amd64
-vm_installed	= $(foreach k,$(1),$(if $(wildcard /boot/vmlinuz-$(k)),$(if $(wildcard /lib/modules/$(k)/build/Makefile),$(k))))
-# Every Debian kernel image installed here with its headers, for vm-matrix.
-VM_ALL_KERNELS	= $(call vm_installed,$(patsubst /boot/vmlinuz-%,%,$(wildcard /boot/vmlinuz-*)))
+# built for it: by default the newest of each series and flavour that
+# scripts/install-deps.sh --test installed (scripts/pick-kernel.sh --matrix:
+# 5.10 from bullseye, 6.1 and 6.12 from bookworm, unstable's newest in its
+# chroot, each generic and PREEMPT_RT, and arm64's 6.1); a kernel in the
+# list that is not installed (image and headers) is a SKIP.
+VM_KERNELS	?= $(shell scripts/pick-kernel.sh --matrix)
+vm_installed	= $(filter $(shell scripts/pick-kernel.sh --matrix),$(1))
+VM_ALL_KERNELS	= $(VM_KERNELS)
 
 .PHONY: vm-kmods vm-matrix
 vm-kmods:
@@ -227,16 +271,25 @@ vm-kmods:
 
 check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong)
-	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
+	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(call vm_installed,$(VM_KERNELS))) \
+		VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
 
+# What runs in the VM, for arm64 kernels built with CROSS=arm64 in $(O)/arm64.
+VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
+.PHONY: vm-progs vm-progs-arm64
+vm-progs: $(VM_PROGS)
+vm-progs-arm64:
+	@$(MAKE) --no-print-directory CROSS=arm64 O=$(O)/arm64 vm-progs
+VM_ARCH_PROGS	= $(if $(filter %-arm64,$(1)),vm-progs-arm64)
+
 # The module's tests in a VM booting Debian's kernel KREL (also part of check).
-vm-check: $(KTRACE) $(TEST_PROGS) $(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
+vm-check: $(VM_PROGS) $(KMOD) $(KMOD_TEST) $(call VM_ARCH_PROGS,$(KREL))
 	@KREL=$(KREL) tests/suites/vm.sh $(O)
 
 # The VM suite on every installed Debian kernel, one VM at a time: one table.
-vm-matrix: $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
-	@$(MAKE) --no-print-directory vm-kmods VM_KMODS="$(VM_ALL_KERNELS)"
+vm-matrix: $(VM_PROGS)
+	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(VM_ALL_KERNELS)) VM_KMODS="$(VM_ALL_KERNELS)"
 	@scripts/vm-matrix.sh $(O) $(VM_ALL_KERNELS)
 
 check-fuzz: $(FUZZ_READER) $(FUZZ_ANALYSES)
@@ -257,10 +310,10 @@ $(FUZZ_KMOD): tests/fuzz-kmod/fuzz_kmod.c include/uapi/linux/ktrace.h
 # the bounded one (about 30 s).  FUZZ_KMOD_ARGS: more fuzz_kmod options.
 FUZZ_KMOD_CALLS	?= 1000000
 FUZZ_KMOD_SEED	?= 1
-fuzz-kmod: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+fuzz-kmod: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST) $(call VM_ARCH_PROGS,$(KREL))
 	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --calls $(FUZZ_KMOD_CALLS) $(FUZZ_KMOD_ARGS)
 
-fuzz-kmod-check: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
+fuzz-kmod-check: $(KTRACE) $(FUZZ_KMOD) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST) $(call VM_ARCH_PROGS,$(KREL))
 	@tests/fuzz-kmod/run-vm.sh $(O) $(KREL) --seed $(FUZZ_KMOD_SEED) --seconds 30 $(FUZZ_KMOD_ARGS)
 
 $(O)/bench/%: bench/%.c
@@ -268,8 +321,15 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
-bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
+# The drain and merge of ktrace record, from synthetic per-CPU buffers.
+DRAIN_MERGE	:= $(O)/bench/drain_merge
+$(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(O)/user/record/buffer_size.o
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $^
+
+bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
 	@bench/bench-convert.sh $(O)
+	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
 	@bench/bench-sched.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)

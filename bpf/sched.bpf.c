@@ -433,11 +433,26 @@ struct task_struct___rt {
 } __attribute__((preserve_access_index));
 
 #ifdef KTRACE_EXACT_IRQ_CONTEXT
+#ifdef __TARGET_ARCH_arm64
+/* arm64 keeps the preempt count in the task's thread_info, not per CPU. */
+static __always_inline __u32 current_preempt_count(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return (__u32)t->thread_info.preempt_count;
+}
+#else
 extern const int __preempt_count __ksym;
+
+static __always_inline __u32 current_preempt_count(void)
+{
+	return *(const int *)bpf_this_cpu_ptr(&__preempt_count);
+}
+#endif
 
 static __always_inline __u32 irq_context(__u64 now)
 {
-	__u32 pc = *(const int *)bpf_this_cpu_ptr(&__preempt_count);
+	__u32 pc = current_preempt_count();
 	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
 
 	if (bpf_core_field_exists(t->softirq_disable_cnt))

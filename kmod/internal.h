@@ -4,6 +4,7 @@
 #define _KTRACE_INTERNAL_H
 
 #include <linux/irq_work.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <asm/local64.h>
 #include <linux/mutex.h>

@@ -12,6 +12,7 @@
 #include <linux/kprobes.h>
 #include <linux/slab.h>
 
+#include "compat/kprobes.h"
 #include "internal.h"
 #include "ktrace_api.h"
 
@@ -48,7 +49,7 @@ static int on_call(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kretprobe *krp = get_kretprobe(ri);
+	struct kretprobe *krp = ktrace_get_kretprobe(ri);
 	struct ktrace_dynprobe *p;
 
 	if (!krp)

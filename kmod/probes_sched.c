@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/binfmts.h>
 #include <linux/hrtimer.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -19,6 +20,8 @@
 #include <linux/tracepoint.h>
 
 #include "compat/hrtimer.h"
+#include "compat/preempt.h"
+#include "compat/sched.h"
 #include "internal.h"
 
 struct ktrace_tp {
@@ -94,8 +97,7 @@ static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u6
 	smp_store_release(&s->stop_at, ts + s->after_ns);
 }
 
-static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
-			       struct task_struct *next, unsigned int prev_state)
+static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 {
 	struct ktrace_cpu_buf *b = this_buf();
 	u32 state, kstack = 0, words;
@@ -103,8 +105,9 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 
 	if (!b)
 		return;
-	state = ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state));
 	ts = ktrace_now();
+	state = ktrace_linux_state(preempt, ktrace_switch_prev_state(prev),
+				   READ_ONCE(prev->exit_state));
 	/* prev is current here: its stack is where it blocked. */
 	if (b->session->stack_depth && ktrace_linux_state_blocks(state))
 		kstack = ktrace_stack_id(b->session);

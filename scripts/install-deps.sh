@@ -2,11 +2,18 @@
 # Installs on Debian 12 what ktrace needs to build and record: the compiler,
 # libbpf/libelf/libtracefs, and the running kernel's headers when Debian has a
 # package for them (so ktrace.ko is built for the kernel it will be loaded
-# into).  --test adds what the tests and benchmarks need: QEMU, the four
-# kernels the VM tests boot (images and headers), DKMS, the 6.1 source (for
-# the kselftest harness), python3, trace-cmd, libbpf-tools (runqlat), node,
-# cyclictest (rt-tests) and the JavaScript test dependency (Chrome DevTools'
-# trace engine).
+# into).  --test adds what the tests and benchmarks need: QEMU, the
+# kernels the VM tests boot (images and headers, scripts/kernel-paths.sh
+# says where), DKMS, the 6.1 source (for the kselftest harness), python3,
+# trace-cmd, libbpf-tools (runqlat), perf, cyclictest and hackbench
+# (rt-tests), node and the JavaScript test dependency (Chrome DevTools'
+# trace engine).  The kernels are each suite's newest, generic and
+# PREEMPT_RT: bookworm's 6.1 and 6.12; bullseye's 5.10
+# (its apt source pinned so low that nothing installed is ever upgraded
+# from it); unstable's, in a chroot of its own made with debootstrap under
+# KTRACE_CACHE (/var/cache/ktrace/sid), since its compiler and C library are
+# newer than Debian 12's; and bookworm's arm64 6.1, unpacked under
+# KTRACE_CACHE/arm64 (cross-compiled for, booted in qemu-system-aarch64).
 # Idempotent; --dry-run says what it would install, and needs no root.
 usage="usage: scripts/install-deps.sh [--test] [--dry-run]   (as root, or through sudo)"
 set -eu
@@ -39,6 +46,8 @@ test_packages=(
 	linux-image-rt-amd64 linux-headers-rt-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
+	debootstrap gcc-aarch64-linux-gnu qemu-system-arm
+	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
 )
 if [ $test -eq 1 ]; then
 	packages+=("${test_packages[@]}")
@@ -63,6 +72,54 @@ apt_get() {
 	done
 	cat "$err" >&2; rm -f "$err"; return 1
 }
+
+# --test boots kernels from other suites and architectures: arm64's
+# libraries for the arm64 CLI, and bullseye's packages, by name only.
+cache=${KTRACE_CACHE:-/var/cache/ktrace}
+bullseye_list=/etc/apt/sources.list.d/ktrace-bullseye.sources
+bullseye_pin=/etc/apt/preferences.d/ktrace-bullseye
+add_sources() {	# -> 0 when the package lists need an update
+	local changed=1
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+		changed=0
+	fi
+	if [ ! -f "$bullseye_pin" ]; then
+		cat >"$bullseye_pin" <<'PIN'
+# ktrace's VM tests boot bullseye's Linux 5.10 (scripts/install-deps.sh
+# --test): packages only bullseye has can be installed from it by name;
+# nothing installed from bookworm is ever upgraded or replaced from it.
+Package: *
+Pin: release n=bullseye
+Pin-Priority: 1
+
+Package: *
+Pin: release n=bullseye-security
+Pin-Priority: 1
+PIN
+		changed=0
+	fi
+	if [ ! -f "$bullseye_list" ]; then
+		cat >"$bullseye_list" <<'LIST'
+# Linux 5.10 for ktrace's VM tests, pinned low in /etc/apt/preferences.d/ktrace-bullseye.
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bullseye
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bullseye-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+LIST
+		changed=0
+	fi
+	return $changed
+}
+
+source scripts/install-test-kernels.sh
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 # Unpacked but never configured (an interrupted install): apt-get configures it.
@@ -101,12 +158,19 @@ if [ $dry -eq 1 ]; then
 		[ ${#unconfigured[@]} -eq 0 ] ||
 			echo "install-deps: of which unpacked but not configured (apt-get would configure them): ${unconfigured[*]}"
 	fi
+	if [ $test -eq 1 ]; then
+		test_kernels_plan "$cache"
+	fi
 	if [ $test -eq 1 ] && [ ! -d tests/js/node_modules/@paulirish/trace_engine ]; then
 		echo "install-deps: would run: (cd tests/js && npm install --no-audit --no-fund --no-package-lock)"
 	fi
 	exit 0
 fi
 
+if [ $test -eq 1 ] && [ "$(id -u)" -eq 0 ] && add_sources; then
+	apt_get update -q
+	select_missing
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: run as root to install: ${missing[*]}" >&2
@@ -119,6 +183,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt_get install -y -q --no-install-recommends "${missing[@]}"
 fi
 echo "install-deps: kernel: $kernel_note"
+[ $test -eq 0 ] || test_kernels_install "$cache"
 
 if [ $test -eq 1 ] && [ ! -d tests/js/node_modules/@paulirish/trace_engine ]; then
 	(cd tests/js && npm install --no-audit --no-fund --no-package-lock --loglevel=error)

@@ -4,7 +4,15 @@
 # the newest generic (not RT, not cloud) Debian headers under /usr/src, as
 # on machines whose own kernel has no module support.  Prints nothing when
 # there are no headers at all.
-# usage: scripts/pick-kernel.sh
+# With --matrix: the kernels the VM suite boots, one a line: the newest of
+# each series and flavour that scripts/install-deps.sh --test installed
+# (scripts/kernel-paths.sh says where each suite's kernels are).
+# usage: scripts/pick-kernel.sh [--matrix]
+if [ "${1:-}" = --matrix ]; then
+	. "$(dirname "$0")/kernel-paths.sh"
+	kernels_matrix
+	exit 0
+fi
 running=$(uname -r)
 if [ -f "/lib/modules/$running/build/Makefile" ]; then
 	echo "$running"

@@ -1,9 +1,10 @@
 #!/bin/bash
-# Runs the VM suite (tests/suites/vm.sh) on each kernel given, one VM at a
-# time, and prints one table: kernel, checks passed, failed, skipped, and
-# the minutes the kernel took; then what the SCHED_FIFO hog on the reader's
-# CPU did (losses, seconds the recording took) and the failed checks.
-# Each kernel's TAP is kept in BUILD_DIR/vm/KREL.tap.
+# Runs the VM suite (tests/suites/vm.sh) on each kernel given, several VMs
+# at a time (scripts/vm-parallel.sh), and prints one table: kernel, checks
+# passed, failed, skipped, and the minutes the kernel took; then what the
+# SCHED_FIFO hog on the reader's CPU did (losses, seconds the recording
+# took) and the failed checks.  Each kernel's TAP is kept in
+# BUILD_DIR/vm/KREL.tap.
 # usage: scripts/vm-matrix.sh BUILD_DIR KREL...
 set -u
 build=${1:?usage: scripts/vm-matrix.sh BUILD_DIR KREL...}
@@ -13,12 +14,12 @@ mkdir -p "$build/vm"
 table=$(mktemp) hogs=$(mktemp) fails=$(mktemp)
 trap 'rm -f "$table" "$hogs" "$fails"' EXIT
 status=0
+start=$(date +%s)
+scripts/vm-parallel.sh "$build" "$@"
+wall=$(($(date +%s) - start))
 for k in "$@"; do
 	tap=$build/vm/$k.tap
-	echo "vm-matrix: $k ..." >&2
-	start=$(date +%s)
-	KREL=$k tests/suites/vm.sh "$build" >"$tap" 2>&1
-	secs=$(($(date +%s) - start))
+	secs=$(cat "$build/vm/$k.secs" 2>/dev/null || echo 0)
 	p=$(grep -cE '^ok [0-9]+' "$tap")
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$tap")
 	f=$(grep -cE '^not ok [0-9]+' "$tap")
@@ -38,6 +39,7 @@ for k in "$@"; do
 done
 printf '%-28s %7s %7s %7s %8s\n' kernel passed failed skipped minutes
 cat "$table"
+echo "$# kernels in $(echo "scale=1; $wall / 60" | bc) minutes"
 echo
 echo "SCHED_FIFO hog on the reader's CPU: records lost, and how long the recording took"
 printf '%-28s %16s %16s %16s %16s\n' kernel "kmod, default" "bpf, default" "kmod, 32K" "bpf, 32K"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Boots Debian's kernel KERNEL_RELEASE under qemu-system-x86_64 -accel tcg
-# with an initramfs of busybox, ktrace.ko, the CLI and the test programs
-# (with the libraries ldd lists) and the kernel's own virtio modules, runs
+# (an arm64 one under qemu-system-aarch64 -M virt, with the programs built
+# by make CROSS=arm64 in BUILD_DIR/arm64) with an initramfs of busybox,
+# ktrace.ko, the CLI and the test programs (with the libraries they need)
+# and the kernel's own virtio modules, runs
 # tests/vm/run-in-vm.sh inside, and brings /results back as a tar the guest
 # writes to a raw virtio disk: the serial console only carries one line per
 # step ("ktrace-vm: step NAME", which in-VM scripts print with vm-step NAME),
@@ -26,8 +28,15 @@ build=${1:-build}
 krel=${2:?usage: scripts/vm-run.sh BUILD_DIR KERNEL_RELEASE}
 out=$build/vm/$krel
 root=$out/root
-kernel=/boot/vmlinuz-$krel
-moddir=/lib/modules/$krel
+. "$(dirname "$0")/kernel-paths.sh"
+kernel_paths "$krel" || true
+kernel=$kimage moddir=$kmoddir
+# The programs that run in the guest, and its busybox and libraries.
+pbuild=$build busybox=/bin/busybox libdirs=
+if [ "$karch" = arm64 ]; then
+	pbuild=$build/arm64 busybox=$KTRACE_CACHE/arm64/bin/busybox
+	libdirs="/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu"
+fi
 stall_s=${KTRACE_VM_STALL:-300}
 timeout_s=${KTRACE_VM_TIMEOUT:-900}
 script=${KTRACE_VM_SCRIPT:-tests/vm/run-in-vm.sh}
@@ -36,14 +45,16 @@ smp=${KTRACE_VM_SMP:-2}
 mem=${KTRACE_VM_MEM:-1536}	# MiB
 
 die() { echo "vm-run: $krel: $*" >&2; exit 1; }
-[ -r "$kernel" ] || die "$kernel missing: install linux-image-$krel"
-[ -f "$moddir/modules.dep" ] || die "$moddir/modules.dep missing: install linux-image-$krel"
+[ -r "$kernel" ] || die "$kernel missing: install linux-image-$krel (scripts/install-deps.sh --test)"
+[ -f "$moddir/modules.dep" ] || die "$moddir/modules.dep missing: install linux-image-$krel (scripts/install-deps.sh --test)"
 [ -f "$build/kmod/$krel/kmod/ktrace.ko" ] || die "$build/kmod/$krel/kmod/ktrace.ko missing: make kmod KREL=$krel"
 rm -rf "$out"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,ktrace,results,lib/modules}
 
-# busybox with every applet linked, except busybox itself.
-cp /bin/busybox "$root/bin/busybox"
+# busybox with every applet linked, except busybox itself (this machine's
+# busybox lists them: the guest's may be another architecture's).
+[ -x "$busybox" ] || die "$busybox missing (scripts/install-deps.sh --test)"
+cp "$busybox" "$root/bin/busybox"
 for a in $(/bin/busybox --list); do
 	[ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
 done
@@ -80,15 +91,16 @@ for p in "${order[@]}"; do
 	echo "$name" >>"$root/lib/modules/load"
 done
 
-progs="$build/ktrace $build/tests/workload $build/tests/latency_workload $build/tests/fifo_hog
-	$build/selftests/ktrace_test"
-[ -x "$build/bench/pingpong" ] && progs="$progs $build/bench/pingpong"
-[ -x "$build/tests/chain_workload" ] && progs="$progs $build/tests/chain_workload"
-[ -x "$build/tests/churn" ] && progs="$progs $build/tests/churn"
-[ -x "$build/tests/fuzz_kmod" ] && progs="$progs $build/tests/fuzz_kmod"
-# cyclictest (rt-tests), which the timer waits are checked against.
-cyclictest=$(command -v cyclictest) && progs="$progs $cyclictest"
-for p in $progs; do [ -x "$p" ] || die "$p is not built (make check builds it)"; done
+progs="$pbuild/ktrace $pbuild/tests/workload $pbuild/tests/latency_workload $pbuild/tests/fifo_hog
+	$pbuild/selftests/ktrace_test"
+[ -x "$pbuild/bench/pingpong" ] && progs="$progs $pbuild/bench/pingpong"
+[ -x "$pbuild/tests/chain_workload" ] && progs="$progs $pbuild/tests/chain_workload"
+[ -x "$pbuild/tests/churn" ] && progs="$progs $pbuild/tests/churn"
+[ -x "$pbuild/tests/fuzz_kmod" ] && progs="$progs $pbuild/tests/fuzz_kmod"
+# cyclictest (rt-tests), which the timer waits are checked against: this
+# machine's, for a guest of its own architecture.
+[ "$karch" != arm64 ] && cyclictest=$(command -v cyclictest) && progs="$progs $cyclictest"
+for p in $progs; do [ -x "$p" ] || die "$p is not built (make vm-check KREL=$krel builds it)"; done
 kobj=$build/kmod/$krel
 cp "$kobj/kmod/ktrace.ko" $progs "$root/ktrace/"
 [ -f "$kobj/tests/kmod-api/ktrace_api_test.ko" ] && cp "$kobj/tests/kmod-api/ktrace_api_test.ko" "$root/ktrace/"
@@ -102,12 +114,38 @@ cat >"$root/bin/vm-step" <<'STEP'
 echo "<0>ktrace-vm: step $*" >/dev/kmsg 2>/dev/null || echo "ktrace-vm: step $*"
 STEP
 chmod +x "$root/bin/vm-step"
-# The libraries the programs need, at the paths the loader looks for them.
-for lib in $(ldd $progs | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
-[ -e "$root/lib64" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
+# The libraries the programs need, at the paths the loader looks for them:
+# ldd's list, or for another architecture's programs each DT_NEEDED found
+# in that architecture's library directories, and theirs in turn.
+if [ -z "$libdirs" ]; then
+	for lib in $(ldd $progs | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	[ -e "$root/lib64" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
+else
+	todo=$progs
+	while [ -n "$todo" ]; do
+		next=
+		for f in $todo; do
+			interp=$(readelf -l "$f" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+			if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
+				mkdir -p "$root$(dirname "$interp")"
+				cp -L "$interp" "$root$interp"
+			fi
+			for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+				found=
+				for d in $libdirs; do [ -e "$d/$lib" ] && { found=$d/$lib; break; }; done
+				[ -n "$found" ] || die "$f needs $lib, which is in none of $libdirs"
+				[ -e "$root$found" ] && continue
+				mkdir -p "$root$(dirname "$found")"
+				cp -L "$found" "$root$found"
+				next="$next $found"
+			done
+		done
+		todo=$next
+	done
+fi
 
 # The guest writes /results as a tar to the start of /dev/vda, and after
 # it results-complete: the disk starts as zeroes, which tar reads as an
@@ -145,10 +183,15 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 truncate -s 512M "$out/results.img"
 
-qemu-system-x86_64 -accel tcg,thread=single -m "$mem" -smp "$smp" -nographic -no-reboot -net none \
+if [ "$karch" = arm64 ]; then
+	machine=(qemu-system-aarch64 -M virt -cpu cortex-a57) console=ttyAMA0
+else
+	machine=(qemu-system-x86_64) console=ttyS0
+fi
+"${machine[@]}" -accel tcg,thread=single -m "$mem" -smp "$smp" -nographic -no-reboot -net none \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-	-drive "file=$out/results.img,format=raw,if=virtio" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=$loglevel printk.devkmsg=on rdinit=/init" \
+	-drive "file=$out/results.img,format=raw,if=none,id=results" -device virtio-blk-pci,drive=results \
+	-append "console=$console panic=-1 quiet loglevel=$loglevel printk.devkmsg=on rdinit=/init" \
 	</dev/null >"$out/console.log" 2>&1 &
 qemu=$!
 

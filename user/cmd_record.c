@@ -601,7 +601,8 @@ static const struct cli_command record_cmd = {
 		 "  -o, --output FILE      where to write the trace (default: ktrace.fxt)\n"
 		 "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
 		 "      --backend NAME     kmod (/dev/ktrace) or bpf; default: kmod if loaded, else bpf\n"
-		 "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M; a power of two)\n"
+		 "  -b, --buffer-size SIZE per-CPU buffer, e.g. 4M (a power of two; default 4M,\n"
+		 "                         less above 32 CPUs: 128M in all, 512K each at least)\n"
 		 "      --ring             flight recorder: keep the newest buffer's worth per CPU;\n"
 		 "                         the trace starts where every CPU's window has data\n"
 		 "      --stop-on-latency DUR  a flight recorder (implies --ring) that stops when\n"
@@ -634,6 +635,30 @@ static const struct cli_command record_cmd = {
 	.opt = record_opt,
 };
 
+/*
+ * Without -b, the default size for this machine's CPUs (each possible one
+ * has its buffers), said with what it comes to: on many CPUs it is less
+ * than 4 MiB each.
+ */
+static int choose_buffer_size(struct record_opts *ro)
+{
+	int ncpus;
+
+	if (ro->buffer_size)
+		return 0;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		pr_err("cannot count the possible CPUs (%s): give the buffer size with -b",
+		       strerror(ncpus ? -ncpus : EINVAL));
+		return -EINVAL;
+	}
+	ro->buffer_size = record_default_buffer_size(ncpus);
+	pr_info("buffers: %llu KiB per CPU for %d CPUs, %llu MiB in all (-b sets the size per CPU)",
+		(unsigned long long)ro->buffer_size >> 10, ncpus,
+		(unsigned long long)(ro->buffer_size * ncpus) >> 20);
+	return 0;
+}
+
 /* A trigger for a thread or process that does not exist could only fire on a reused id. */
 static int check_trigger_pid(uint32_t pid)
 {
@@ -648,8 +673,7 @@ static int check_trigger_pid(uint32_t pid)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args ra = { .ro = { .buffer_size = KTRACE_DEFAULT_BUFFER_SIZE },
-				  .out_path = "ktrace.fxt" };
+	struct record_args ra = { .out_path = "ktrace.fxt" };
 	struct record_opts *ro = &ra.ro;
 	const char *out_path;
 	struct record_run rs = { .go = -1, .child = -1, .sync = { .marker_fd = -1 } };
@@ -668,6 +692,9 @@ int cmd_record(int argc, char **argv)
 	if (ra.has_pid && check_trigger_pid(ro->trigger_pid))
 		return 1;
 
+	ret = choose_buffer_size(ro);
+	if (ret)
+		return 1;
 	main_ops = choose_backend(ra.backend, ro, why, sizeof(why));
 	if (!main_ops)
 		return ra.backend && strcmp(ra.backend, "kmod") && strcmp(ra.backend, "bpf") ? 2 : 1;

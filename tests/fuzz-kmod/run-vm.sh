@@ -14,14 +14,18 @@ shift 2
 here=$(dirname "$0")
 source "$here/../lib/tap.sh"
 source "$here/check-results.sh"
+source "$here/../../scripts/kernel-paths.sh"
 out=$build/fuzz-kmod/$krel
-fuzz=$build/tests/fuzz_kmod
+# An arm64 kernel boots in qemu-system-aarch64 with programs built for it.
+qemu=qemu-system-x86_64 pbuild=$build
+kernel_paths "$krel" && [ "$karch" = arm64 ] && qemu=qemu-system-aarch64 pbuild=$build/arm64
+fuzz=$pbuild/tests/fuzz_kmod
 args=${*:---seconds 30}
 
 echo "TAP version 13"
-[ -r "/boot/vmlinuz-$krel" ] || { echo "ok 1 - fuzz in a VM # SKIP no /boot/vmlinuz-$krel"; echo "1..1"; exit 0; }
-command -v qemu-system-x86_64 >/dev/null || { echo "ok 1 - fuzz in a VM # SKIP qemu-system-x86 is not installed"; echo "1..1"; exit 0; }
-for f in "$build/kmod/$krel/kmod/ktrace.ko" "$fuzz" "$build/ktrace" "$build/bench/pingpong"; do
+[ -r "$kimage" ] || { echo "ok 1 - fuzz in a VM # SKIP no $kimage (scripts/install-deps.sh --test)"; echo "1..1"; exit 0; }
+command -v $qemu >/dev/null || { echo "ok 1 - fuzz in a VM # SKIP $qemu is not installed"; echo "1..1"; exit 0; }
+for f in "$build/kmod/$krel/kmod/ktrace.ko" "$fuzz" "$pbuild/ktrace" "$pbuild/bench/pingpong"; do
 	[ -e "$f" ] || { echo "ok 1 - fuzz in a VM # SKIP $f is not built (make kmod KREL=$krel $fuzz $build/bench/pingpong)"; echo "1..1"; exit 0; }
 done
 

@@ -44,6 +44,14 @@ struct probe_spec {
 	char symbol[128];
 };
 
+/*
+ * The default per-CPU buffer size for @ncpus CPUs (possible ones: each has
+ * its buffer): 4 MiB each up to a 128 MiB total, then less, 512 KiB at least.
+ */
+#define RECORD_BUFFER_BUDGET		(128ULL << 20)
+#define RECORD_MIN_DEFAULT_BUFFER	(512ULL << 10)
+uint64_t record_default_buffer_size(unsigned int ncpus);
+
 struct record_opts {
 	uint64_t buffer_size;	/* per CPU, bytes */
 	struct probe_spec probes[64];

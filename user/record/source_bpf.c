@@ -166,6 +166,17 @@ static void detach_probes(struct source_bpf *s)
 		bpf_link__destroy(s->probe_links[--s->nlinks]);
 }
 
+#ifdef __aarch64__
+/*
+ * arm64 keeps the preempt count in each task's thread_info, which the
+ * recorder reads through the current task's BTF: any arm64 kernel with
+ * BTF has it.
+ */
+static bool preempt_count_usable(void)
+{
+	return true;
+}
+#else
 /*
  * Whether the exact build of the recorder can load here: vmlinux BTF has
  * the per-CPU preempt count (else libbpf would search module BTF, which
@@ -193,6 +204,7 @@ static bool preempt_count_usable(void)
 		fclose(f);
 	return found;
 }
+#endif
 
 /*
  * Opens the recorder: the exact build where it can load, else the one that
