@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	struct fxt_reader r;
 	struct fxt_record rec;
 	long timeline_breaks = 0, excused = 0, bad_cpu = 0, unsorted = 0, switches = 0, dropped = 0;
-	long timer_skips = 0;
+	long skipped_runs = 0;
 	bool renamed = false, child_named = false, process_named = false, untraced = false;
 	long bad_names = 0;
 	char bad_name[64] = "";
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 			 * in the loss record, and the timelines are checked.
 			 */
 			if (prog && prog->type == KTRACE_FXT_ARG_STRING)
-				timer_skips += a ? (long)a->u : 0;
+				skipped_runs += a ? (long)a->u : 0;
 			else
 				dropped += a ? (long)a->u : 0;
 		}
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 	   ret ? r.fatal.msg : "no unreadable record");
 	ok(r.violations == 0, "no spec violation (first: %s %s)", r.first.field, r.first.msg);
 	ok(dropped == 0, "nothing dropped with the default buffers (%ld; BPF program runs the kernel skipped: %ld)",
-	   dropped, timer_skips);
+	   dropped, skipped_runs);
 	ok(unsorted == 0, "records are in time order (%ld out of order)", unsorted);
 	ok(switches > 0 && bad_cpu == 0, "%ld switches, all on CPUs below %ld", switches, e.cpus);
 	ok(timeline_breaks == 0,
