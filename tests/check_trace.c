@@ -291,7 +291,12 @@ int main(int argc, char **argv)
 	ok(w[0].switch_in >= e.iterations && w[1].switch_in >= e.iterations,
 	   "ping and pong each switched in at least %ld times (%ld, %ld)", e.iterations,
 	   w[0].switch_in, w[1].switch_in);
-	ok(w[2].sleeps_s >= 20, "sleeper left the CPU sleeping (S) at least 20 times (%ld)",
+	/*
+	 * Twenty 10 ms sleeps; one whose timer expires while the sleeper is
+	 * preempted on its way to sleep (a busy or PREEMPT_RT machine) leaves
+	 * the CPU preempted (R) instead, and then needs no sleep at all.
+	 */
+	ok(w[2].sleeps_s >= 18, "sleeper left the CPU sleeping (S) at least 18 of its 20 times (%ld)",
 	   w[2].sleeps_s);
 	/*
 	 * Each naming its waker: the peer, or its main thread (as often as it
