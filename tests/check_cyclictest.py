@@ -12,9 +12,9 @@ the clock again in user space; ktrace from the same due time until the
 switch-in.  The difference is the user-space part (the return from
 clock_nanosleep and the clock read), which this reports per cycle.  Its
 max and its histogram's p99 must match ktrace's within 10% or 30 us,
-whichever is larger (cyclictest's p99 may also exceed ktrace's by no
-more than the user-space part's own p99 in the run); a mismatch names the
-cycle.  Prints TAP lines (numbered from 1; the caller renumbers them).
+whichever is larger (cyclictest's p99 may also exceed ktrace's, by no
+more than the user-space part allows: up to ktrace's p99.5 plus the
+part's own p99.5 in the run); a mismatch names the cycle.  Prints TAP lines (numbered from 1; the caller renumbers them).
 """
 import bisect
 import json
@@ -166,16 +166,22 @@ def main():
         cp99, kp99 = cv[pct_index(len(cv))], kv[pct_index(len(kv))]
         what = 'per-cycle figures over the %d cycles ktrace measured' % len(paired)
     # cyclictest's p99 may exceed ktrace's by the user-space part ktrace
-    # cannot see (measured per cycle in this run: its own p99), which under
-    # TCG reaches milliseconds; never by more, and never fall short of it.
+    # cannot see (measured per cycle in this run), which under TCG reaches
+    # milliseconds, and never fall short of it.  Each cycle is ktrace's wait
+    # plus that part, so at most 1% of cycles exceed ktrace's p99.5 plus
+    # the part's p99.5 (at most 0.5% exceed each): the bound it may reach.
     user_p99 = diffs[pct_index(len(diffs))] if diffs else 0.0
-    within_user = 0 <= cp99 - kp99 <= user_p99
+    paired_k = sorted(by_cycle[c]['latency'] / 1000.0 for c in cycles if c in by_cycle)
+    bound = (paired_k[min(len(paired_k) - 1, int(len(paired_k) * 0.995))] +
+             diffs[min(len(diffs) - 1, int(len(diffs) * 0.995))]) if paired_k and diffs else kp99
+    within_user = 0 <= cp99 - kp99 and cp99 <= max(bound, kp99 + user_p99)
     ok(close(cp99, kp99) or within_user,
        'p99: cyclictest\'s %s %s us, ktrace %.1f us%s' %
        (what, cp99, kp99, '' if close(cp99, kp99) else
-        ' (apart by %.1f us, within the user-space part\'s p99 of %.1f us)' % (cp99 - kp99, user_p99)
-        if within_user else ' (apart by %.1f us; the user-space part\'s p99 is %.1f us)' %
-        (cp99 - kp99, user_p99)),
+        ' (apart by %.1f us, within ktrace\'s p99.5 plus the user-space part\'s, %.1f us)' %
+        (cp99 - kp99, bound) if within_user else
+        ' (apart by %.1f us; ktrace\'s p99.5 plus the user-space part\'s is %.1f us)' %
+        (cp99 - kp99, bound)),
        hist_note if what != 'histogram' else ())
     if diffs:
         med, p90 = diffs[len(diffs) // 2], diffs[int(len(diffs) * 0.9)]

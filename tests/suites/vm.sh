@@ -131,7 +131,7 @@ sed 's/^/#   /' "$R/shapes.diff" | head -10
 km=$("$ktrace" dump "$R/kmod.fxt" | grep -c 'wakeup:.* cpus=')
 bm=$("$ktrace" dump "$R/bpf.fxt" | grep -c 'wakeup:.* cpus=')
 [ "$km" -gt 0 ] && [ "$bm" -gt 0 ]
-ok $? "both backends give a pinned thread's allowed CPUs on its wakeups (module: $km, BPF: $bm wakeups)"
+okb bpf $? "both backends give a pinned thread's allowed CPUs on its wakeups (module: $km, BPF: $bm wakeups)"
 
 # ktrace latency on known waits, and the latency trigger, in the kernel.
 for b in kmod bpf; do
@@ -151,13 +151,13 @@ done
 for b in kmod bpf; do
 	[ "$(status ${b}_churn)" = 0 ] && grep -q 'wrote .* 0 threads without a name' "$R/${b}_churn.err" &&
 		tests/check_names.py "$ktrace" "$R/${b}_churn.fxt" "$R/${b}_churn.pids" >"$R/${b}_churn.check"
-	ok $? "$b: --ring over short-lived processes with reused pids: every thread named, each child by its own name" ||
+	okb $b $? "$b: --ring over short-lived processes with reused pids: every thread named, each child by its own name" ||
 		{ sed 's/^/# /' "$R/${b}_churn.err" | head -5; grep -E '^not ok|^#' "$R/${b}_churn.check" | sed 's/^/#   /'; }
 	[ "$(status ${b}_churntrig)" = 0 ] && grep -q 'latency trigger: thread' "$R/${b}_churntrig.err" &&
 		tests/check_trigger.py "$ktrace" "$R/${b}_churntrig.fxt" "$R/${b}_churntrig.expect" 10000000 50000000 \
 			>"$R/${b}_churntrig.check" &&
 		tests/check_names.py "$ktrace" "$R/${b}_churntrig.fxt" "$R/${b}_churntrig.pids" 1 >>"$R/${b}_churntrig.check"
-	ok $? "$b: --stop-on-latency beside short-lived processes: the snapshot checks out, every thread named" ||
+	okb $b $? "$b: --stop-on-latency beside short-lived processes: the snapshot checks out, every thread named" ||
 		{ sed 's/^/# /' "$R/${b}_churntrig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_churntrig.check" | sed 's/^/#   /'; }
 done
 # cyclictest beside a busy loop on each CPU, recorded by the module: its
