@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """cyclictest's own measurement against ktrace's timer waits of the same run.
 
-usage: check_cyclictest.py CYCLICTEST_OUTPUT LATENCY_JSON [LABEL]
+usage: check_cyclictest.py CYCLICTEST_OUTPUT LATENCY_JSON [LABEL [tcg]]  (tcg: a TCG guest)
 
 CYCLICTEST_OUTPUT is the stdout of `cyclictest -t1 -v -h N ...` (one
 "thread:cycle:latency" line per cycle, then the histogram and its summary);
@@ -71,6 +71,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     label = sys.argv[3] if len(sys.argv) > 3 else 'cyclictest'
+    tcg = len(sys.argv) > 4 and sys.argv[4] == 'tcg'
     n = failed = 0
 
     def ok(cond, what, diags=()):
@@ -151,7 +152,16 @@ def main():
                                ', '.join('%s %.1f' % (k, v / 1000.0)
                                          for k, v in by_cycle[worst]['parts'].items()))
              if worst in by_cycle else 'no timer wait')]
-    ok(close(cmax, kmax), 'max: cyclictest %d us, ktrace %.1f us' % (cmax, kmax), diag)
+    # In a TCG guest the host may take the vCPU away between the switch-in
+    # and cyclictest's clock read (milliseconds, seen by neither kernel nor
+    # ktrace): there the max passes if ktrace's worst wait is the one it
+    # paired with cyclictest's worst cycle, the same cycle found.
+    same_cycle = worst in by_cycle and abs(by_cycle[worst]['latency'] / 1000.0 - kmax) < 1.0
+    ok(close(cmax, kmax) or (tcg and same_cycle and cmax >= kmax),
+       'max: cyclictest %d us, ktrace %.1f us%s' %
+       (cmax, kmax, '' if close(cmax, kmax) else
+        ', the same cycle (%d), its user-space part stretched by the host' % worst
+        if tcg and same_cycle else ''), diag)
     # p99: cyclictest's histogram, or its per-cycle figures when the
     # histogram overflowed; over the cycles ktrace measured when some lack
     # a timer wait (cycles that did not sleep are cyclictest's alone).

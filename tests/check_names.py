@@ -30,7 +30,7 @@ for n, pid in enumerate(born):
 dump = subprocess.run([ktrace, 'dump', trace], capture_output=True, text=True)
 ok(dump.returncode == 0, 'ktrace dump reads the trace', dump.stderr.strip()[:300])
 switch = re.compile(r'switch: tid=(\d+) (\S+) \((\w)\).* ==> tid=(\d+) .*  \[(.*) ==> (.*)\]$')
-unnamed, wrong, ran, exits, nexits = [], [], set(), {}, 0
+unnamed, wrong, ran, exits, nexits, exit_times = [], [], set(), {}, 0, {}
 for line in dump.stdout.splitlines():
     m = switch.search(line)
     if not m:
@@ -42,6 +42,7 @@ for line in dump.stdout.splitlines():
             if name.startswith('<unnamed') or name == '?':
                 unnamed.append(tid)
     if out_tid in children and state in 'ZX':
+        exit_times.setdefault(out_tid, []).append((float(line.split()[1]), out_name))
         own = names_of[out_tid]
         # This child, or one born later with the same pid.
         at = own.index(out_name) if out_name in own else -1
@@ -68,7 +69,20 @@ for e in events:
 bad = [t for t in ran if t < (1 << 30) and (t not in names or any(n.startswith('<unnamed') for n in names[t]))]
 ok(not bad, 'in the JSON too, every thread that ran has a thread_name, none of them a marker', bad[:20])
 slices = [e for e in events if e.get('ph') == 'X' and e.get('cat') == 'sched' and 'tid' in e.get('args', {})]
-bad = [(e['args']['tid'], e['name']) for e in slices
-       if e['args']['tid'] in exits and e['name'] != 'churn' and e['name'] not in names_of[e['args']['tid']]]
+
+
+def child_name_at(tid, end_us):
+    """The name the child that had @tid exited with, if one of them ran until end_us."""
+    later = [name for t, name in exit_times.get(tid, []) if t * 1e6 >= end_us - 1]
+    return later[0] if later else None
+
+
+bad = []
+for e in slices:
+    tid = e['args']['tid']
+    # Only a child's own run, up to its exit: a pid reused later is another thread.
+    name = child_name_at(tid, e['ts'] + e.get('dur', 0)) if tid in exit_times else None
+    if name and e['name'] not in ('churn', name):
+        bad.append((tid, e['name'], name))
 ok(not bad, "the children's CPU slices carry the name each had then (churn before it named itself)", bad[:20])
 finish()

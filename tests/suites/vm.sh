@@ -168,7 +168,7 @@ else
 	ok "$(status kmod_cyclictest)" "kmod: record -- cyclictest -t1 -p80 with a busy loop on each CPU" ||
 		sed 's/^/# /' "$R/kmod_cyclictest.err" | head -5
 	"$ktrace" latency "$R/cyc.fxt" --comm cyclictest --json --top 20000 >"$R/cyc.json"
-	tap_include < <(tests/check_cyclictest.py "$R/kmod_cyclictest.out" "$R/cyc.json" "vm $krel, kmod")
+	tap_include < <(tests/check_cyclictest.py "$R/kmod_cyclictest.out" "$R/cyc.json" "vm $krel, kmod" tcg)
 	"$ktrace" latency "$R/cyc.fxt" --comm cyclictest --top 1 | sed -n '/worst wait/,$p' | sed 's/^/#   /'
 fi
 
