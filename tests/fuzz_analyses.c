@@ -86,8 +86,13 @@ static uint32_t pick(struct prog *g, uint32_t n)
  */
 static const uint32_t tids[] = { 0, 100, 101, 102, 103, 200, 4194304, 4194305,
 				 (uint32_t)KTRACE_FXT_IRQ_TID(0), 0xffffffffU };
-/* CPUs far apart are rare: every command's tables grow to the highest one. */
-static const uint32_t far_cpus[] = { 63, 1000, 65536, 0xffffffffU };
+/*
+ * CPUs far apart: every analysis's table of CPUs grows to the highest, so
+ * the highest a scheduling record may hold (16 bits: 65535) would cost
+ * each trace megabytes of memset; 4095 tells as much.  The others reach
+ * the analyses as arguments, which they check before using.
+ */
+static const uint32_t far_cpus[] = { 63, 4095, 65536, 0xffffffffU };
 static const int prios[] = { 120, 120, 49, 0, 1, 139, 140, -1, 100000 };
 static const char *const comms[] = {
 	"victim", "hog", "waker", "", "fifteen-chars-x", "sixteen-chars-xx",
@@ -130,6 +135,12 @@ static uint32_t cpu_of(struct prog *g)
 	return b < 252 ? b & 3 : far_cpus[b & 3];
 }
 
+/* A scheduling record's CPU. */
+static uint32_t sched_cpu_of(struct prog *g)
+{
+	return cpu_of(g) & 0xfff;
+}
+
 static void words(struct world *wd, const __u64 *buf, uint32_t n)
 {
 	fxt_write_words(&wd->w, buf, n);
@@ -157,7 +168,7 @@ static void step_time(struct world *wd, struct prog *g)
 static void op_switch(struct world *wd, struct prog *g)
 {
 	__u64 buf[KTRACE_FXT_CSWITCH_MAX_WORDS];
-	uint32_t cpu = cpu_of(g), slot = cpu % NCPU_SLOTS, in = tid_of(g), out;
+	uint32_t cpu = sched_cpu_of(g), slot = cpu % NCPU_SLOTS, in = tid_of(g), out;
 	uint32_t state = pick(g, KTRACE_LINUX_STATE_MAX + 3);	/* and two unknown */
 	uint32_t kstack = byte(g) < 64 ? pick(g, 6) : 0;
 
@@ -173,7 +184,7 @@ static void op_switch(struct world *wd, struct prog *g)
 static void op_wakeup(struct world *wd, struct prog *g)
 {
 	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
-	uint32_t cpu = cpu_of(g), ctx = pick(g, KTRACE_CTX_MAX + 2);	/* and one unknown */
+	uint32_t cpu = sched_cpu_of(g), ctx = pick(g, KTRACE_CTX_MAX + 2);	/* and one unknown */
 
 	words(wd, buf, ktrace_fxt_put_wakeup(buf, cpu, wd->ts, tid_of(g), PICK(g, prios),
 					     byte(g) < 200 ? wd->running[cpu % NCPU_SLOTS] :
