@@ -428,116 +428,11 @@ static size_t generate(struct world *wd, struct prog *g)
 	return len;
 }
 
-/* ---- the commands -------------------------------------------------------- */
-
+/* The trace for the commands, their stderr, and where they write. */
 static int trace_fd = -1, err_fd = -1;
 static FILE *err_file, *real_stderr, *devnull;
 static bool commands_every, commands_never;
 static char trace_path[64], dir[64], out_fxt[96], out_json[96];
-
-/* The command's diagnostics go to err_fd; a report's lines, to /dev/null. */
-static int run(const char *what, int (*cmd)(int, char **), ...)
-{
-	char *argv[16], *arg;
-	va_list ap;
-	int argc = 0, ret;
-
-	va_start(ap, cmd);
-	argv[argc++] = (char *)what;
-	while ((arg = va_arg(ap, char *)) && argc < 15)
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-	if (ftruncate(err_fd, 0))
-		abort();
-	rewind(err_file);
-	optind = 0;	/* glibc: start getopt afresh */
-	ret = cmd(argc, argv);
-	fflush(stdout);
-	fflush(err_file);
-	return ret;
-}
-
-/* What the last command said on stderr, NUL-terminated. */
-static const char *said(void)
-{
-	static char buf[1 << 16];
-	ssize_t n = pread(err_fd, buf, sizeof(buf) - 1, 0);
-
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
-}
-
-/* A broken rule: the command line, what it said, and an abort for libFuzzer. */
-static void __attribute__((noreturn)) broken(const char *rule, const char *cmd, int ret)
-{
-	fprintf(real_stderr, "fuzz_analyses: %s: '%s' exited %d; it said:\n%s\n", rule, cmd, ret,
-		said());
-	abort();
-}
-
-/*
- * Every command exits 0 or 1 (2 would be this program's mistake); a 1
- * comes with an error that says what was wrong.
- */
-static void check_exit(const char *cmd, int ret)
-{
-	if (ret != 0 && ret != 1)
-		broken("exit status not 0 or 1", cmd, ret);
-	if (ret == 1 && !strstr(said(), "ktrace: error: ") && !strstr(said(), "ktrace: warning: "))
-		broken("failed without an error message", cmd, ret);
-}
-
-/*
- * A trace cut inside a record: a latency report that succeeds says that
- * it analysed what came before the cut.
- */
-static void check_partial(const struct world *wd, const char *cmd, int ret)
-{
-	check_exit(cmd, ret);
-	if (wd->truncated && ret == 0 && !strstr(said(), "input ends inside") &&
-	    !strstr(said(), "warning: "))
-		broken("a truncated trace analysed without saying so", cmd, ret);
-}
-
-#define LATENCY(wd, desc, ...) \
-	check_partial(wd, "latency " desc, run("latency", cmd_latency, trace_path, ##__VA_ARGS__, \
-					       (char *)NULL))
-#define CMD(name, fn, desc, ...) \
-	check_exit(name " " desc, run(name, fn, trace_path, ##__VA_ARGS__, (char *)NULL))
-
-static void commands(struct world *wd, struct prog *g)
-{
-	static const char *const bys[] = { "thread", "process", "cpu", "all" };
-	char tid[16], at[32];
-	int ret;
-
-	snprintf(tid, sizeof(tid), "%u", wd->some_tid ? wd->some_tid : 1);
-	snprintf(at, sizeof(at), "%llu.%09llu", (unsigned long long)(wd->some_ts / 1000000000),
-		 (unsigned long long)(wd->some_ts % 1000000000));
-	if (!wd->some_ts)
-		strcpy(at, "0.000000001");
-
-	LATENCY(wd, "", "--top", "3");
-	LATENCY(wd, "--by --hist -m", "--by", (char *)PICK(g, bys), "--hist", "-m");
-	LATENCY(wd, "--json --min-latency", "--json", "--top", "8", "--min-latency", "100ns");
-	LATENCY(wd, "--folded", "--folded");
-	LATENCY(wd, "--pid --json", "--pid", tid, "--json");
-	LATENCY(wd, "--critical-path", "--critical-path");
-	LATENCY(wd, "--critical-path --tid --json", "--critical-path", "--tid", tid, "--json");
-	LATENCY(wd, "--critical-path --at", "--critical-path", "--at", at);
-	LATENCY(wd, "--critical-path --comm --cpu", "--critical-path", "--comm",
-		(char *)PICK(g, comms), "--cpu", "1");
-	LATENCY(wd, "-o FXT", "--top", "4", "-o", out_fxt);
-	LATENCY(wd, "--critical-path -o JSON", "--critical-path", "-o", out_json);
-	CMD("dump", cmd_dump, "");
-	/* Unexplained breaks in the timeline are its verdict, not an error. */
-	ret = run("dump", cmd_dump, trace_path, "--check", (char *)NULL);
-	if (ret != 0 && ret != 1)
-		broken("exit status not 0 or 1", "dump --check", ret);
-	CMD("dump", cmd_dump, "--strict --stats", "--strict", "--stats");
-	CMD("convert", cmd_convert, "-o JSON", "-o", out_json);
-}
 
 /* ---- JSON, as strict parsers read it ------------------------------------- */
 
@@ -664,6 +559,137 @@ static void check_json(const char *what, struct obuf *o)
 	fprintf(real_stderr, "fuzz_analyses: %s is not JSON at byte %zu of %zu:\n%.*s\n", what,
 		(size_t)(j.p - o->buf), o->len, (int)(o->len > 4096 ? 4096 : o->len), o->buf);
 	abort();
+}
+
+/* ---- the commands -------------------------------------------------------- */
+
+
+/* The command's diagnostics go to err_fd; a report's lines, to /dev/null. */
+static int run(const char *what, int (*cmd)(int, char **), ...)
+{
+	char *argv[16], *arg;
+	va_list ap;
+	int argc = 0, ret;
+
+	va_start(ap, cmd);
+	argv[argc++] = (char *)what;
+	while ((arg = va_arg(ap, char *)) && argc < 15)
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+	if (ftruncate(err_fd, 0))
+		abort();
+	rewind(err_file);
+	optind = 0;	/* glibc: start getopt afresh */
+	ret = cmd(argc, argv);
+	fflush(stdout);
+	fflush(err_file);
+	return ret;
+}
+
+/* What the last command said on stderr, NUL-terminated. */
+static const char *said(void)
+{
+	static char buf[1 << 16];
+	ssize_t n = pread(err_fd, buf, sizeof(buf) - 1, 0);
+
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+/* A broken rule: the command line, what it said, and an abort for libFuzzer. */
+static void __attribute__((noreturn)) broken(const char *rule, const char *cmd, int ret)
+{
+	fprintf(real_stderr, "fuzz_analyses: %s: '%s' exited %d; it said:\n%s\n", rule, cmd, ret,
+		said());
+	abort();
+}
+
+/*
+ * Every command exits 0 or 1 (2 would be this program's mistake); a 1
+ * comes with an error that says what was wrong.
+ */
+static void check_exit(const char *cmd, int ret)
+{
+	if (ret != 0 && ret != 1)
+		broken("exit status not 0 or 1", cmd, ret);
+	if (ret == 1 && !strstr(said(), "ktrace: error: ") && !strstr(said(), "ktrace: warning: "))
+		broken("failed without an error message", cmd, ret);
+}
+
+/*
+ * A trace cut inside a record: a latency report that succeeds says that
+ * it analysed what came before the cut.
+ */
+static void check_partial(const struct world *wd, const char *cmd, int ret)
+{
+	check_exit(cmd, ret);
+	if (wd->truncated && ret == 0 && !strstr(said(), "input ends inside") &&
+	    !strstr(said(), "warning: "))
+		broken("a truncated trace analysed without saying so", cmd, ret);
+}
+
+/* The JSON a command wrote to out_json, if it wrote one; it goes after the check. */
+static void check_json_file(const char *what)
+{
+	struct obuf o;
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(out_json, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	if (obuf_init(&o, -1, sizeof(chunk)))
+		abort();
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		obuf_put(&o, chunk, n);
+	close(fd);
+	unlink(out_json);
+	check_json(what, &o);
+	obuf_free(&o);
+}
+
+#define LATENCY(wd, desc, ...) \
+	check_partial(wd, "latency " desc, run("latency", cmd_latency, trace_path, ##__VA_ARGS__, \
+					       (char *)NULL))
+#define CMD(name, fn, desc, ...) \
+	check_exit(name " " desc, run(name, fn, trace_path, ##__VA_ARGS__, (char *)NULL))
+
+static void commands(struct world *wd, struct prog *g)
+{
+	static const char *const bys[] = { "thread", "process", "cpu", "all" };
+	char tid[16], at[32];
+	int ret;
+
+	snprintf(tid, sizeof(tid), "%u", wd->some_tid ? wd->some_tid : 1);
+	snprintf(at, sizeof(at), "%llu.%09llu", (unsigned long long)(wd->some_ts / 1000000000),
+		 (unsigned long long)(wd->some_ts % 1000000000));
+	if (!wd->some_ts)
+		strcpy(at, "0.000000001");
+
+	LATENCY(wd, "", "--top", "3");
+	LATENCY(wd, "--by --hist -m", "--by", (char *)PICK(g, bys), "--hist", "-m");
+	LATENCY(wd, "--json --min-latency", "--json", "--top", "8", "--min-latency", "100ns");
+	LATENCY(wd, "--folded", "--folded");
+	LATENCY(wd, "--pid --json", "--pid", tid, "--json");
+	LATENCY(wd, "--critical-path", "--critical-path");
+	LATENCY(wd, "--critical-path --tid --json", "--critical-path", "--tid", tid, "--json");
+	LATENCY(wd, "--critical-path --at", "--critical-path", "--at", at);
+	LATENCY(wd, "--critical-path --comm --cpu", "--critical-path", "--comm",
+		(char *)PICK(g, comms), "--cpu", "1");
+	LATENCY(wd, "-o FXT", "--top", "4", "-o", out_fxt);
+	LATENCY(wd, "--critical-path -o JSON", "--critical-path", "-o", out_json);
+	check_json_file("latency --critical-path -o JSON");
+	LATENCY(wd, "-o JSON", "--top", "2", "-o", out_json);
+	check_json_file("latency -o JSON");
+	CMD("dump", cmd_dump, "");
+	/* Unexplained breaks in the timeline are its verdict, not an error. */
+	ret = run("dump", cmd_dump, trace_path, "--check", (char *)NULL);
+	if (ret != 0 && ret != 1)
+		broken("exit status not 0 or 1", "dump --check", ret);
+	CMD("dump", cmd_dump, "--strict --stats", "--strict", "--stats");
+	CMD("convert", cmd_convert, "-o JSON", "-o", out_json);
+	check_json_file("convert -o JSON");
 }
 
 /* ---- the same analyses, called as the commands call them ---------------- */
