@@ -77,7 +77,6 @@ static uint32_t pick(struct prog *g, uint32_t n)
 /* ---- the trace's world --------------------------------------------------- */
 
 #define NCPU_SLOTS	8
-#define NTID_SLOTS	8
 
 /*
  * Tids: idle, a few ordinary ones that the program reuses, a thread of
