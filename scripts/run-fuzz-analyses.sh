@@ -81,6 +81,9 @@ while :; do
 		fi
 	done
 	[ "$mode" = --seconds ] && [ "$jobs" -eq 1 ] && [ $findings -eq 0 ] && break
+	# A long run says how far it is after each round.
+	secs=$(($(date +%s) - start))
+	echo "# $total traces in ${secs}s ($((total / (secs > 0 ? secs : 1))) traces/s), $findings findings so far"
 done
 secs=$(($(date +%s) - start))
 rate=$((total / (secs > 0 ? secs : 1)))
