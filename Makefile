@@ -22,11 +22,12 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c \
-		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/annotate.c \
-		   user/analyze/kstacks.c user/analyze/critical_path.c user/analyze/timeline.c
+		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
+		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
+		   user/analyze/timeline.c user/analyze/causes.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c \
-		   user/record/spool.c user/record/statedump.c user/record/source_bpf.c \
+		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
 		   user/record/bpf_exact.c
@@ -77,8 +78,9 @@ LAT_WORKLOAD	:= $(O)/tests/latency_workload
 CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
 FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 FIFO_HOG	:= $(O)/tests/fifo_hog
+CHURN		:= $(O)/tests/churn
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG)
+		   $(FIFO_HOG) $(CHURN)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
@@ -271,6 +273,8 @@ bench: $(KTRACE) $(GEN_TRACE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KD
 	@bench/bench-sched.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
+	@bench/bench-timer.sh $(O)
+	@bench/bench-exit.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
 	$(if $(HAVE_KDIR),@bench/bench-soak.sh $(O))
 

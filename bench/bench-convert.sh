@@ -5,6 +5,8 @@
 # usage: bench/bench-convert.sh BUILD_DIR [RECORDS...]
 set -eu
 build=${1:-build}
+source "$(dirname "$0")/lib.sh"
+needs "$build" ktrace tests/gen_trace
 shift || true
 sizes=${*:-1000000 10000000}
 tmp=${KTRACE_BENCH_DIR:-$(mktemp -d)}

@@ -5,6 +5,8 @@
 # usage: bench/bench-ftrace.sh BUILD_DIR   (as root, with trace-cmd)
 set -u
 build=${1:-build}
+source "$(dirname "$0")/lib.sh"
+needs "$build" ktrace bench/pingpong tests/gen_trace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ "$(id -u)" -ne 0 ] || ! command -v trace-cmd >/dev/null; then

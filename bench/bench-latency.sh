@@ -7,6 +7,8 @@
 # usage: bench/bench-latency.sh BUILD_DIR [RECORDS...]
 set -u
 build=${1:-build}
+source "$(dirname "$0")/lib.sh"
+needs "$build" ktrace tests/gen_trace tests/latency_workload
 shift || true
 sizes=${*:-1000000 10000000}
 ktrace=$build/ktrace

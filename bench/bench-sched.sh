@@ -14,6 +14,8 @@
 # usage: bench/bench-sched.sh BUILD_DIR [ROUNDS] [ROUND_TRIPS] [BLOCK]   (as root)
 set -u
 build=${1:-build}
+source "$(dirname "$0")/lib.sh"
+needs "$build" ktrace bench/pingpong
 rounds=${2:-9}
 trips=${3:-100000}
 block=${4:-2500}
@@ -120,10 +122,12 @@ done | awk '{ a[NR] = ($4 - $1) / ($2 - $1); b[NR] = ($4 - $1) / ($3 - $1) }
 # Bytes per context switch with its wakeup, from the last round of each.
 fb=$(cat "$tmp/ftrace_bytes"); fe=$(cat "$tmp/ftrace_entries")
 "$ktrace" dump --stats --quiet "$tmp/k.fxt" >"$tmp/kstats"
-kb=$(awk '/context switch \(args\)/ {s=$NF} /thread wakeup/ {w=$NF} END {print s*56 + w*48}' "$tmp/kstats")
+# A pinned thread's wakeup carries its allowed CPUs: 16 bytes more (the ping-pong is pinned).
+kc=$("$ktrace" dump "$tmp/k.fxt" | grep -c 'wakeup:.* cpus=')
+kb=$(awk -v kc="$kc" '/context switch \(args\)/ {s=$NF} /thread wakeup/ {w=$NF} END {print s*56 + w*48 + kc*16}' "$tmp/kstats")
 ks=$(awk '/context switch \(args\)/ {print $NF}' "$tmp/kstats")
 awk -v fb="$fb" -v fe="$fe" -v kb="$kb" -v ks="$ks" 'BEGIN {
-	printf "bytes per switch with its wakeup: ktrace %.1f (56 B switch + 48 B wakeup records), ftrace %.1f (buffer bytes / 2 events per switch, CPU 0)\n",
+	printf "bytes per switch with its wakeup: ktrace %.1f (56 B switch + 48 B wakeup records, 64 B for a pinned thread), ftrace %.1f (buffer bytes / 2 events per switch, CPU 0)\n",
 		kb/ks, fb/(fe/2) }'
 
 # The reader's own CPU time per record while it drains a context-switch
@@ -151,7 +155,9 @@ if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
 			"'$pp' $trips $cpu >/dev/null; bpftool prog show -j >'$tmp/progs.json'" 2>/dev/null
 		python3 - "$tmp/progs.json" "${opt:-default}" <<'PY'
 import json, sys
-names = {"ktrace_sched_switch": "sched_switch", "ktrace_sched_waking": "sched_waking"}
+names = {"ktrace_sched_switch": "sched_switch", "ktrace_sched_waking": "sched_waking",
+         "ktrace_sched_migrate_task": "sched_migrate_task",
+         "ktrace_hrtimer_expire_entry": "hrtimer_expire_entry"}
 runs = [p for p in json.load(open(sys.argv[1])) if p.get("name") in names and p.get("run_cnt")]
 print("BPF program run time (kernel.bpf_stats_enabled), %s: " % sys.argv[2] + ", ".join(
     "%s %.1f ns over %d runs" % (names[p["name"]], p["run_time_ns"] / p["run_cnt"], p["run_cnt"])

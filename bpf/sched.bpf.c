@@ -246,6 +246,18 @@ static __always_inline __u32 comm_len(const char *comm)
 }
 
 /*
+ * @p's allowed CPUs 0..63 if it may not run on every CPU, else 0: plain
+ * loads through the BTF-typed pointer (a bpf_probe_read_kernel() pair
+ * cost 85 ns more per wakeup of a pinned thread).
+ */
+static __always_inline __u64 restricted_cpus(struct task_struct *p)
+{
+	if (p->nr_cpus_allowed < nr_cpus)
+		return p->cpus_ptr->bits[0];
+	return 0;
+}
+
+/*
  * @p's thread record, and its process record if it leads one, named @comm
  * (kernel memory).  The name is copied to the stack first, by a helper.
  * Read in place, clang unrolls the copy into byte loads at negative offsets
@@ -261,7 +273,7 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len), ts);
+	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len, restricted_cpus(p)), ts);
 	if (pid == tgid)
 		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, name, len), ts);
 }
@@ -290,6 +302,26 @@ static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
 	slot = bpf_map_lookup_elem(&wake_slots, &key);
 	if (slot)
 		*(volatile __u64 *)slot = ktrace_wake_slot(p->pid, ts);
+}
+
+/*
+ * @prev is preempted: a wakeup noted for it came as it was about to sleep
+ * and set it running again (sched_waking fires only for a task that is not
+ * running), so it starts no wait, as ktrace latency counts them: the next
+ * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
+ * raced its switch-out, and its wait starts there.)
+ */
+static __always_inline void trigger_forget(struct task_struct *prev)
+{
+	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
+	__u64 *slot, v;
+
+	slot = bpf_map_lookup_elem(&wake_slots, &key);
+	if (!pid || !slot)
+		return;
+	v = *(volatile __u64 *)slot;
+	if (v >> KTRACE_WAKE_TS_BITS == pid)
+		__sync_val_compare_and_swap(slot, v, 0);
 }
 
 /*
@@ -372,8 +404,14 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		kstack = kstack_id(ctx);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
 						      next->pid, next->prio, kstack), ts, true);
-	if (trigger_ns)
+	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
+	if (ktrace_linux_state_exits(state))
+		emit_names(prev, prev->comm, ts);
+	if (trigger_ns) {
+		if (state == KTRACE_LINUX_RUNNING)
+			trigger_forget(prev);
 		trigger_check(next, ts, cpu);
+	}
 	return 0;
 }
 
@@ -503,9 +541,10 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(ts);
+	__u64 cpus = restricted_cpus(p);
 
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
-						     irq_ctx),
+						     irq_ctx, cpus),
 		ts, irqs_off || p != waker);
 	if (trigger_ns)
 		trigger_note_wakeup(p, ts);
@@ -523,6 +562,71 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
 	wakeup(p, true, true);
+	return 0;
+}
+
+/*
+ * A task's CPU is in its thread_info on x86 since Linux 5.16; before, with
+ * CONFIG_THREAD_INFO_IN_TASK, it was task_struct.cpu.
+ */
+struct task_struct___old {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_cpu(struct task_struct *p)
+{
+	struct task_struct___old *old = (void *)p;
+
+	if (bpf_core_field_exists(old->cpu))
+		return old->cpu;
+	return p->thread_info.cpu;
+}
+
+/*
+ * set_task_cpu() is about to move @p from its CPU to @dest_cpu: wakeup
+ * placement, the balancer, affinity and hotplug moves.  Its callers hold
+ * a run queue's lock or @p's pi_lock, interrupts off; the record still
+ * reserves with a compare-and-swap, as its callers are many.
+ */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
+{
+	__u64 rec[KTRACE_FXT_MIGRATE_WORDS], ts = bpf_ktime_get_ns();
+
+	emit(rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p), dest_cpu), ts);
+	return 0;
+}
+
+/*
+ * Timer wakeups: a sleeper's hrtimer (nanosleep, clock_nanosleep, and the
+ * poll, select and epoll timeouts) is about to call hrtimer_wakeup() for
+ * its task.  Only those are recorded, so other timers cost a compare.
+ * hrtimer_wakeup is static: libbpf finds it in kallsyms (0 if it is gone).
+ * The expiry is in the timer's clock base; the base's offset brings it
+ * to CLOCK_MONOTONIC, the recorder's clock (0 for monotonic timers).
+ */
+extern const void hrtimer_wakeup __ksym __weak;
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
+{
+	__u64 rec[KTRACE_FXT_TIMER_EXPIRE_WORDS], ts, soft, hard, offset;
+	struct hrtimer_sleeper *sl;
+	struct task_struct *p;
+
+	if (!&hrtimer_wakeup || (void *)timer->function != &hrtimer_wakeup)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	sl = (void *)timer - bpf_core_field_offset(struct hrtimer_sleeper, timer);
+	p = BPF_CORE_READ(sl, task);
+	if (!p)
+		return 0;
+	offset = timer->base->offset;
+	soft = timer->_softexpires - offset;
+	hard = timer->node.expires - offset;
+	emit(rec, ktrace_fxt_put_timer_expire(rec, ts, BPF_CORE_READ(p, tgid),
+					      BPF_CORE_READ(p, pid), soft, hard,
+					      bpf_get_smp_processor_id()), ts);
 	return 0;
 }
 

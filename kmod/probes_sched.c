@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scheduler tracepoint probes: context switches, wakeups and task names,
- * written as FXT records through the shared encoders.
+ * Scheduler tracepoint probes: context switches, wakeups, migrations, timer
+ * wakeups and task names, written as FXT records through the shared encoders.
  *
  * Wakeups come from sched_waking, which runs in the waker's context (so
  * current is the waker); sched_wakeup can run later on the target CPU from
  * an IPI, where current is whoever was running there.  Exit and free need
  * no probe: a dying task's last switch carries its Z or X state, and names
- * do not change at exit.
+ * the task once more (below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hrtimer.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include "compat/hrtimer.h"
 #include "internal.h"
 
 struct ktrace_tp {
@@ -39,6 +41,25 @@ static bool trigger_watches(const struct ktrace_session *s, const struct task_st
 	if (s->trigger_pid && p->pid != s->trigger_pid && p->tgid != s->trigger_pid)
 		return false;
 	return !s->trigger_comm[0] || !strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN);
+}
+
+/*
+ * @prev is preempted: a wakeup noted for it came as it was about to sleep
+ * and set it running again (sched_waking fires only for a task that is not
+ * running), so it starts no wait, as ktrace latency counts them: the next
+ * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
+ * raced its switch-out, and its wait starts there.)
+ */
+static void trigger_forget(struct ktrace_cpu_buf *b, struct task_struct *prev)
+{
+	u64 *slot, v;
+
+	if (!prev->pid)
+		return;
+	slot = &b->session->wake_slots[prev->pid & (KTRACE_WAKE_SLOTS - 1)];
+	v = READ_ONCE(*slot);
+	if (v >> KTRACE_WAKE_TS_BITS == prev->pid)
+		cmpxchg64(slot, v, 0);
 }
 
 /*
@@ -82,8 +103,8 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 
 	if (!b)
 		return;
-	ts = ktrace_now();
 	state = ktrace_linux_state(preempt, prev_state, READ_ONCE(prev->exit_state));
+	ts = ktrace_now();
 	/* prev is current here: its stack is where it blocked. */
 	if (b->session->stack_depth && ktrace_linux_state_blocks(state))
 		kstack = ktrace_stack_id(b->session);
@@ -94,8 +115,20 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
 			       next->pid, next->prio, kstack);
 	ktrace_buf_commit(b, pos, words * 8);
-	if (unlikely(b->trigger))
+	/*
+	 * A task's last switch names it again, right after: a ring keeps its
+	 * newest records, where its fork, exec or rename may no longer be,
+	 * and the task is gone before `ktrace record` could read /proc.  After
+	 * the switch, so that a ring that keeps the switch keeps the name.
+	 * Once per thread: exits cost nothing measurable beside switches.
+	 */
+	if (unlikely(ktrace_linux_state_exits(state)))
+		ktrace_write_names(b, prev);
+	if (unlikely(b->trigger)) {
+		if (state == KTRACE_LINUX_RUNNING)
+			trigger_forget(b, prev);
 		trigger_check(b, next, ts);
+	}
 }
 
 /*
@@ -119,24 +152,88 @@ static u32 irq_context(void)
 	return KTRACE_CTX_TASK;
 }
 
+/* @p's allowed CPUs 0..63 if it may not run on every CPU, else 0. */
+static u64 restricted_cpus(const struct task_struct *p)
+{
+	if (likely(p->nr_cpus_allowed >= nr_cpu_ids))
+		return 0;
+	return cpumask_bits(p->cpus_ptr)[0];
+}
+
 static void probe_wakeup(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
-	u32 ctx = irq_context();
-	u32 bytes = (ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS) * 8;
-	u64 pos, *rec, ts;
+	u32 ctx = irq_context(), bytes;
+	u64 pos, *rec, ts, cpus;
 
 	if (!b)
 		return;
+	cpus = restricted_cpus(p);
+	bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
 	ts = ktrace_now();
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx);
+	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx,
+			      cpus);
 	ktrace_buf_commit(b, pos, bytes);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
+}
+
+/*
+ * set_task_cpu() is about to move @p to @dest_cpu's run queue (wakeup
+ * placement, the balancer, affinity and hotplug moves); task_cpu(@p) is
+ * still where it was queued.
+ */
+static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+	u64 rec[KTRACE_FXT_MIGRATE_WORDS], ts;
+
+	if (!b)
+		return;
+	ts = ktrace_now();
+	ktrace_buf_write(b, rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p),
+							dest_cpu), ts);
+}
+
+/* hrtimer_wakeup(), the function of every sleeper's timer; set at init. */
+static void *sleeper_function;
+
+/*
+ * A sleeper's hrtimer (nanosleep, clock_nanosleep, and the poll, select
+ * and epoll timeouts) is about to wake its task: the task, the time it
+ * asked for and the time the timer fires.  Only those are recorded, so
+ * other timers cost a compare.  The expiry is in the timer's clock base;
+ * the base's offset brings it to CLOCK_MONOTONIC, the recorder's clock.
+ * Runs in the hard interrupt, or on PREEMPT_RT for a soft timer in the
+ * task serving timer softirqs; either way with preemption off.
+ */
+static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer,
+				       KTRACE_HRTIMER_EXPIRE_NOW)
+{
+	u64 pos, *rec, ts, offset, bytes = KTRACE_FXT_TIMER_EXPIRE_WORDS * 8;
+	struct ktrace_cpu_buf *b;
+	struct task_struct *p;
+
+	if (ktrace_hrtimer_function(timer) != sleeper_function)
+		return;
+	b = this_buf();
+	p = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
+	if (!b || !p)
+		return;
+	ts = ktrace_now();
+	offset = ktime_to_ns(timer->base->offset);
+	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
+	if (!rec)
+		return;
+	ktrace_fxt_put_timer_expire(rec, ts, p->tgid, p->pid,
+				    ktime_to_ns(hrtimer_get_softexpires(timer)) - offset,
+				    ktime_to_ns(hrtimer_get_expires(timer)) - offset,
+				    smp_processor_id());
+	ktrace_buf_commit(b, pos, bytes);
 }
 
 /* Thread (and, for a group leader, process) name records for @p. */
@@ -150,7 +247,8 @@ static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const c
 	memcpy(name, comm, sizeof(name));
 	name[sizeof(name) - 1] = 0;
 	len = strnlen(name, KTRACE_FXT_COMM_LEN);
-	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len), ts);
+	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
+							    restricted_cpus(p)), ts);
 	if (p->pid == p->tgid)
 		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len), ts);
 }
@@ -189,9 +287,11 @@ static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_switch", .probe = probe_sched_switch },
 	{ .name = "sched_waking", .probe = probe_wakeup },
 	{ .name = "sched_wakeup_new", .probe = probe_wakeup },
+	{ .name = "sched_migrate_task", .probe = probe_migrate },
 	{ .name = "sched_process_fork", .probe = probe_fork },
 	{ .name = "sched_process_exec", .probe = probe_exec },
 	{ .name = "task_rename", .probe = probe_rename },
+	{ .name = "hrtimer_expire_entry", .probe = probe_hrtimer_expire_entry },
 };
 
 static void find_tp(struct tracepoint *tp, void *priv)
@@ -208,6 +308,7 @@ int ktrace_probes_init(void)
 {
 	size_t i;
 
+	sleeper_function = ktrace_hrtimer_sleeper_function();
 	for_each_kernel_tracepoint(find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++) {
 		if (!ktrace_tps[i].tp) {

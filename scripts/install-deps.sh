@@ -4,8 +4,9 @@
 # package for them (so ktrace.ko is built for the kernel it will be loaded
 # into).  --test adds what the tests and benchmarks need: QEMU, the four
 # kernels the VM tests boot (images and headers), DKMS, the 6.1 source (for
-# the kselftest harness), python3, trace-cmd, libbpf-tools (runqlat), node
-# and the JavaScript test dependency (Chrome DevTools' trace engine).
+# the kselftest harness), python3, trace-cmd, libbpf-tools (runqlat), node,
+# cyclictest (rt-tests) and the JavaScript test dependency (Chrome DevTools'
+# trace engine).
 # Idempotent; --dry-run says what it would install, and needs no root.
 usage="usage: scripts/install-deps.sh [--test] [--dry-run]   (as root, or through sudo)"
 set -eu
@@ -29,9 +30,10 @@ packages=(
 # The test suite: the module in VMs booting Debian's 6.1 and 6.12 kernels,
 # generic and PREEMPT_RT, with the headers to build it for each (also what
 # the DKMS suite builds against, and openssl for DKMS's signing key); the
-# kselftest harness from the 6.1 source.
+# kselftest harness from the 6.1 source; cyclictest (rt-tests), which the
+# timer suite checks ktrace against.
 test_packages=(
-	python3 trace-cmd libbpf-tools openssl
+	python3 trace-cmd libbpf-tools linux-perf openssl rt-tests
 	qemu-system-x86 busybox-static cpio dkms linux-source-6.1
 	linux-image-amd64 linux-headers-amd64
 	linux-image-rt-amd64 linux-headers-rt-amd64

@@ -84,7 +84,10 @@ progs="$build/ktrace $build/tests/workload $build/tests/latency_workload $build/
 	$build/selftests/ktrace_test"
 [ -x "$build/bench/pingpong" ] && progs="$progs $build/bench/pingpong"
 [ -x "$build/tests/chain_workload" ] && progs="$progs $build/tests/chain_workload"
+[ -x "$build/tests/churn" ] && progs="$progs $build/tests/churn"
 [ -x "$build/tests/fuzz_kmod" ] && progs="$progs $build/tests/fuzz_kmod"
+# cyclictest (rt-tests), which the timer waits are checked against.
+cyclictest=$(command -v cyclictest) && progs="$progs $cyclictest"
 for p in $progs; do [ -x "$p" ] || die "$p is not built (make check builds it)"; done
 kobj=$build/kmod/$krel
 cp "$kobj/kmod/ktrace.ko" $progs "$root/ktrace/"

@@ -58,6 +58,23 @@ for kind in ('wakeup', 'preemption'):
     d = victim and victim[kind]
     ok(d and d['max'] >= lo and d['count'] >= e['rounds'],
        f"{kind}: the victim's row has max {d and d['max']} ns over {d and d['count']} waits", d)
+# Causes: every wait's sum to its latency to the nanosecond; the victim
+# is pinned to the hog's CPU, so its waits behind the hog are mostly
+# higher_priority (the hog is SCHED_FIFO), spent on that one queue.
+ok(all(sum(w['causes'].values()) == w['latency'] for w in r['top']),
+   "every listed wait's causes sum to its latency, to the nanosecond",
+   [(w['latency'], w['causes']) for w in r['top'] if sum(w['causes'].values()) != w['latency']][:3])
+hogged = hog_waits('wakeup') + hog_waits('preemption')
+ok(hogged and all(w['causes']['higher_priority'] >= 0.9 * hog_ns for w in hogged),
+   'the waits behind the hog are higher_priority for at least 90% of its spin',
+   [w['causes'] for w in hogged][:3])
+ok(hogged and all(w['migrations_recorded'] and all(p['cpu'] == w['cpu'] for p in w['pieces'])
+                  for w in hogged),
+   'migrations are recorded, and the pinned victim waited only on the CPU it ran on',
+   [(w['migrations_recorded'], w['pieces']) for w in hogged][:2])
+ok(hogged and all(w['idle_allowed_elsewhere'] == 0 and w['cpus_allowed'] == 2 for w in hogged),
+   'the victim is pinned to CPU 1: no idle CPU elsewhere is blamed (cpus_allowed 0x2)',
+   [(w['idle_allowed_elsewhere'], w['cpus_allowed']) for w in hogged][:3])
 wake = hog_waits('wakeup')
 ok(wake and all(w['waker'] == e['main'] and w['waker_context'] == 'task' for w in wake),
    f"wakeup: each was woken by the main thread {e['main']}, in task context",

@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	struct fxt_reader r;
 	struct fxt_record rec;
 	long timeline_breaks = 0, excused = 0, bad_cpu = 0, unsorted = 0, switches = 0, dropped = 0;
+	long timer_skips = 0;
 	bool renamed = false, child_named = false, process_named = false, untraced = false;
 	long bad_names = 0;
 	char bad_name[64] = "";
@@ -138,8 +139,20 @@ int main(int argc, char **argv)
 		}
 		if (rec.type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec.cat, "ktrace:meta") &&
 		    fxt_str_eq(rec.name, "dropped")) {
+			const struct fxt_arg *prog = fxt_find_arg(&rec, "program");
+
 			a = fxt_find_arg(&rec, "count");
-			dropped += a ? (long)a->u : 0;
+			/*
+			 * The timer expiry program runs for every hrtimer, and on
+			 * PREEMPT_RT a soft timer's run can be interrupted by a
+			 * hard one's, which the kernel then skips: no record of
+			 * the workload's is lost with it.
+			 */
+			if (prog && prog->type == KTRACE_FXT_ARG_STRING &&
+			    fxt_str_eq(prog->s, "ktrace_hrtimer_expire_entry"))
+				timer_skips += a ? (long)a->u : 0;
+			else
+				dropped += a ? (long)a->u : 0;
 		}
 		/* The kernel switched on that CPU without tracing it, ftrace included. */
 		if (rec.type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec.cat, "ktrace:meta") &&
@@ -256,7 +269,8 @@ int main(int argc, char **argv)
 	ok(ret == 0 && r.skipped == 0, "the trace reads to its end (%s)",
 	   ret ? r.fatal.msg : "no unreadable record");
 	ok(r.violations == 0, "no spec violation (first: %s %s)", r.first.field, r.first.msg);
-	ok(dropped == 0, "nothing dropped with the default buffers (%ld)", dropped);
+	ok(dropped == 0, "nothing dropped with the default buffers (%ld; timer expiry runs the kernel skipped: %ld)",
+	   dropped, timer_skips);
 	ok(unsorted == 0, "records are in time order (%ld out of order)", unsorted);
 	ok(switches > 0 && bad_cpu == 0, "%ld switches, all on CPUs below %ld", switches, e.cpus);
 	ok(timeline_breaks == 0,
@@ -277,14 +291,13 @@ int main(int argc, char **argv)
 	ok(w[2].sleeps_s >= 20, "sleeper left the CPU sleeping (S) at least 20 times (%ld)",
 	   w[2].sleeps_s);
 	/*
-	 * From tasks only, each naming its waker: the peer, or its main
-	 * thread (as often as it likes: on PREEMPT_RT it wakes them through
-	 * mmap_lock while it sets up), or, at most three times, another task
-	 * such as the migration thread that moves a thread when it is pinned.
+	 * Each naming its waker: the peer, or its main thread (as often as it
+	 * likes: on PREEMPT_RT it wakes them through mmap_lock while it sets
+	 * up), or, at most three times, another task such as the migration
+	 * thread that moves a thread when it is pinned, or an interrupt (a
+	 * page fault's read completing, on a busy machine short of memory).
 	 */
-	ok(w[1].woken_by_task == w[1].woken &&
-	   w[1].woken_by_peer + w[1].woken_by_pid >= w[1].woken - 3 &&
-	   w[0].woken_by_task == w[0].woken &&
+	ok(w[1].woken_by_peer + w[1].woken_by_pid >= w[1].woken - 3 &&
 	   w[0].woken_by_peer + w[0].woken_by_pid >= w[0].woken - 3,
 	   "ping and pong are woken by each other, named as wakers (%ld of %ld, %ld of %ld)",
 	   w[1].woken_by_peer, w[1].woken, w[0].woken_by_peer, w[0].woken);

@@ -43,11 +43,17 @@ rep = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(e['victim
                      capture_output=True, text=True)
 r = json.loads(rep.stdout) if rep.returncode == 0 else {'top': []}
 match = [w for w in r['top'] if w['kind'] == 'wakeup' and w['end'] == tts]
-ok(len(match) == 1 and abs(match[0]['latency'] - lat) <= 2048,
-   'ktrace latency finds the wait that ended at the trigger, within 2 us of its latency',
-   [(w['kind'], w['end'], w['latency']) for w in r['top']][:5] + [tts])
-
 sched = [ts_of(l) for l in lines if re.search(r'\] (switch|wakeup):', l)]
+wake_ts = int(re.search(r' wake_ts=(\d+)', t).group(1))
+if sched and wake_ts < min(sched):
+    # On a busy machine the wait can outlast the ring's window (which keeps
+    # the newest records): its wakeup is gone, and nothing can measure it.
+    ok(True, f'# SKIP the wait began {(min(sched) - wake_ts) / 1e6:.1f} ms before the ring\'s window')
+else:
+    ok(len(match) == 1 and abs(match[0]['latency'] - lat) <= 2048,
+       'ktrace latency finds the wait that ended at the trigger, within 2 us of its latency',
+       [(w['kind'], w['end'], w['latency']) for w in r['top']][:5] + [tts])
+
 ok(sched and max(sched) <= tts + after,
    f"nothing recorded past the trigger's --after window ({(max(sched) - tts) / 1e6 if sched else None} ms after it)")
 

@@ -187,7 +187,30 @@ static void op_wakeup(struct world *wd, struct prog *g)
 
 	words(wd, buf, ktrace_fxt_put_wakeup(buf, cpu, wd->ts, tid_of(g), PICK(g, prios),
 					     byte(g) < 200 ? wd->running[cpu % NCPU_SLOTS] :
-					     tid_of(g), ctx));
+					     tid_of(g), ctx, byte(g) < 40 ? u64(g) : 0));
+}
+
+/* Migrations (sched_migrate_task), from and to any CPU, known or not. */
+static void op_migrate(struct world *wd, struct prog *g)
+{
+	__u64 buf[KTRACE_FXT_MIGRATE_WORDS];
+	uint32_t tid = tid_of(g);
+
+	words(wd, buf, ktrace_fxt_put_migrate(buf, wd->ts, tid, tid, byte(g) < 240 ? cpu_of(g) :
+					      (uint32_t)u64(g), byte(g) < 240 ? cpu_of(g) :
+					      (uint32_t)u64(g)));
+}
+
+/* A sleeper's timer expiry, due before, at or (wrongly) after it fired. */
+static void op_timer_expire(struct world *wd, struct prog *g)
+{
+	__u64 buf[KTRACE_FXT_TIMER_EXPIRE_WORDS];
+	uint32_t tid = tid_of(g);
+	uint64_t due = wd->ts - (int8_t)byte(g) * 1000;
+
+	words(wd, buf, ktrace_fxt_put_timer_expire(buf, wd->ts, tid, tid, due,
+						   byte(g) < 8 ? u64(g) : due + byte(g),
+						   byte(g) < 240 ? cpu_of(g) : (uint32_t)u64(g)));
 }
 
 static void op_name(struct world *wd, struct prog *g)
@@ -199,7 +222,8 @@ static void op_name(struct world *wd, struct prog *g)
 	if (byte(g) & 1)
 		words(wd, buf, ktrace_fxt_put_kobj_process(buf, tid, name, strlen(name)));
 	else
-		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name)));
+		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name),
+							  byte(g) < 30 ? u64(g) : 0));
 }
 
 /* An interrupt handler's begin, end or complete event, as the ftrace import writes them. */
@@ -368,6 +392,7 @@ static void (*const ops[])(struct world *, struct prog *) = {
 	op_switch, op_switch, op_switch, op_switch, op_wakeup, op_wakeup, op_wakeup,
 	op_irq, op_irq, op_irq, op_name, op_timer, op_loss, op_untraced, op_cpu_state,
 	op_kstack, op_trigger, op_annotation, op_event, op_ticks, op_meta,
+	op_migrate, op_migrate, op_timer_expire, op_timer_expire,
 };
 
 #define MAX_OPS		512

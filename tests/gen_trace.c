@@ -7,6 +7,8 @@
  *   gen_trace synthetic N FILE  N records of scheduler traffic for benchmarks
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
+ *   gen_trace causes FILE       waits of known causes, across a migration and a gap
+ *   gen_trace timer FILE        timer waits whose parts are known
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
  *   gen_trace irq-entries FILE  interrupt entries with no exits, as --ftrace with
@@ -25,7 +27,19 @@ static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const 
 {
 	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name)));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0));
+}
+
+/* A thread record as the CLI's state dump writes one with its cgroup. */
+static void kobj_thread_cgroup(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name,
+			       const char *cgroup)
+{
+	struct fxt_arg args[2] = {
+		fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", pid),
+		fxt_arg_str("cgroup", cgroup),
+	};
+
+	fxt_write_kobj(w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 2);
 }
 
 static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
@@ -49,7 +63,7 @@ static void wakeup_ctx(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t
 {
 	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx));
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, cpu, ts, tid, prio, waker, irq_ctx, 0));
 }
 
 static void wakeup(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid, int prio,
@@ -296,6 +310,127 @@ static void latency(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 23000, 205, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+static void migrate(struct fxt_writer *w, uint64_t ts, uint32_t tid, uint32_t from, uint32_t to)
+{
+	__u64 buf[KTRACE_FXT_MIGRATE_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_migrate(buf, ts, tid, tid, from, to));
+}
+
+static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t out,
+		     uint64_t first, uint64_t last);
+
+/*
+ * Waits with known causes (times from T0, in ns), CPUs 0 and 1:
+ *  - victim 400 (nice 0) runs on CPU 1 from 1000 and is preempted at 2000
+ *    by kt_fifo 401 (SCHED_FIFO 50), which "irq 27 eth0" interrupts from
+ *    3000 to 3400; CPU 0 is idle from 500; the balancer moves the victim
+ *    to CPU 0 at 6000, where it runs at 6500: preemption latency 4500 =
+ *    higher_priority 3600 + interrupts 400 on CPU 1, cpu_idle 500 on CPU 0;
+ *  - it sleeps on CPU 0 at 7000, where other 402 (nice 0) comes in; peer
+ *    403 preempts other at 7200; the kernel then switches without tracing
+ *    it until 9000, where ghost 404 is switched out for other again; the
+ *    victim, woken at 7500 by kt_fifo, runs at 9500: wakeup latency 2000 =
+ *    unknown 1500 (untraced) + same_class 500 (other);
+ *  - CPU 0 is idle from 12000 on.  kt_fifo runs on CPU 1 from 13000 to
+ *    15000; pinned 405 (allowed CPU 1 only) and free 406 are woken on
+ *    CPU 1 at 13500 and 13600 and run there at 15000 and 15200: pinned's
+ *    1500 are higher_priority with no idle CPU it may use; free's 1600 are
+ *    higher_priority 1400 + same_class 200 (pinned), while CPU 0, which it
+ *    may use, idled throughout: idle_allowed_elsewhere 1600 on CPU 0.
+ * victim and free are in cgroup /kubepods/pod1, pinned in /kubepods/pod2,
+ * kt_fifo in /; the others' cgroups are not given.
+ */
+static void causes(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread_cgroup(w, 400, 400, "victim", "/kubepods/pod1");
+	kobj_thread_cgroup(w, 401, 401, "kt_fifo", "/");
+	kobj_thread(w, 402, 402, "other");
+	kobj_thread(w, 403, 403, "peer");
+	kobj_thread(w, 404, 404, "ghost");
+	kobj_thread_cgroup(w, 405, 405, "pinned", "/kubepods/pod2");
+	kobj_thread_cgroup(w, 406, 406, "free", "/kubepods/pod1");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 402, 120);
+	cswitch(w, 1, T0 + 200, 0, 120, 0, 0, 120);
+	cswitch(w, 0, T0 + 500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 1000, 0, 120, 0, 400, 120);
+	cswitch(w, 1, T0 + 2000, 400, 120, KTRACE_LINUX_RUNNING, 401, 49);
+	irq(w, 1, T0 + 3000, T0 + 3400, "irq 27 eth0");
+	migrate(w, T0 + 6000, 400, 1, 0);
+	cswitch(w, 0, T0 + 6500, 0, 120, 0, 400, 120);
+	wakeup(w, 0, T0 + 6900, 402, 120, 400);
+	cswitch(w, 0, T0 + 7000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 402, 120);
+	cswitch(w, 0, T0 + 7200, 402, 120, KTRACE_LINUX_RUNNING, 403, 120);
+	wakeup(w, 1, T0 + 7500, 400, 120, 401);
+	untraced(w, 0, 403, 404, T0 + 7200, T0 + 9000);
+	cswitch(w, 0, T0 + 9000, 404, 120, KTRACE_LINUX_RUNNING, 402, 120);
+	cswitch(w, 0, T0 + 9500, 402, 120, KTRACE_LINUX_INTERRUPTIBLE, 400, 120);
+	cswitch(w, 1, T0 + 11000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, T0 + 12000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 1, T0 + 12900, 401, 49, 404);
+	cswitch(w, 1, T0 + 13000, 0, 120, 0, 401, 49);
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, T0 + 13500, 405, 120, 401,
+						      KTRACE_CTX_TASK, 0x2));
+	wakeup(w, 1, T0 + 13600, 406, 120, 401);
+	cswitch(w, 1, T0 + 15000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 405, 120);
+	cswitch(w, 1, T0 + 15200, 405, 120, KTRACE_LINUX_INTERRUPTIBLE, 406, 120);
+	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
+static void timer_expire(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid,
+			 uint64_t due)
+{
+	__u64 buf[KTRACE_FXT_TIMER_EXPIRE_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_timer_expire(buf, ts, tid, tid, due, due + 50, cpu));
+}
+
+/*
+ * Three timer waits of sleeper 400 on CPU 0, parts known (from T0, ns):
+ *  1. due at 1000 while hog 401 runs; fired 1600, woken 1650, runs 2000:
+ *     1000 = timer_late 600 + handler 50 + wait 350;
+ *  2. due at 3000 while CPU 0 is idle; fired 3100, woken 3120, runs 3200:
+ *     200 = 100 + 20 + 80;
+ *  3. due at 5000 inside "irq 30 nvme" (4900 to 5100); fired 5150, woken
+ *     5160, runs 6000: 1000 = 150 + 10 + 840.
+ *  4. woken by the hog at 7500 (a wakeup wait of 100), it runs from 7600
+ *     when its timer, due at 8000, fires at 8300 and wakes it at 8310
+ *     before it got off the CPU: 310 = 300 + 10 + 0, and at the due time
+ *     CPU 0 was running the sleeper itself.
+ * The hog's own wakeup (by the sleeper, at 6500) stays a wakeup wait.
+ */
+static void timer(struct fxt_writer *w)
+{
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 400, 400, "sleeper");
+	kobj_thread(w, 401, 401, "hog");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 400, 120);
+	cswitch(w, 0, T0 + 200, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	timer_expire(w, 0, T0 + 1600, 400, T0 + 1000);
+	wakeup_ctx(w, 0, T0 + 1650, 400, 120, 401, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 2000, 401, 120, KTRACE_LINUX_RUNNING, 400, 120);
+	cswitch(w, 0, T0 + 2100, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	cswitch(w, 0, T0 + 2200, 401, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	timer_expire(w, 0, T0 + 3100, 400, T0 + 3000);
+	wakeup_ctx(w, 0, T0 + 3120, 400, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 3200, 0, 120, 0, 400, 120);
+	cswitch(w, 0, T0 + 3300, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	irq(w, 0, T0 + 4900, T0 + 5100, "irq 30 nvme");
+	timer_expire(w, 0, T0 + 5150, 400, T0 + 5000);
+	wakeup_ctx(w, 0, T0 + 5160, 400, 120, 0, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 6000, 0, 120, 0, 400, 120);
+	wakeup(w, 0, T0 + 6500, 401, 120, 400);
+	cswitch(w, 0, T0 + 7000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 401, 120);
+	wakeup(w, 0, T0 + 7500, 400, 120, 401);
+	cswitch(w, 0, T0 + 7600, 401, 120, KTRACE_LINUX_RUNNING, 400, 120);
+	timer_expire(w, 0, T0 + 8300, 400, T0 + 8000);
+	wakeup_ctx(w, 0, T0 + 8310, 400, 120, 400, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 0, T0 + 9000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
 static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,
 		       int out_prio, uint32_t state, uint32_t in, int in_prio, uint32_t kstack)
 {
@@ -438,13 +573,20 @@ static void timeline_bad(struct fxt_writer *w)
 }
 
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
+/*
+ * N records of scheduler traffic: 256 threads on 4 CPUs, switches, wakeups
+ * and probes; a thread switched in on another CPU than it last ran on is
+ * moved there first, as the kernel's migrate record says.
+ */
 static void synthetic(struct fxt_writer *w, uint64_t n)
 {
+	uint8_t last_cpu[256];
 	uint32_t running[4] = { 0 };
 	uint64_t ts = T0, i;
 	uint32_t seed = 1;
 	char name[16];
 
+	memset(last_cpu, 0, sizeof(last_cpu));
 	fxt_write_preamble(w, 1, "ktrace");
 	for (uint32_t t = 1000; t < 1256; t++) {
 		snprintf(name, sizeof(name), "task-%u", t);
@@ -459,6 +601,10 @@ static void synthetic(struct fxt_writer *w, uint64_t n)
 		tid = 1000 + (r >> 2) % 256;
 		ts += 100 + (r & 255);
 		if (i % 10 < 6) {
+			if (last_cpu[tid - 1000] != cpu) {
+				migrate(w, ts, tid, last_cpu[tid - 1000], cpu);
+				last_cpu[tid - 1000] = cpu;
+			}
 			cswitch(w, cpu, ts, running[cpu], 120, (r >> 12) % 3, tid, 120);
 			running[cpu] = tid;
 		} else if (i % 10 < 9) {
@@ -478,7 +624,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -495,6 +641,10 @@ int main(int argc, char **argv)
 		unordered(w);
 	else if (!strcmp(argv[1], "latency"))
 		latency(w);
+	else if (!strcmp(argv[1], "causes"))
+		causes(w);
+	else if (!strcmp(argv[1], "timer"))
+		timer(w);
 	else if (!strcmp(argv[1], "chain"))
 		chain(w);
 	else if (!strcmp(argv[1], "timeline-ok"))

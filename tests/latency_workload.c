@@ -127,6 +127,26 @@ static void wait_flag(int *flag)
 		;
 }
 
+/* Waits until thread @tid of this process sleeps (state S), a busy machine or not. */
+static void wait_asleep(pid_t tid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (!p || (p[1] == ' ' && p[2] == 'S'))
+			return;
+		usleep(1000);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 2 ? atol(argv[2]) : 10;
@@ -160,8 +180,12 @@ int main(int argc, char **argv)
 		getpid(), victim_tid, hog_tid, rounds, hog_us);
 	if (fclose(f))
 		die(argv[1]);
-	/* Let both block in read() before the first round. */
-	usleep(20000);
+	/*
+	 * Both blocked in read() before the first round: the hog's next
+	 * switch-in, the first its wait blames, then shows its FIFO priority.
+	 */
+	wait_asleep(hog_tid);
+	wait_asleep(victim_tid);
 	for (long i = 0; i < rounds; i++) {
 		/* Wakeup latency: the victim wakes behind a spinning hog. */
 		__atomic_store_n(&spin_until_base, 0, __ATOMIC_SEQ_CST);

@@ -208,14 +208,25 @@ static int t_recorder_records(void)
 	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5500, 0, 120, KTRACE_LINUX_RUNNING, 1234, 120, 0) ==
 	      KTRACE_FXT_CSWITCH_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS);
-	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0));
-	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ) ==
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0, 0));
+	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ, 0) ==
+	      KTRACE_FXT_WAKEUP_WORDS + 1);
+	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_WORDS + 1);
+	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6150, 1234, 99, 55, KTRACE_CTX_HARDIRQ, 0x6) ==
 	      KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_trigger(buf, 6200, 1200, 1234, 100, 6100, 0));
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21, 0));
+	CHECK(ktrace_fxt_put_kobj_thread(buf, 1235, 1200, "pinned", 6, 0x8) ==
+	      KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 1);
+	fxt_write_words(w, buf, KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 1);
 	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, 1200, "proc", 4));
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
+	CHECK(ktrace_fxt_put_migrate(buf, 7100, 1200, 1234, 1, 0) == KTRACE_FXT_MIGRATE_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_MIGRATE_WORDS);
+	CHECK(ktrace_fxt_put_timer_expire(buf, 7100, 1200, 1234, 7000, 7050, 2) ==
+	      KTRACE_FXT_TIMER_EXPIRE_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_TIMER_EXPIRE_WORDS);
 
 	rb_open(&rb, w);
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_SCHED);
@@ -247,6 +258,13 @@ static int t_recorder_records(void)
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == KTRACE_CTX_HARDIRQ);
 	a = fxt_find_arg(&rec, "interrupted");
 	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 55);
+	CHECK(!fxt_find_arg(&rec, "cpus"));
+	/* A thread that may run on CPUs 1 and 2 only. */
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 6150 && rec.nargs == 4);
+	a = fxt_find_arg(&rec, "cpus");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x6);
+	a = fxt_find_arg(&rec, "interrupted");
+	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 55);
 	CHECK(ktrace_irq_context(0x10001) == KTRACE_CTX_HARDIRQ);
 	CHECK(ktrace_irq_context(0x100201) == KTRACE_CTX_NMI);
 	CHECK(ktrace_irq_context(0x301) == KTRACE_CTX_SOFTIRQ);
@@ -265,6 +283,11 @@ static int t_recorder_records(void)
 	CHECK(fxt_str_eq(rec.name, "worker-with-lon"));	/* TASK_COMM_LEN - 1 */
 	a = fxt_find_arg(&rec, "process");
 	CHECK(a && a->type == KTRACE_FXT_ARG_KOID && a->u == 1200);
+	CHECK(rec.nargs == 1);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_THREAD && rec.koid == 1235);
+	a = fxt_find_arg(&rec, "cpus");
+	CHECK(rec.nargs == 2 && a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x8);
+	CHECK(fxt_find_arg(&rec, "process")->u == 1200 && fxt_str_eq(rec.name, "pinned"));
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_PROCESS);
 	CHECK(rec.koid == 1200 && fxt_str_eq(rec.name, "proc") && rec.nargs == 0);
@@ -274,6 +297,26 @@ static int t_recorder_records(void)
 	CHECK(fxt_find_arg(&rec, "count")->u == 55 && fxt_find_arg(&rec, "cpu")->u == 1);
 	CHECK(fxt_find_arg(&rec, "first_ts")->u == 6500);
 	CHECK(fxt_find_arg(&rec, "last_ts")->u == 6900);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 7100);
+	CHECK(rec.pid == 1200 && rec.tid == 1234);
+	CHECK(fxt_str_eq(rec.cat, "ktrace:sched") && fxt_str_eq(rec.name, "migrate"));
+	a = fxt_find_arg(&rec, "orig_cpu");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 1);
+	a = fxt_find_arg(&rec, "dest_cpu");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 0);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 7100);
+	CHECK(rec.pid == 1200 && rec.tid == 1234);
+	CHECK(fxt_str_eq(rec.cat, "ktrace:timer") && fxt_str_eq(rec.name, "timer_expire"));
+	a = fxt_find_arg(&rec, "due");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 7000);
+	a = fxt_find_arg(&rec, "hard_due");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 7050);
+	a = fxt_find_arg(&rec, "cpu");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 2);
 	CHECK(rb.r.violations == 0);
 	rb_close(&rb);
 	return 1;

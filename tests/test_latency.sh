@@ -51,6 +51,92 @@ grep -q '^ *200 victim  *200 app  *2  *0.9  *5.0  *5.0  *5.0  1000.000007000$' "
 	grep -q '^not measured: 5 waits began before the trace, 1 switch-ins had no recorded wakeup, 1 waits overlap lost records (7 records lost in 1 time ranges)$' "$tmp/out"
 ok $? "the text report shows the rows, the blame, the waker and what was not measured" || diag "$tmp/out"
 
+# Causes (gen_trace causes): a wait split at its migration, blamed on the
+# queue it sat on, and a wait that ends across the kernel's untraced switch.
+"$gen" causes "$tmp/c.fxt"
+run "$ktrace" latency "$tmp/c.fxt" --json --top 10
+ok $rc "latency --json reads the causes trace" || diag "$tmp/err"
+jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'same_class', 'interrupts', 'throttled', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 7"
+ok $? "every wait's causes sum to its latency, under exactly the six names" || diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500} and w['idle_allowed_elsewhere'] == 4000 and w['idle_allowed_cpu'] == 0 and w['cpus_allowed'] is None)(r['top'][0])"
+ok $? "a wait behind a FIFO thread before a migration is higher_priority on the CPU it was queued on, then cpu_idle on the one it ran on" ||
+	diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'wakeup' and w['latency'] == 2000 and w['causes']['same_class'] == 500 and w['causes']['unknown'] == 1500 and w['unknown_reasons'] == {'untraced': 1500, 'lost': 0, 'no_history': 0} and w['migrations'] == [] and w['pieces'][0]['behind_tid'] == 402)(r['top'][1])"
+ok $? "a wait across another thread's untraced switch is measured; the untraced part is unknown, with its reason" ||
+	diag "$tmp/out"
+jcheck "(lambda p, f: p['latency'] == 1500 and p['causes']['higher_priority'] == 1500 and p['cpus_allowed'] == 2 and p['idle_allowed_elsewhere'] == 0 and p['idle_allowed_cpu'] == -1 and f['latency'] == 1600 and f['causes']['higher_priority'] == 1400 and f['causes']['same_class'] == 200 and f['cpus_allowed'] is None and f['idle_allowed_elsewhere'] == 1600 and f['idle_allowed_cpu'] == 0)(next(w for w in r['top'] if w['tid'] == 405), next(w for w in r['top'] if w['tid'] == 406))"
+ok $? "a thread pinned to the busy CPU has no idle CPU elsewhere; its unpinned twin had CPU 0 idle all along" || diag "$tmp/out"
+jcheck "r['top_causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300}"
+ok $? "the worst waits' causes summed" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --top 2
+grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later$' "$tmp/out" &&
+	grep -q 'causes: higher_priority 3.6 us, interrupts 400 ns, cpu_idle 500 ns$' "$tmp/out" &&
+	grep -q 'causes: same_class 500 ns, unknown 1.5 us (untraced by the kernel 1.5 us)$' "$tmp/out" &&
+	grep -q '^     idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs all$' "$tmp/out"
+ok $? "the text names the queue, the thread ahead, the move and the causes" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
+run "$ktrace" dump "$tmp/c-out.fxt"
+grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 same_class=0 interrupts=400 throttled=0 cpu_idle=500 unknown=0 ' "$tmp/out"
+ok $? "-o: the wait's slice carries where it was queued and its causes" || diag "$tmp/out"
+# Every wait's causes, per thread and for the selection: the running totals
+# that most waits take must give what the walk over the CPUs' histories
+# gives the listed ones, here every wait (the causes trace, and 20000
+# records of synthetic traffic on 4 CPUs with migrations).
+cat >"$tmp/sums.py" <<'EOF'
+import collections
+def same(r):
+    s = collections.defaultdict(collections.Counter)
+    for w in r['top']:
+        s[w['tid']].update(w['causes'])
+    return len(r['top']) == r['waits'] and all(
+        g['causes'] == {k: s[g['key']][k] for k in g['causes']} for g in r['groups'])
+EOF
+run "$ktrace" latency "$tmp/c.fxt" --json --top 100
+jcheck "__import__('sums').same(r) and r['causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300} and r['p99_waits'] == 1 and r['p99_causes']['higher_priority'] == 3600"
+ok $? "each thread's causes over all its waits, and the selection's, p99 and worse too" || diag "$tmp/out"
+"$gen" synthetic 20000 "$tmp/syn.fxt"
+run "$ktrace" latency "$tmp/syn.fxt" --json --top 100000
+jcheck "__import__('sums').same(r) and r['waits'] > 5000"
+ok $? "on synthetic traffic, every thread's causes from the running totals equal the walks' to the nanosecond" ||
+	diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt"
+grep -q '^p99 and worse (1 waits of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out" &&
+	grep -q '^ *405 pinned  *405 ?  *100% higher_priority$' "$tmp/out"
+ok $? "the text gives the selection's causes, p99 and worse, and each thread's" || diag "$tmp/out"
+# Cgroups (v2), as the state dump names them: victim and free in
+# /kubepods/pod1, pinned in /kubepods/pod2, kt_fifo in /, the rest unnamed.
+run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /kubepods
+jcheck "r['waits'] == 4 and sorted((g['key'], g['cgroup']) for g in r['groups']) == [(400, '/kubepods/pod1'), (405, '/kubepods/pod2'), (406, '/kubepods/pod1')]"
+ok $? "--cgroup /kubepods selects the threads in it and below it, each row names its cgroup" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --json --by cgroup --top 0
+jcheck "sorted((g['cgroup'], g['wakeup']['count'], g['preemption']['count']) for g in r['groups']) == [('/', 1, 0), ('/kubepods/pod1', 2, 1), ('/kubepods/pod2', 1, 0), ('?', 1, 1)]"
+ok $? "--by cgroup groups the waits by cgroup, those of threads without one apart" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --cgroup /kube
+[ $rc -eq 1 ] && grep -q "no thread of .* is in that cgroup or below it; .* 3 cgroups named" "$tmp/err"
+ok $? "--cgroup matches whole path components, and a cgroup with no thread is an error that says what there is" || diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --cgroup /kubepods/pod1
+grep -q '^victim 400 waited' "$tmp/out"
+ok $? "--critical-path --cgroup follows the cgroup's threads" || diag "$tmp/out"
+# Work conservation over the waits longer than 1 us: CPU 0 idled 4000 ns
+# of the victim's wait on CPU 1 and all 1600 of free's, counted once; the
+# pinned thread may not use it.
+run "$ktrace" latency "$tmp/c.fxt" --json --idle-threshold 1us
+jcheck "r['work_conservation'] == {'threshold_ns': 1000, 'waits': 5, 'cpus': [{'cpu': 0, 'idle_ns': 5600, 'longest_ns': 4000}]}"
+ok $? "work conservation: CPU 0 idled 5600 ns while a thread that may use it waited, longest 4000 ns" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 1us
+grep -q '^work conservation: CPUs idle while a thread that may run there waited longer than 1.0 us elsewhere (5 such waits): CPU 0 idle 5.6 us in total, longest 4.0 us$' "$tmp/out" &&
+	! grep -qaP '\x00' "$tmp/out"
+ok $? "the text says the same" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 0
+[ $rc -eq 2 ] && grep -q 'idle-threshold' "$tmp/err"
+ok $? "--idle-threshold 0 is refused" || diag "$tmp/err"
+run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --json
+jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
+ok $? "--critical-path: a runnable hop split at its migration has the same causes as the wait" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/l.fxt" --json --top 10
+jcheck "all(sum(w['causes'].values()) == w['latency'] and not w['migrations_recorded'] for w in r['top'])"
+ok $? "without migration records the causes still sum, on the CPU the wait ended on" || diag "$tmp/out"
+
 run "$ktrace" latency "$tmp/l.fxt" --by process --json --top 0
 jcheck "[x['key'] for x in r['groups'] if x['wakeup']['count']] == [200] and __import__('lib').g(r, 200)['wakeup']['count'] == 3 and __import__('lib').g(r, 200)['wakeup']['max_tid'] == 200 and r['top'] == []"
 ok $? "--by process puts victim's and hog's waits in process 200"
@@ -233,6 +319,45 @@ ok $? "interrupt entries without exits: a waker named while its handler is known
 run "$ktrace" latency tests/corpus/irq-entries.fxt --json --top 2
 [ $rc -eq 0 ] && jcheck "[w.get('waker_irq') for w in r['top']] == [None, 'local_timer 236'] and all(w['waker_context'] == 'hardirq' for w in r['top'])"
 ok $? "the same in --json: waker_irq only where the handler is known" || diag "$tmp/out" "$tmp/err"
+# Timer waits (gen_trace timer): due to switch-in, in three parts.
+"$gen" timer "$tmp/t.fxt"
+run "$ktrace" latency "$tmp/t.fxt" --json --top 7
+ok $rc "latency --json reads a trace with timer expiries" || diag "$tmp/err"
+jcheck "(lambda v: v['timer']['count'] == 4 and v['timer']['max'] == 1000 and v['timer']['min'] == 200 and v['wakeup']['count'] == 1)(__import__('lib').g(r, 400))"
+ok $? "sleeper: 4 timer waits from due to switch-in (200 to 1000 ns), its wakeup by the hog a wakeup wait" || diag "$tmp/out"
+jcheck "__import__('lib').g(r, 401)['wakeup']['count'] == 1 and __import__('lib').g(r, 401)['timer']['count'] == 0"
+ok $? "a wakeup without a timer expiry stays a wakeup wait"
+jcheck "all(w['kind'] != 'timer' or (sorted(w['parts']) == ['handler', 'timer_late', 'wait'] and sum(w['parts'].values()) == w['latency'] == w['ran'] - w['due'] and w['start'] == w['due'] and w['due'] <= w['fired'] <= w['woken'] <= w['ran']) for w in r['top']) and sum(w['kind'] == 'timer' for w in r['top']) == 4"
+ok $? "each timer wait has due, fired, woken and ran, and parts that sum to its latency" || diag "$tmp/out"
+jcheck "[(w['parts']['timer_late'], w['parts']['handler'], w['parts']['wait'], w['largest_part']) for w in r['top'] if w['kind'] == 'timer'] == [(150, 10, 840, 'wait'), (600, 50, 350, 'timer_late'), (300, 10, 0, 'timer_late'), (100, 20, 80, 'timer_late')]"
+ok $? "the parts are exact: timer_late fired - due, handler woken - fired, wait ran - woken (0 for a thread still on its CPU)" || diag "$tmp/out"
+jcheck "[w['at_due'] for w in r['top'] if w['kind'] == 'timer'] == [{'what': 'hardirq', 'irq': 'irq 30 nvme'}, {'what': 'thread', 'tid': 401, 'comm': 'hog', 'prio': 120}, {'what': 'thread', 'tid': 400, 'comm': 'sleeper', 'prio': 120}, {'what': 'idle'}]"
+ok $? "what the timer's CPU did at the due time: an interrupt handler, a thread with its priority, idle" || diag "$tmp/out"
+jcheck "(lambda w: w['blame']['threads'] == [{'tid': 401, 'comm': 'hog', 'prio': 120, 'ns': 350}] and w['waker_context'] == 'hardirq')(r['top'][1])"
+ok $? "the wait part gets a wakeup's blame: what ran from the wakeup to the switch-in" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --top 7
+grep -q "^timer latency (sleeper's timer due to switch-in)" "$tmp/out" &&
+	grep -q "timer fired 600 ns late (the largest part); CPU 0 was running hog 401 (nice 0)" "$tmp/out" &&
+	grep -q "timer fired 100 ns late (the largest part); CPU 0 was idle" "$tmp/out" &&
+	grep -q "CPU 0 was in hardirq irq 30 nvme; handler 10 ns, wait 840 ns (the largest part)" "$tmp/out" &&
+	grep -q "timer fired 300 ns late (the largest part); CPU 0 was running sleeper 400 (nice 0); handler 10 ns, wait 0 ns" "$tmp/out" &&
+	grep -q "it was still on CPU 0: its timer fired before it slept" "$tmp/out"
+ok $? "the text names the largest part and what the CPU was doing when the timer was due" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --top 5 -o "$tmp/ta.fxt"
+"$ktrace" dump "$tmp/ta.fxt" >"$tmp/tadump"
+grep -q '"ktrace:latency":"timer latency" dur=1000 ' "$tmp/tadump" &&
+	grep -q '^.*1000.000001000 duration complete: 400/400 "ktrace:latency":"timer_late" dur=600 ' "$tmp/tadump" &&
+	grep -q '1000.000001600 duration complete: 400/400 "ktrace:latency":"handler" dur=50 ' "$tmp/tadump" &&
+	grep -q '1000.000001650 duration complete: 400/400 "ktrace:latency":"wait" dur=350 ' "$tmp/tadump" &&
+	"$ktrace" dump --strict "$tmp/ta.fxt" >/dev/null
+ok $? "-o: a timer wait's parts as slices inside it" || diag "$tmp/tadump"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 2
+grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 150 ns late$" "$tmp/out" &&
+	grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 600 ns late$" "$tmp/out"
+ok $? "--critical-path ends a timer hop with how late its timer fired" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 1 --json
+jcheck "[(h['timer_due'], h['timer_fired'], h['timer_late']) for h in r['paths'][0]['hops'] if 'timer_late' in h] == [($T0 + 5000, $T0 + 5150, 150)]"
+ok $? "--critical-path --json: the timer hop's due and fired times and lateness" || diag "$tmp/out"
 cpbad=0
 for args in "--critical-path --at x" "--at 5" "--tid 0 --critical-path" "--critical-path --folded"; do
 	# shellcheck disable=SC2086

@@ -30,7 +30,7 @@ static void name_set(struct name_map *m, uint64_t tid, struct fxt_str name)
 
 	if (!tid)
 		return;
-	/* Out of memory, a name is left out: the lines say "?". */
+	/* Out of memory, a name is left out: the lines say "<unnamed TID>". */
 	dst = u64map_vec_get(&m->map, tid, &m->names, &m->n, &m->cap, sizeof(*m->names), &added);
 	if (!dst)
 		return;
@@ -40,14 +40,23 @@ static void name_set(struct name_map *m, uint64_t tid, struct fxt_str name)
 	dst[n] = 0;
 }
 
-static const char *name_of(struct name_map *m, uint64_t tid)
+static bool name_known(struct name_map *m, uint64_t tid)
+{
+	return !tid || u64map_find(&m->map, tid) != U64MAP_NONE;
+}
+
+/* @tid's name so far; one that no record named says so, in @buf. */
+static const char *name_of(struct name_map *m, uint64_t tid, char buf[NAME_LEN])
 {
 	uint32_t i;
 
 	if (!tid)
 		return "idle";
 	i = u64map_find(&m->map, tid);
-	return i == U64MAP_NONE ? "?" : m->names[i];
+	if (i != U64MAP_NONE)
+		return m->names[i];
+	snprintf(buf, NAME_LEN, "<unnamed %llu>", (unsigned long long)tid);
+	return buf;
 }
 
 static void put_str(FILE *f, struct fxt_str s)
@@ -115,6 +124,7 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			 struct name_map *names, struct kstack_names *ks)
 {
 	const struct fxt_arg *a;
+	char buf[2][NAME_LEN];
 
 	fprintf(f, "@%08llx ", (unsigned long long)rec->offset);
 	switch (rec->type) {
@@ -166,8 +176,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			fprintf(f, " id=%llu", (unsigned long long)rec->extra);
 		put_args(f, rec);
 		kstack_names_note(ks, rec);
-		if (rec->tid && strcmp(name_of(names, rec->tid), "?"))
-			fprintf(f, "  [%s]", name_of(names, rec->tid));
+		if (rec->tid && name_known(names, rec->tid))
+			fprintf(f, "  [%s]", name_of(names, rec->tid, buf[0]));
 		break;
 	case KTRACE_FXT_REC_KERNEL_OBJ:
 		fprintf(f, "%17skernel_object: %s koid=%llu name=", "",
@@ -196,9 +206,9 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 				(unsigned long long)rec->tid);
 			put_args(f, rec);
 			a = fxt_find_arg(rec, "waker");
-			fprintf(f, "  [%s", name_of(names, rec->tid));
+			fprintf(f, "  [%s", name_of(names, rec->tid, buf[0]));
 			if (a && a->type == KTRACE_FXT_ARG_KOID)
-				fprintf(f, " woken by %s", name_of(names, a->u));
+				fprintf(f, " woken by %s", name_of(names, a->u, buf[1]));
 			else if ((a = fxt_find_arg(rec, "irq_context")))
 				fprintf(f, " woken from %s", ktrace_irq_context_name(a->u));
 			fputc(']', f);
@@ -225,7 +235,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
 			put_args(f, rec);
-		fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid), name_of(names, rec->in_tid));
+		fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid, buf[0]),
+			name_of(names, rec->in_tid, buf[1]));
 		break;
 	case KTRACE_FXT_REC_LOG:
 		put_ts(f, fxt_ticks_to_ns(r, rec->ts));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktrace latency: wakeup and preemption latency per thread, process or
- * CPU, the worst waits with what held the CPU meanwhile, and the trace
+ * ktrace latency: wakeup, preemption and timer latency per thread, process
+ * or CPU, the worst waits with what held the CPU meanwhile, and the trace
  * written back with each of those waits as a slice on its thread.
  */
 #include <errno.h>
@@ -21,8 +21,10 @@ enum {
 	OPT_BY = 256,
 	OPT_PID,
 	OPT_COMM,
+	OPT_CGROUP,
 	OPT_CPU,
 	OPT_MIN_LATENCY,
+	OPT_IDLE_THRESHOLD,
 	OPT_HIST,
 	OPT_TOP,
 	OPT_JSON,
@@ -104,7 +106,10 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 
 static int parse_by(const char *s, enum lat_by *by)
 {
-	static const char *const names[] = { "thread", "process", "cpu", "all" };
+	static const char *const names[] = {
+		[LAT_BY_THREAD] = "thread", [LAT_BY_PROCESS] = "process", [LAT_BY_CPU] = "cpu",
+		[LAT_BY_ALL] = "all", [LAT_BY_CGROUP] = "cgroup",
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
@@ -132,6 +137,11 @@ static int check_filters(struct lat_analysis *a, const struct lat_opts *lo, cons
 	if (lo->pid >= 0 && !m.pid_threads) {
 		pr_err("--pid %lld: no such thread or process in %s; %s", (long long)lo->pid, path,
 		       holds);
+		return -ENOENT;
+	}
+	if (lo->cgroup && !m.cgroup_threads) {
+		pr_err("--cgroup '%s': no thread of %s is in that cgroup or below it; %s, %u cgroups named (record with the BPF backend, whose state dump names each thread's)",
+		       lo->cgroup, path, holds, m.cgroups);
 		return -ENOENT;
 	}
 	if (lo->comm && !m.comm_threads) {
@@ -169,13 +179,19 @@ static int latency_opt(void *ctx, const struct cli_arg *a)
 	switch (a->c) {
 	case OPT_BY:
 		if (parse_by(a->text, &lo->by))
-			return cli_usage_error("%s '%s': use thread, process, cpu or all", a->name,
+			return cli_usage_error("%s '%s': use thread, process, cpu, all or cgroup", a->name,
 					       a->text);
 		break;
 	case OPT_PID:
 		if (cli_parse_pid(a->name, a->text, &pid))
 			return -EINVAL;
 		lo->pid = pid;
+		break;
+	case OPT_CGROUP:
+		if (a->text[0] != '/')
+			return cli_usage_error("%s '%s': a cgroup v2 path starts with / (as /proc/PID/cgroup gives it)",
+					       a->name, a->text);
+		lo->cgroup = a->text;
 		break;
 	case OPT_COMM:
 		lo->comm = a->text;
@@ -187,6 +203,12 @@ static int latency_opt(void *ctx, const struct cli_arg *a)
 		break;
 	case OPT_MIN_LATENCY:
 		return cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &lo->min_ns);
+	case OPT_IDLE_THRESHOLD:
+		if (cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &lo->idle_threshold_ns))
+			return -EINVAL;
+		if (!lo->idle_threshold_ns)
+			return cli_usage_error("%s '%s': must be longer than 0", a->name, a->text);
+		break;
 	case OPT_HIST:
 		lo->hist = true;
 		break;
@@ -231,8 +253,10 @@ static const struct option latency_options[] = {
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
+	{ "idle-threshold", required_argument, NULL, OPT_IDLE_THRESHOLD },
 	{ "hist", no_argument, NULL, OPT_HIST },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -250,9 +274,10 @@ static const struct cli_command latency_cmd = {
 	.name = "latency",
 	.usage = "usage: ktrace latency TRACE.fxt [options]\n"
 		 "\n"
-		 "Why did a thread wait?  Wakeup latency (sched_waking to switch-in) and\n"
-		 "preemption latency (switched out runnable to switch-in), as separate\n"
-		 "distributions, blocked time by Linux state (S, D), and the worst waits with\n"
+		 "Why did a thread wait?  Wakeup latency (sched_waking to switch-in),\n"
+		 "preemption latency (switched out runnable to switch-in) and timer latency (a\n"
+		 "sleeper's timer due to switch-in, split in timer_late, handler and wait), as\n"
+		 "separate distributions, blocked time by Linux state (S, D), and the worst waits with\n"
 		 "what held the CPU meanwhile: threads with their priority, interrupt handlers\n"
 		 "(when recorded with --ftrace 'irq:*'), idle.  Waits that cannot be measured\n"
 		 "(begun before the trace, no recorded wakeup, overlapping lost records) are\n"
@@ -260,11 +285,14 @@ static const struct cli_command latency_cmd = {
 		 "A --pid, --comm or --cpu that matches nothing in the trace is an error\n"
 		 "(exit status 1) that says what the trace holds.\n"
 		 "\n"
-		 "  --by KEY               thread (default), process, cpu, or all\n"
+		 "  --by KEY               thread (default), process, cpu, all, or cgroup\n"
 		 "  --pid PID              only this thread, or the threads of this process\n"
 		 "  --comm NAME            only threads with this thread or process name\n"
+		 "  --cgroup PATH          only threads in this cgroup (v2) or below it\n"
 		 "  --cpu N                only waits that ended on CPU N\n"
 		 "  --min-latency DUR      only waits at least this long (5ms, 200us)\n"
+		 "  --idle-threshold DUR   the work-conservation report counts CPUs idle while\n"
+		 "                         a thread that may run there waited longer (1ms)\n"
 		 "  --top N                list the N worst waits with their blame (default 5)\n"
 		 "  --hist                 runqlat's log2 histogram for each row\n"
 		 "  -m, --msecs            milliseconds instead of microseconds\n"

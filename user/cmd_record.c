@@ -156,6 +156,7 @@ struct record_run {
 	struct trigger_report trep;
 	bool said_trigger;
 	struct record_stats st;
+	struct spool end_names;		/* the threads alive as recording stopped */
 };
 
 /* The recorder backend: --backend, or the module when it is loaded, else BPF. */
@@ -343,6 +344,33 @@ static void record_loop(struct record_run *rs, uint64_t duration_ns)
 		progress(rs->start, rs->spools, rs->nspools, true);
 }
 
+/*
+ * The threads alive as recording stopped, named from /proc before the
+ * command is ended: a ring may keep none of their own names (the module
+ * names every live task at the start only, and only into the ring).
+ */
+static void end_names(struct record_run *rs)
+{
+	struct fxt_writer *w;
+	uint64_t threads;
+	int err;
+
+	if (rs->src[0].ops->statedump_in_kernel && !rs->ro->ring)
+		return;
+	err = spool_open(&rs->end_names);
+	w = err ? NULL : spool_writer_new(&rs->end_names);
+	if (!w) {
+		pr_warn("cannot keep the names of the threads alive at the end: %s",
+			strerror(err ? -err : ENOMEM));
+		return;
+	}
+	err = statedump_write(w, &threads);
+	if (err)
+		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
+			strerror(-err));
+	spool_writer_free(w);
+}
+
 /* The last sync point, every source stopped and drained, its clock aligned; the command ended. */
 static void record_stop(struct record_run *rs)
 {
@@ -356,6 +384,8 @@ static void record_stop(struct record_run *rs)
 		if (rs->src[i].ops->align)
 			rs->src[i].ops->align(rs->src[i].priv, rs->sync.points, rs->sync.n);
 	}
+	/* Not before: reading /proc while a ring records pushes its window out. */
+	end_names(rs);
 	if (rs->child > 0) {
 		/* Stopped by a signal, the duration or the trigger: let the command finish. */
 		kill(rs->child, SIGTERM);
@@ -373,13 +403,15 @@ static void record_stop(struct record_run *rs)
 static int record_write(struct record_run *rs, const char *out_path)
 {
 	const struct source_ops *ops = rs->src[0].ops;
-	uint64_t from = 0, bytes = 0, archived = 0, untraced = 0;
+	struct archive_stats st = { 0 };
+	uint64_t from = 0, bytes;
 	int ret;
 
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
-	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from, &bytes,
-			    &archived, &untraced);
+	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall,
+			    from, &rs->end_names, &st);
+	bytes = st.bytes;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
 		cli_output_abort(&rs->out);
@@ -387,14 +419,15 @@ static int record_write(struct record_run *rs, const char *out_path)
 		ret = cli_output_commit(&rs->out, &bytes);	/* says what failed */
 	}
 	if (ret) {
-		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from);
+		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from,
+		       &rs->end_names);
 		return ret;
 	}
-	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's)",
-		out_path, (unsigned long long)archived, (unsigned long long)rs->st.records,
+	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's), %llu threads without a name",
+		out_path, (unsigned long long)st.records, (unsigned long long)rs->st.records,
 		bytes / 1e6, (unsigned long long)rs->st.dropped,
 		rs->st.dropped ? " (try a larger --buffer-size)" : "",
-		(unsigned long long)untraced);
+		(unsigned long long)st.untraced, (unsigned long long)st.unnamed);
 	if (rs->st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",
 			(unsigned long long)rs->st.rejected);
@@ -437,6 +470,7 @@ static void record_close(struct record_run *rs)
 	for (unsigned int i = 0; rs->spools && i < rs->nall; i++)
 		spool_close(&rs->spools[i]);
 	free(rs->spools);
+	spool_close(&rs->end_names);
 	clock_sync_free(&rs->sync);
 	cli_output_abort(&rs->out);	/* nothing if it was renamed into place */
 }

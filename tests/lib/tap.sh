@@ -45,6 +45,18 @@ wait_for() {	# wait_for FILE PATTERN
 	done
 	return 1
 }
+# Another checker's TAP lines on stdin, numbered as this suite's
+# (tap_include < <(checker ...): not in a pipe, which would lose the count).
+tap_include() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "${line#ok * - }" ;;
+		"not ok "*) ok 1 "${line#not ok * - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done
+}
 finish() {
 	echo "1..$n"
 	echo "# $((n - failed)) passed, $failed failed"

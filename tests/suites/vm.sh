@@ -78,10 +78,16 @@ for b in kmod bpf; do
 	grep '^#' "$R/${b}_witness.check" 2>/dev/null | head -3 | sed 's/^/#   /'
 done
 
-# Equivalence: the same kinds of records with the same fields and states.
+# Equivalence: the same kinds of records with the same fields and states
+# (the timer expiries of the workload's sleeper included), but for the runs
+# the kernel skipped of a BPF program, which only the BPF backend can have.
+# Which threads are pinned ("cpus", on wakeups and on the state dump's
+# thread records) depends on what ran, so that argument is compared apart.
 shapes() {
-	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped' |
-		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
+	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped|"migrate"|"ktrace:timer"' |
+		grep -v 'program=' |
+		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/ cpus=[0-9]+//;
+			s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
 			s/[0-9]+/N/g; s/"[^"]*"/S/g' | sort -u
 }
 shapes "$R/kmod.fxt" >"$R/kmod.shapes"
@@ -93,6 +99,10 @@ ks=$(states "$R/kmod.fxt"); bs=$(states "$R/bpf.fxt")
 case "$ks" in *"(R)"*"(S)"*) true ;; *) false ;; esac && case "$bs" in *"(R)"*"(S)"*) true ;; *) false ;; esac
 ok $? "both backends record preempted (R) and sleeping (S) switch-outs (module: $ks, BPF: $bs)"
 sed 's/^/#   /' "$R/shapes.diff" | head -10
+km=$("$ktrace" dump "$R/kmod.fxt" | grep -c 'wakeup:.* cpus=')
+bm=$("$ktrace" dump "$R/bpf.fxt" | grep -c 'wakeup:.* cpus=')
+[ "$km" -gt 0 ] && [ "$bm" -gt 0 ]
+ok $? "both backends give a pinned thread's allowed CPUs on its wakeups (module: $km, BPF: $bm wakeups)"
 
 # ktrace latency on known waits, and the latency trigger, in the kernel.
 for b in kmod bpf; do
@@ -106,6 +116,32 @@ for b in kmod bpf; do
 	ok $? "$b: --stop-on-latency 10ms fires in the kernel on the victim's wait, the snapshot checks out" ||
 		{ sed 's/^/# /' "$R/${b}_trig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_trig.check" | sed 's/^/#   /'; }
 done
+
+# Every thread of a flight recording over short-lived processes is named,
+# each child by its own name though pids were reused; beside the trigger too.
+for b in kmod bpf; do
+	[ "$(status ${b}_churn)" = 0 ] && grep -q 'wrote .* 0 threads without a name' "$R/${b}_churn.err" &&
+		tests/check_names.py "$ktrace" "$R/${b}_churn.fxt" "$R/${b}_churn.pids" >"$R/${b}_churn.check"
+	ok $? "$b: --ring over short-lived processes with reused pids: every thread named, each child by its own name" ||
+		{ sed 's/^/# /' "$R/${b}_churn.err" | head -5; grep -E '^not ok|^#' "$R/${b}_churn.check" | sed 's/^/#   /'; }
+	[ "$(status ${b}_churntrig)" = 0 ] && grep -q 'latency trigger: thread' "$R/${b}_churntrig.err" &&
+		tests/check_trigger.py "$ktrace" "$R/${b}_churntrig.fxt" "$R/${b}_churntrig.expect" 10000000 50000000 \
+			>"$R/${b}_churntrig.check" &&
+		tests/check_names.py "$ktrace" "$R/${b}_churntrig.fxt" "$R/${b}_churntrig.pids" 1 >>"$R/${b}_churntrig.check"
+	ok $? "$b: --stop-on-latency beside short-lived processes: the snapshot checks out, every thread named" ||
+		{ sed 's/^/# /' "$R/${b}_churntrig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_churntrig.check" | sed 's/^/#   /'; }
+done
+# cyclictest beside a busy loop on each CPU, recorded by the module: its
+# max and p99 against ktrace's timer latency of its thread (check_cyclictest.py).
+if [ -z "$(status kmod_cyclictest)" ]; then
+	skip "cyclictest in the VM agrees with ktrace" "cyclictest is not installed (apt-get install rt-tests)"
+else
+	ok "$(status kmod_cyclictest)" "kmod: record -- cyclictest -t1 -p80 with a busy loop on each CPU" ||
+		sed 's/^/# /' "$R/kmod_cyclictest.err" | head -5
+	"$ktrace" latency "$R/cyc.fxt" --comm cyclictest --json --top 20000 >"$R/cyc.json"
+	tap_include < <(tests/check_cyclictest.py "$R/kmod_cyclictest.out" "$R/cyc.json" "vm $krel, kmod")
+	"$ktrace" latency "$R/cyc.fxt" --comm cyclictest --top 1 | sed -n '/worst wait/,$p' | sed 's/^/#   /'
+fi
 
 # Stream mode with an 8 KiB buffer: losses counted exactly.
 reported=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$R/kmod_small.err")
@@ -269,7 +305,7 @@ done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kchain kmod_witness bpf_witness \
+	kchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"

@@ -55,6 +55,34 @@ for b in kmod bpf; do
 	step ${b}_trig ktrace record --backend $b --stop-on-latency 10ms --after 50ms --comm victim \
 		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
 done
+# Short-lived processes under a flight recorder, and beside the latency
+# trigger, with 200 pids for hundreds of children: pids are reused.
+pid_max=$(cat /proc/sys/kernel/pid_max)
+echo 500 >/proc/sys/kernel/pid_max
+for b in kmod bpf; do
+	step ${b}_churn ktrace record --backend $b --ring -b 64K -o $R/${b}_churn.fxt -- \
+		churn 3 300 $R/${b}_churn.pids
+	churn 60 300 $R/${b}_churntrig.pids >/dev/null 2>&1 &
+	c=$!
+	step ${b}_churntrig ktrace record --backend $b -b 128K --stop-on-latency 10ms --after 50ms \
+		--comm victim -o $R/${b}_churntrig.fxt -- latency_workload $R/${b}_churntrig.expect 5 20000
+	kill $c
+	wait $c
+done
+echo "$pid_max" >/proc/sys/kernel/pid_max
+# cyclictest's thread (SCHED_FIFO 80) under the module, with a busy loop
+# on each CPU beside it; the host checks its numbers against ktrace's.
+if [ -x ./cyclictest ]; then
+	loads=
+	for c in 0 1; do
+		taskset -c $c sh -c 'while :; do :; done' &
+		loads="$loads $!"
+	done
+	step kmod_cyclictest ktrace record --backend kmod -o $R/cyc.fxt -- \
+		cyclictest -t1 -p80 -i1000 -l2000 -q -m -v -h 5000
+	kill $loads
+	wait $loads 2>/dev/null
+fi
 
 # The in-kernel API and dynamic probes, from a test module.
 step api_insmod insmod ./ktrace_api_test.ko

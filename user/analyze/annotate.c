@@ -78,32 +78,64 @@ static uint64_t wait_ts(void *ctx, uint32_t i)
 	return la->waits[i].start;
 }
 
-/* A wait as a complete event carrying its latency, its waker and its blame. */
+/*
+ * A timer wait's parts as slices nested in it: timer_late (with what its
+ * timer's CPU was doing at the due time), handler and wait.
+ */
+static void write_timer_parts(struct lat_analysis *a, struct fxt_writer *w,
+			      const struct fxt_reader *r, const struct lat_wait *wt,
+			      struct obuf *text)
+{
+	static const char *const names[] = { "timer_late", "handler", "wait" };
+	uint64_t at[] = { wt->timer.due, wt->timer.fired, wt->timer.woken, wt->end };
+	struct fxt_arg arg;
+
+	text->len = 0;
+	lat_timer_line(a, wt, text);
+	obuf_putc(text, 0);
+	arg = fxt_arg_str("timer", text->buf);
+	for (unsigned int k = 0; k < 3; k++)
+		fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, at[k]),
+				wt->pid, wt->tid, "ktrace:latency", names[k], &arg, k == 0,
+				fxt_ns_to_ticks(r, at[k + 1]));
+}
+
+/* A wait as a complete event carrying its latency, its waker, its blame and causes. */
 static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader *r, uint32_t i,
 		       struct obuf *blame)
 {
 	const struct lat_annotation *la = ctx;
 	const struct lat_wait *wt = &la->waits[i];
-	struct fxt_arg args[6];
+	struct fxt_arg args[7 + LAT_CAUSES];
+	size_t where;
 	unsigned int n = 0;
 	char name[32];
 
 	lat_blame_line(la->a, wt, blame);
 	obuf_putc(blame, 0);
+	where = blame->len;
+	lat_where_line(la->a, wt, blame);
+	obuf_putc(blame, 0);
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "latency", wt->end - wt->start);
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", wt->cpu);
-	if (wt->kind == LAT_WAKEUP && wt->waker_ctx != KTRACE_CTX_TASK)
+	if (wt->kind != LAT_PREEMPT && wt->waker_ctx != KTRACE_CTX_TASK)
 		args[n++] = fxt_arg_str("irq_context", ktrace_irq_context_name(wt->waker_ctx));
-	if (wt->kind == LAT_WAKEUP && wt->has_waker)
+	if (wt->kind != LAT_PREEMPT && wt->has_waker)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_KOID,
 					wt->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
 					wt->waker);
 	if (wt->prev_cpu >= 0)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "prev_cpu", wt->prev_cpu);
 	args[n++] = fxt_arg_str("blame", blame->buf);
+	args[n++] = fxt_arg_str("where", blame->buf + where);
+	/* Its causes in ns, under their names, as in latency --json. */
+	for (unsigned int k = 0; k < LAT_CAUSES; k++)
+		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, lat_cause_name(k), wt->causes[k]);
 	snprintf(name, sizeof(name), "%s latency", lat_kind_name(wt->kind));
 	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, wt->start), wt->pid,
 			wt->tid, "ktrace:latency", name, args, n, fxt_ns_to_ticks(r, wt->end));
+	if (wt->kind == LAT_TIMER)
+		write_timer_parts(la->a, w, r, wt, blame);
 }
 
 int lat_annotate(struct lat_analysis *a, struct cli_input *in, const char *out_path, bool json)

@@ -72,11 +72,16 @@ struct cp_seg {
 	uint64_t kstack;		/* blocked: where, 0 if not recorded */
 	int32_t cpu;			/* running: on; runnable: got; -1 not known */
 	int32_t waker_irq;		/* blocked: the handler that woke it, -1 if not recorded */
+	uint64_t timer_due, timer_fired;	/* blocked: its sleeper timer's, 0 if not that */
 	uint8_t state;			/* enum cp_state */
 	uint8_t linux_state;		/* blocked: KTRACE_LINUX_* */
 	uint8_t waker_ctx;		/* blocked: enum ktrace_irq_context */
 	bool has_waker;
 	bool before_trace;		/* began before the thread's first record */
+	/* runnable: the run queue it was on first, and its moves since */
+	int32_t queue_cpu;		/* -1 not known */
+	uint32_t moves;
+	struct lat_migration last_move;
 };
 
 struct cp_thread {
@@ -84,6 +89,7 @@ struct cp_thread {
 	struct cp_seg cur;		/* open: end not known yet */
 	struct cp_seg *hist;		/* CP_HIST, allocated on first use */
 	uint64_t nhist;			/* segments ever closed */
+	int32_t queue_cpu;		/* the run queue it is on (switch-outs, moves) */
 };
 
 struct cp_hop {
@@ -178,6 +184,8 @@ static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 	t->tid = tid;
 	t->cur.cpu = -1;
 	t->cur.waker_irq = -1;
+	t->cur.queue_cpu = -1;
+	t->queue_cpu = -1;
 	t->cur.before_trace = true;
 	return t;
 }
@@ -196,6 +204,7 @@ static struct cp_seg *next_seg(struct cp_thread *t, uint64_t ts, uint8_t state)
 	t->cur.state = state;
 	t->cur.cpu = -1;
 	t->cur.waker_irq = -1;
+	t->cur.queue_cpu = t->queue_cpu;
 	return &t->cur;
 }
 
@@ -360,6 +369,7 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 			t->cur.start = 0;
 		}
 		t->cur.cpu = rec->cpu;
+		t->queue_cpu = rec->cpu;
 		/* The recorders write linux_state third and kstack fourth: look there first. */
 		x = rec->nargs >= 3 && rec->args[2].name.len == 11 &&
 		    !memcmp(rec->args[2].name.p, "linux_state", 11) ? &rec->args[2] :
@@ -418,16 +428,39 @@ static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint
 		t->cur.waker = t->cur.has_waker ? waker->u : 0;
 		if (t->cur.waker_ctx != KTRACE_CTX_TASK)
 			t->cur.waker_irq = lat_cpu_irq(cp->a, rec->cpu);
+		if (!lat_timer_of(cp->a, rec->tid, &t->cur.timer_due, &t->cur.timer_fired))
+			t->cur.timer_due = t->cur.timer_fired = 0;
 	}
 	s = next_seg(t, ts, CP_RUNNABLE);
 	/* First seen waking up: it went to sleep before the trace. */
 	s->before_trace = !t->nhist;
 }
 
+/* A move to another run queue: a runnable span is split where it happens. */
+static void on_migrate(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+{
+	struct cp_thread *t = thread_get(cp, rec->tid);
+	struct lat_migration m = {
+		.ts = ts,
+		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
+		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+	};
+
+	t->queue_cpu = m.to;
+	if (t->cur.state != CP_RUNNABLE)
+		return;
+	t->cur.moves++;
+	t->cur.last_move = m;
+}
+
 void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	uint64_t ts;
 
+	if (lat_is_migrate(rec)) {
+		on_migrate(cp, rec, fxt_ticks_to_ns(r, rec->ts));
+		return;
+	}
 	if (rec->type != KTRACE_FXT_REC_SCHED || rec->sub > KTRACE_FXT_SCHED_WAKEUP)
 		return;
 	ts = fxt_ticks_to_ns(r, rec->ts);
@@ -481,11 +514,18 @@ static void put_irq(struct cp_analysis *cp, struct obuf *o, const struct cp_seg 
 	if (name)
 		obuf_printf(o, "%s (%s)", name, ktrace_irq_context_name(s->waker_ctx));
 	/* On PREEMPT_RT a task's sleep timer expires in the timer softirq. */
-	else if ((s->waker_ctx == KTRACE_CTX_HARDIRQ || s->waker_ctx == KTRACE_CTX_SOFTIRQ) &&
-		 timed_sleep(blocked_in(cp, s)))
+	else if (s->timer_fired ||
+		 ((s->waker_ctx == KTRACE_CTX_HARDIRQ || s->waker_ctx == KTRACE_CTX_SOFTIRQ) &&
+		  timed_sleep(blocked_in(cp, s))))
 		obuf_printf(o, "timer expiry (%s)", ktrace_irq_context_name(s->waker_ctx));
 	else
 		obuf_printf(o, "%s, handler not recorded", ktrace_irq_context_name(s->waker_ctx));
+	/* The hop ends with how late its timer fired (timer_latency.c). */
+	if (s->timer_fired) {
+		obuf_lit(o, ", fired ");
+		lat_put_dur(o, s->timer_fired - s->timer_due);
+		obuf_lit(o, " late");
+	}
 }
 
 static const char *state_name(const struct cp_seg *s, char *buf)
@@ -505,6 +545,21 @@ static const char *state_name(const struct cp_seg *s, char *buf)
 	}
 }
 
+/* A runnable hop's blame, split at its moves between run queues. */
+static void hop_blame(struct cp_analysis *cp, const struct cp_hop *h, struct lat_wait *w)
+{
+	const struct cp_seg *s = &h->seg;
+
+	lat_blame_span(cp->a, h->tid, s->cpu, h->start, h->end, w);
+	/* A hop is a part of its segment: moves outside it do not count. */
+	if (s->moves && s->last_move.ts > h->start && s->last_move.ts < h->end)
+		lat_span_moved(cp->a, w, s->queue_cpu, &s->last_move, s->moves);
+	else if (s->moves && s->last_move.ts <= h->start)
+		lat_span_moved(cp->a, w, s->cpu, NULL, 0);
+	else
+		lat_span_moved(cp->a, w, s->queue_cpu >= 0 ? s->queue_cpu : s->cpu, NULL, 0);
+}
+
 /* What a hop's thread was doing, in words, without its name and span. */
 static void hop_text(struct cp_analysis *cp, const struct cp_hop *h, struct obuf *o)
 {
@@ -522,9 +577,17 @@ static void hop_text(struct cp_analysis *cp, const struct cp_hop *h, struct obuf
 			obuf_lit(o, "runnable (not yet running)");
 			break;
 		}
-		obuf_printf(o, "runnable on CPU %d behind ", s->cpu);
-		lat_blame_span(cp->a, s->cpu, h->start, h->end, &w);
-		lat_blame_line(cp->a, &w, o);
+		hop_blame(cp, h, &w);
+		if (w.nmig) {
+			/* Moved between run queues: each one's share, not the last CPU's. */
+			obuf_lit(o, "runnable: ");
+			lat_where_line(cp->a, &w, o);
+		} else {
+			obuf_printf(o, "runnable on CPU %d behind ", s->cpu);
+			lat_blame_line(cp->a, &w, o);
+		}
+		obuf_lit(o, "; causes: ");
+		lat_causes_text(&w, o);
 		break;
 	case CP_BLOCKED:
 		obuf_printf(o, "blocked (%s)", state_name(s, buf));
@@ -587,9 +650,10 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 		return;
 	obuf_printf(o, "%s: critical path of %s %u wait%s of the selected threads (off CPU: switch-out to switch-in)\n",
 		    path, cp->o.at ? "the" : "the worst", cp->worst.n, cp->worst.n == 1 ? "" : "s");
+	/* Not obuf_lit(): the size of a ?: of two literals is a pointer's. */
 	if (!cp->worst.n)
-		obuf_lit(o, cp->o.at ? "no selected thread was waiting at that time\n" :
-			 "no wait of a selected thread was recorded\n");
+		obuf_puts(o, cp->o.at ? "no selected thread was waiting at that time\n" :
+			  "no wait of a selected thread was recorded\n");
 	for (uint32_t i = 0; i < cp->worst.n; i++) {
 		const struct cp_path *p = &cp->paths[i];
 
@@ -611,6 +675,19 @@ static void json_str(struct obuf *o, const char *key, const char *s)
 {
 	obuf_printf(o, ",\"%s\":", key);
 	obuf_json_str(o, s, strlen(s));
+}
+
+/* A runnable hop's causes, named and in ns as in latency --json. */
+static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_hop *h)
+{
+	struct lat_wait w;
+
+	hop_blame(cp, h, &w);
+	obuf_lit(o, ",\"causes\":{");
+	for (unsigned int k = 0; k < LAT_CAUSES; k++)
+		obuf_printf(o, "%s\"%s\":%llu", k ? "," : "", lat_cause_name(k),
+			    (unsigned long long)w.causes[k]);
+	obuf_putc(o, '}');
 }
 
 void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
@@ -647,6 +724,8 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 				obuf_printf(o, ",\"cpu\":%d", h->seg.cpu);
 			if (fn)
 				json_str(o, "blocked_in", fn);
+			if (h->seg.state == CP_RUNNABLE && h->seg.cpu >= 0)
+				json_causes(cp, o, h);
 			if (h->seg.state == CP_BLOCKED && h->note != CP_NOTE_IRQ && h->seg.has_waker) {
 				obuf_printf(o, ",\"woken_by\":%llu", (unsigned long long)h->seg.waker);
 				json_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
@@ -657,6 +736,13 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 				obuf_putc(&line, 0);
 				json_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
 				json_str(o, "interrupt", line.buf);
+				if (h->seg.timer_fired)
+					obuf_printf(o, ",\"timer_due\":%llu,\"timer_fired\":%llu,"
+						    "\"timer_late\":%llu",
+						    (unsigned long long)h->seg.timer_due,
+						    (unsigned long long)h->seg.timer_fired,
+						    (unsigned long long)(h->seg.timer_fired -
+									 h->seg.timer_due));
 			}
 			line.len = 0;
 			hop_text(cp, h, &line);

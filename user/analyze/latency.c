@@ -15,7 +15,7 @@
 
 #include "latency_internal.h"
 
-static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption" };
+static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption", "timer" };
 
 const char *lat_kind_name(unsigned int kind)
 {
@@ -55,6 +55,9 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 		t->selected = -1;
 		t->last_cpu = -1;
 		t->waker_irq = -1;
+		t->queue_cpu = -1;
+		t->wait_queue_cpu = -1;
+		t->snap_cpu = -1;
 	}
 	return t;
 }
@@ -125,6 +128,37 @@ static void copy_name(char *dst, struct fxt_str s)
 	dst[n] = 0;
 }
 
+/* The index + 1 of cgroup path @s, added if new. */
+static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
+{
+	for (uint32_t i = 0; i < a->ncgroups; i++)
+		if (strlen(a->cgroups[i]) == s.len && !memcmp(a->cgroups[i], s.p, s.len))
+			return i + 1;
+	a->cgroups = xrealloc(a->cgroups, (a->ncgroups + 1) * sizeof(*a->cgroups),
+			      "latency: cgroups");
+	a->cgroups[a->ncgroups] = strndup(s.p, s.len);
+	if (!a->cgroups[a->ncgroups])
+		out_of_memory("latency: cgroups");
+	return ++a->ncgroups;
+}
+
+const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key)
+{
+	return key && key <= a->ncgroups ? a->cgroups[key - 1] : "?";
+}
+
+/* Whether cgroup @path is @want or below it. */
+static bool cgroup_under(const char *path, const char *want)
+{
+	size_t n = strlen(want);
+
+	while (n > 1 && want[n - 1] == '/')
+		n--;
+	if (n == 1 && want[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, want, n) && (path[n] == 0 || path[n] == '/');
+}
+
 static int32_t irq_name_index(struct lat_analysis *a, struct fxt_str s)
 {
 	for (uint32_t i = 0; i < a->nirq_names; i++)
@@ -157,6 +191,8 @@ struct lat_analysis *lat_new(const struct lat_opts *o)
 	a->o = *o;
 	if (!a->o.unit_ns)
 		a->o.unit_ns = 1000;
+	if (!a->o.idle_threshold_ns)
+		a->o.idle_threshold_ns = 1000000;
 	a->top = calloc(a->o.top ? a->o.top : 1, sizeof(*a->top));
 	if (!a->top) {
 		free(a);
@@ -184,6 +220,9 @@ void lat_free(struct lat_analysis *a)
 		free(a->cpus[i].ring);
 	for (uint32_t i = 0; i < a->nirq_names; i++)
 		free(a->irq_names[i]);
+	for (uint32_t i = 0; i < a->ncgroups; i++)
+		free(a->cgroups[i]);
+	free(a->cgroups);
 	free(a->irq_names);
 	free(a->cpus);
 	free(a->threads);
@@ -191,6 +230,10 @@ void lat_free(struct lat_analysis *a)
 	free(a->groups);
 	free(a->losses);
 	free(a->untraced);
+	free(a->edges);
+	free(a->wc);
+	free(a->causes_by_bucket);
+	free(a->waits_by_bucket);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -250,14 +293,19 @@ static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
 	u->cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
 }
 
-static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint32_t cpu,
-			    uint64_t start, uint64_t end)
+/*
+ * Whether an untraced stretch may hide @tid's own switch-in or switch-out
+ * during [start, end]: it is one of the stretch's two threads.  A stretch
+ * of other threads only hides what held that CPU: the wait is measured,
+ * and that part of its causes is unknown (causes.c).
+ */
+static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint64_t start,
+			    uint64_t end)
 {
 	for (uint32_t i = 0; i < a->nuntraced; i++) {
 		const struct lat_untraced *u = &a->untraced[i];
 
-		if (((tid && (u->tid[0] == tid || u->tid[1] == tid)) || u->cpu == cpu) &&
-		    u->first <= end &&
+		if (tid && (u->tid[0] == tid || u->tid[1] == tid) && u->first <= end &&
 		    u->last >= start)
 			return true;
 	}
@@ -278,12 +326,18 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			x = fxt_find_arg(rec, "process");
 			if (x && x->type == KTRACE_FXT_ARG_KOID)
 				t->pid = x->u;
+			t->cpus = fxt_arg_u64(rec, "cpus", 0);
+			x = fxt_find_arg(rec, "cgroup");
+			if (x && x->type == KTRACE_FXT_ARG_STRING)
+				t->cgroup = cgroup_index(a, x->s);
 		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
 			copy_name(proc_get(a, rec->koid)->name, rec->name);
 		}
 		return;
 	}
 	scan_untraced(a, r, rec);
+	if (lat_is_migrate(rec))
+		a->have_migrations = true;
 	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
 		return;
 	x = fxt_find_arg(rec, "source");
@@ -351,6 +405,8 @@ static bool selected(struct lat_analysis *a, struct lat_thread *t)
 			ok = t->tid == (uint64_t)a->o.pid || t->pid == (uint64_t)a->o.pid;
 		if (ok && a->o.comm)
 			ok = !strcmp(t->name, a->o.comm) || !strcmp(lat_proc_name(a, t->pid), a->o.comm);
+		if (ok && a->o.cgroup)
+			ok = t->cgroup && cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		t->selected = ok;
 	}
 	return t->selected;
@@ -366,10 +422,13 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m)
 					  !strcmp(lat_proc_name(a, t->pid), a->o.comm));
 
 		m->threads++;
+		m->cgroup_threads += a->o.cgroup && t->cgroup &&
+				     cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		m->pid_threads += pid;
 		m->comm_threads += comm;
 		m->both_threads += pid && comm;
 	}
+	m->cgroups = a->ncgroups;
 	for (uint32_t i = 0; i < a->ncpus; i++)
 		if (a->cpus[i].seen) {
 			m->cpus++;
@@ -387,6 +446,8 @@ static uint64_t group_key(const struct lat_analysis *a, const struct lat_thread 
 		return cpu;
 	case LAT_BY_ALL:
 		return 0;
+	case LAT_BY_CGROUP:
+		return t->cgroup;
 	default:
 		return t->tid;
 	}
@@ -526,23 +587,47 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 
 /* ---- the worst waits ----------------------------------------------------- */
 
+/* Where @t's wait until @end was queued, and its causes. */
+static void wait_causes(struct lat_analysis *a, const struct lat_thread *t, uint32_t cpu,
+			uint64_t end, int32_t weight, struct lat_wait *w)
+{
+	w->start = t->since;
+	w->end = end;
+	w->tid = t->tid;
+	w->cpu = cpu;
+	w->weight = weight;
+	w->have_migrations = a->have_migrations;
+	w->queue_cpu = t->wait_queue_cpu;
+	w->nmig = t->nmig;
+	w->mig_dropped = t->mig_dropped;
+	w->cpus = t->cpus;
+	memcpy(w->mig, t->mig, t->nmig * sizeof(*t->mig));
+	lat_causes(a, w);
+}
+
+/*
+ * One of the worst waits so far: its blame, where it was queued, its causes
+ * (a walk over the CPUs' histories, which only the worst get, and the
+ * waits longer than the work-conservation threshold).
+ */
 static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint8_t kind, uint32_t cpu, uint64_t end, int32_t weight)
 {
+	bool wanted = topn_wants(&a->worst, end - t->since);
 	struct lat_wait w = { 0 };
 
-	if (!topn_wants(&a->worst, end - t->since))
+	if (!wanted && end - t->since <= a->o.idle_threshold_ns)
 		return;
-	w.start = t->since;
-	w.end = end;
-	w.tid = t->tid;
+	wait_causes(a, t, cpu, end, weight, &w);
+	if (end - t->since > a->o.idle_threshold_ns)
+		lat_work_conservation(a, &w);
+	if (!wanted)
+		return;
 	w.pid = t->pid;
 	w.kind = kind;
-	w.cpu = cpu;
 	w.prev_cpu = t->last_cpu;
-	w.weight = weight;
 	w.have_irq = a->have_irq;
-	if (kind == LAT_WAKEUP) {
+	if (kind != LAT_PREEMPT) {
 		w.wake_cpu = t->wake_cpu;
 		w.waker = t->waker;
 		w.has_waker = t->has_waker;
@@ -551,9 +636,16 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	} else {
 		w.waker_irq = -1;
 	}
+	/* A timer wait's blame is its wait part's, as for any wakeup. */
+	if (kind == LAT_TIMER) {
+		lat_timer_wait(a, t, &w);
+		w.start = w.timer.woken;
+	}
 	blame(c, &w);
+	w.start = t->since;
 	qsort(w.run, w.nrun, sizeof(w.run[0]), cmp_share);
 	qsort(w.irq, w.nirq, sizeof(w.irq[0]), cmp_share);
+	lat_idle_elsewhere(a, &w);
 	*(struct lat_wait *)topn_slot(&a->worst) = w;
 	topn_placed(&a->worst);
 }
@@ -562,7 +654,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* The arguments the analysis reads, found in one pass over a record's. */
 struct sched_args {
-	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack;
+	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack, *cpus;
 };
 
 static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
@@ -588,6 +680,8 @@ static void find_args(const struct fxt_record *rec, struct sched_args *sa)
 			sa->interrupted = x;
 		else if (name_is(x, "kstack", 6))
 			sa->kstack = x;
+		else if (name_is(x, "cpus", 4))
+			sa->cpus = x;
 	}
 }
 
@@ -620,11 +714,147 @@ static uint32_t linux_state(const struct fxt_record *rec, const struct sched_arg
 	}
 }
 
+/* What @c held since its last switch: idle, an RT thread, or another one. */
+static enum lat_cum cum_label(const struct lat_cpu *c)
+{
+	return !c->tid ? CUM_IDLE : lat_is_rt(c->weight) ? CUM_RT : CUM_OTHER;
+}
+
+/* @c's running totals at @ts (not before its last switch). */
+static void cum_at(const struct lat_cpu *c, uint64_t ts, uint64_t *out)
+{
+	memcpy(out, c->cum, sizeof(c->cum));
+	if (ts >= c->since)
+		out[cum_label(c)] += ts - c->since;
+}
+
+/*
+ * Whether @c's totals are exact at @ts: not inside an interrupt handler,
+ * whose time moves out of the thread it interrupted only when it ends.
+ */
+static bool cum_settled(const struct lat_cpu *c, uint64_t ts)
+{
+	return c->seen && ts >= c->since && !c->nirq && ts >= c->irq_until;
+}
+
+/* A queue's share of a wait starts at @ts on @cpu: its totals then, if they are exact. */
+static void cum_snap(struct lat_analysis *a, struct lat_thread *t, int32_t cpu, uint64_t ts)
+{
+	struct lat_cpu *c = cpu >= 0 && (uint32_t)cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+
+	t->snap_cpu = c && cum_settled(c, ts) ? cpu : -1;
+	if (t->snap_cpu >= 0)
+		cum_at(c, ts, t->snap);
+}
+
+/* Adds what @t's current queue did since its snapshot, up to @ts; false if not exact. */
+static bool cum_close(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
+{
+	const struct lat_cpu *c = &a->cpus[t->snap_cpu];
+	uint64_t now[CUMS];
+
+	if (!cum_settled(c, ts))
+		return false;
+	cum_at(c, ts, now);
+	for (int k = 0; k < CUMS; k++)
+		t->acc[k] += now[k] - t->snap[k];
+	return true;
+}
+
+/* @t starts waiting at @ts on the run queue it is on. */
+static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
+{
+	t->wait_queue_cpu = t->queue_cpu;
+	t->nmig = 0;
+	t->mig_dropped = 0;
+	memset(t->acc, 0, sizeof(t->acc));
+	cum_snap(a, t, t->queue_cpu, ts);
+}
+
+/*
+ * @t moves to another run queue: while it waits, the move splits its wait;
+ * past LAT_MIGRATIONS moves, the latest replaces the last one kept.
+ */
+static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+{
+	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_migration m = {
+		.ts = ts,
+		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
+		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+	};
+
+	if (t->state == ST_WOKEN || t->state == ST_PREEMPTED) {
+		if (t->nmig < LAT_MIGRATIONS) {
+			t->mig[t->nmig++] = m;
+		} else {
+			t->mig[LAT_MIGRATIONS - 1] = m;
+			t->mig_dropped++;
+		}
+		if (t->snap_cpu >= 0 && t->snap_cpu == m.from && cum_close(a, t, ts)) {
+			cum_snap(a, t, m.to, ts);
+		} else {
+			t->snap_cpu = -1;
+		}
+	}
+	t->queue_cpu = m.to;
+}
+
+/*
+ * Every measured wait's causes: a fair thread's, whose queues' histories
+ * reach back to its start, from the running totals; any other's from the
+ * walk over the CPUs' histories.  Added to its group and, by its bucket,
+ * to the selection's.
+ */
+static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat_thread *t,
+			 uint32_t cpu, uint64_t ts, int32_t weight)
+{
+	uint64_t ns = ts - t->since, causes[LAT_CAUSES] = { 0 }, sum = 0;
+	uint32_t b = lat_bucket_of(ns);
+	bool walk = t->snap_cpu != (int32_t)cpu || lat_is_rt(weight);
+
+	for (uint32_t i = 0; i < a->nuntraced && !walk; i++)
+		walk = a->untraced[i].first <= ts && a->untraced[i].last >= t->since;
+	if (!walk)
+		walk = !cum_close(a, t, ts);
+	if (!walk) {
+		causes[LAT_CAUSE_HIGHER_PRIORITY] = t->acc[CUM_RT];
+		causes[LAT_CAUSE_SAME_CLASS] = t->acc[CUM_OTHER];
+		causes[LAT_CAUSE_CPU_IDLE] = t->acc[CUM_IDLE];
+		causes[LAT_CAUSE_INTERRUPTS] = t->acc[CUM_IRQ];
+		for (int k = 0; k < LAT_CAUSES; k++) {
+			walk |= causes[k] > ns;	/* an interrupt straddling the start */
+			sum += causes[k];
+		}
+		walk |= sum > ns;
+		causes[LAT_CAUSE_UNKNOWN] = ns - sum;
+	}
+	if (walk) {
+		struct lat_wait w = { 0 };
+
+		wait_causes(a, t, cpu, ts, weight, &w);
+		memcpy(causes, w.causes, sizeof(causes));
+		a->causes_walked++;
+	}
+	if (!a->causes_by_bucket) {
+		a->causes_by_bucket = xcalloc((size_t)LAT_BUCKETS * LAT_CAUSES,
+					      sizeof(*a->causes_by_bucket), "latency: causes");
+		a->waits_by_bucket = xcalloc(LAT_BUCKETS, sizeof(*a->waits_by_bucket),
+					     "latency: causes");
+	}
+	for (int k = 0; k < LAT_CAUSES; k++) {
+		g->causes[k] += causes[k];
+		a->causes_by_bucket[(size_t)b * LAT_CAUSES + k] += causes[k];
+	}
+	a->waits_by_bucket[b]++;
+}
+
 /* A switch-in of @t on @cpu at @ts: the end of whatever it waited for. */
 static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cpu *c,
 		     uint32_t cpu, uint64_t ts, int32_t weight)
 {
-	uint8_t kind = t->state == ST_PREEMPTED ? LAT_PREEMPT : LAT_WAKEUP;
+	uint8_t kind = t->state == ST_PREEMPTED ? LAT_PREEMPT :
+		       t->timer == TIMER_WOKEN ? LAT_TIMER : LAT_WAKEUP;
 	struct lat_group *g;
 	uint64_t ns;
 
@@ -644,12 +874,13 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 		return;
 	}
 	g = group_get(a, group_key(a, t, cpu));
-	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, cpu, t->since, ts)) {
+	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, t->since, ts)) {
 		g->lossy++;
 		return;
 	}
 	a->waits++;
 	dist_add(a, &g->d[kind], ns, ts, t->tid);
+	count_causes(a, g, t, cpu, ts, weight);
 	keep_top(a, t, c, kind, cpu, ts, weight);
 }
 
@@ -674,17 +905,32 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		c->seen = true;
 		c->covered_from = ts;
 	} else if (ts >= c->since) {
+		c->cum[cum_label(c)] += ts - c->since;
 		push_seg(c, c->tid ? SEG_THREAD : SEG_IDLE, c->tid, c->weight, c->since, ts);
+		c->since = ts;	/* the totals are up to now: a snapshot below adds nothing */
 	}
 	if (rec->out_tid) {
 		t = thread_get(a, rec->out_tid);
 		state = linux_state(rec, &sa);
 		t->last_cpu = rec->cpu;
+		t->queue_cpu = rec->cpu;
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
+			wait_begins(a, t, ts);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
 			t->state = ST_DEAD;
+		} else if (t->early_wake && t->state == ST_RUNNING) {
+			/*
+			 * Woken before it got off the CPU: runnable since that
+			 * wakeup, as perf sched and the kernel see it.  Its
+			 * queue's totals do not reach back: the wait walks.
+			 */
+			t->state = ST_WOKEN;
+			t->since = t->early_wake;
+			wait_begins(a, t, t->early_wake);
+			t->snap_cpu = -1;
+			t->raced = true;
 		} else {
 			t->state = ST_BLOCKED;
 			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
@@ -693,6 +939,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 				   state == KTRACE_LINUX_UNINTERRUPTIBLE ? LAT_BLOCK_D :
 				   LAT_BLOCK_OTHER;
 		}
+		t->early_wake = 0;
 	}
 	c->tid = rec->in_tid;
 	c->weight = in_weight(rec, &sa);
@@ -702,6 +949,8 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t = thread_get(a, rec->in_tid);
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
 	t->state = ST_RUNNING;
+	t->timer = TIMER_NONE;
+	t->early_wake = 0;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
 }
@@ -733,29 +982,37 @@ static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint
 	b->n++;
 }
 
-static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+/*
+ * @t's sleeper timer fired, and woke it at @ts, before it got off the CPU
+ * (it was late to sleep): a timer wait from due that ends at the wakeup.
+ */
+static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_cpu *c = cpu_get(a, t->last_cpu < 0 ? 0 : t->last_cpu);
+	uint64_t since = t->since;
+
+	if (!c)
+		return;
+	t->since = t->timer_due;
+	t->state = ST_WOKEN;
+	wait_begins(a, t, t->since);
+	end_wait(a, t, c, t->last_cpu, ts, t->weight);
+	t->state = ST_RUNNING;
+	t->since = since;
+	t->timer = TIMER_NONE;
+}
+
+/* Who woke @t with @rec, and from what context. */
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec)
+{
 	const struct fxt_arg *waker, *ctx;
 	struct sched_args sa;
 
-	/* A running or already runnable thread: nothing starts waiting. */
-	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN)
-		return;
 	find_args(rec, &sa);
 	waker = sa.waker;
 	ctx = sa.ctx;
-	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
-		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
-								  (uint32_t)t->last_cpu));
-
-		g->blocked_ns[t->block] += ts - t->since;
-		g->blocked_n[t->block]++;
-		if (t->kstack)
-			add_blocked_in(g, t, ts - t->since);
-	}
-	t->state = ST_WOKEN;
-	t->since = ts;
+	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
+	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -767,6 +1024,64 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	/* The handler running on the waking CPU, if ftrace recorded it. */
 	if (t->waker_ctx != KTRACE_CTX_TASK)
 		t->waker_irq = lat_cpu_irq(a, rec->cpu);
+}
+
+static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+{
+	struct lat_thread *t = thread_get(a, rec->tid);
+
+	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
+		note_waker(a, t, rec);
+		end_timer_on_cpu(a, t, ts);
+		return;
+	}
+	/*
+	 * A running thread woken on its way to sleep (the wakeup raced its
+	 * switch-out) waits from here if it does switch out asleep; an
+	 * already runnable one starts nothing.
+	 */
+	if (t->state == ST_RUNNING) {
+		if (!t->early_wake) {
+			t->early_wake = ts;
+			note_waker(a, t, rec);
+		}
+		return;
+	} else if (t->state == ST_WOKEN && t->raced) {
+		/*
+		 * sched_waking fires only for a sleeping task: the one that
+		 * raced its switch-out did not leave it runnable after all.
+		 */
+		t->state = ST_UNKNOWN;
+	} else if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN) {
+		return;
+	}
+	t->raced = false;
+	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
+		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
+								  (uint32_t)t->last_cpu));
+
+		g->blocked_ns[t->block] += ts - t->since;
+		g->blocked_n[t->block]++;
+		if (t->kstack)
+			add_blocked_in(g, t, ts - t->since);
+	}
+	t->state = ST_WOKEN;
+	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
+	wait_begins(a, t, t->since);
+	note_waker(a, t, rec);
+}
+
+/*
+ * An outermost interrupt handler ran @ns on @c: that time moves from what
+ * the CPU was running to interrupts (the totals may wrap: only their
+ * differences are read).
+ */
+static void cum_irq(struct lat_cpu *c, uint64_t ns)
+{
+	if (!c->seen)
+		return;
+	c->cum[CUM_IRQ] += ns;
+	c->cum[cum_label(c)] -= ns;
 }
 
 /* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */
@@ -799,14 +1114,22 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 		if (c->nirq <= 0)
 			break;
 		c->nirq--;
-		if (c->nirq < IRQ_NEST && c->irq[c->nirq].name >= 0 && ts >= c->irq[c->nirq].start)
+		if (c->nirq < IRQ_NEST && c->irq[c->nirq].name >= 0 && ts >= c->irq[c->nirq].start) {
 			push_seg(c, c->irq[c->nirq].kind, c->irq[c->nirq].name, 0,
 				 c->irq[c->nirq].start, ts);
+			if (!c->nirq)
+				cum_irq(c, ts - c->irq[c->nirq].start);
+		}
 		break;
 	case KTRACE_FXT_EV_DURATION_COMPLETE:
 		name = irq_name_index(a, rec->name);
-		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts)
+		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts) {
 			push_seg(c, kind, name, 0, ts, fxt_ticks_to_ns(r, rec->extra));
+			if (!c->nirq)
+				cum_irq(c, fxt_ticks_to_ns(r, rec->extra) - ts);
+			if (fxt_ticks_to_ns(r, rec->extra) > c->irq_until)
+				c->irq_until = fxt_ticks_to_ns(r, rec->extra);
+		}
 		break;
 	}
 }
@@ -824,6 +1147,10 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 		ts = fxt_ticks_to_ns(r, rec->ts);
 		if (rec->pid == KTRACE_FXT_IRQ_PID)
 			on_irq_event(a, rec, ts, r);
+		else if (lat_is_migrate(rec))
+			on_migrate(a, rec, ts);
+		else if (lat_is_timer_expire(rec) && rec->tid)
+			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
 		return;
 	} else {
 		return;
@@ -876,24 +1203,44 @@ const char *lat_irq_name(struct lat_analysis *a, int32_t idx)
 	return idx >= 0 && (uint32_t)idx < a->nirq_names ? a->irq_names[idx] : NULL;
 }
 
-void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
-		    struct lat_wait *w)
+void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
+		    uint64_t end, struct lat_wait *w)
 {
 	struct lat_cpu *c = cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+	struct lat_thread *t = lat_thread_find(a, tid);
 
 	memset(w, 0, sizeof(*w));
+	w->tid = tid;
+	w->weight = t ? t->weight : 0;	/* its latest: what it had then is not kept */
+	w->cpus = t ? t->cpus : 0;
 	w->start = start;
 	w->end = end;
 	w->cpu = cpu;
 	w->waker_irq = -1;
 	w->have_irq = a->have_irq;
-	if (!c || !c->ring) {
+	w->queue_cpu = cpu;
+	if (c && c->ring) {
+		blame(c, w);
+		qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
+		qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+	} else {
 		w->partial = true;
-		return;
 	}
-	blame(c, w);
-	qsort(w->run, w->nrun, sizeof(w->run[0]), cmp_share);
-	qsort(w->irq, w->nirq, sizeof(w->irq[0]), cmp_share);
+	lat_causes(a, w);
+	lat_idle_elsewhere(a, w);
+}
+
+void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cpu,
+		    const struct lat_migration *mig, uint32_t moves)
+{
+	w->have_migrations = a->have_migrations;
+	w->queue_cpu = queue_cpu;
+	w->nmig = moves ? 1 : 0;
+	w->mig_dropped = moves > 1 ? moves - 1 : 0;
+	if (moves)
+		w->mig[0] = *mig;
+	lat_causes(a, w);
+	lat_idle_elsewhere(a, w);
 }
 
 static int cmp_start(const void *x, const void *y)

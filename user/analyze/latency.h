@@ -9,10 +9,14 @@
 #include "fxt_reader.h"
 #include "utils.h"
 
-enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL };
+enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
 
-/* Wakeup: sched_waking to switch-in.  Preemption: switched out in R to switch-in. */
-enum lat_kind { LAT_WAKEUP, LAT_PREEMPT, LAT_KINDS };
+/*
+ * Wakeup: sched_waking to switch-in.  Preemption: switched out in R to
+ * switch-in.  Timer: a sleeper's timer due to its switch-in, for the
+ * wakeups its timer made (timer_latency.c); those are not wakeup waits.
+ */
+enum lat_kind { LAT_WAKEUP, LAT_PREEMPT, LAT_TIMER, LAT_KINDS };
 
 /* Blocked time is split by the Linux state the thread left the CPU in. */
 enum lat_block { LAT_BLOCK_S, LAT_BLOCK_D, LAT_BLOCK_OTHER, LAT_BLOCKS };
@@ -31,6 +35,20 @@ struct lat_dist {
 	uint64_t max_tid;
 	uint32_t *fine;			/* LAT_BUCKETS, from the first wait on */
 	uint64_t *log2;			/* runqlat's layout in the report's unit (--hist) */
+};
+
+/*
+ * What a wait's time went to, partitioned: the categories sum to the wait
+ * to the nanosecond (see causes.c for how each is decided).
+ */
+enum lat_cause {
+	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
+	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
+	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
+	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
+	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
+	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
+	LAT_CAUSES
 };
 
 /* Blocked time of a group in one state and one interned kernel stack. */
@@ -52,6 +70,7 @@ struct lat_group {
 	uint64_t before_trace;		/* first seen switching in: its wait began before the trace */
 	uint64_t no_wakeup;		/* switched in from sleep without a recorded wakeup */
 	uint64_t lossy;			/* overlapped records the recorder lost */
+	uint64_t causes[LAT_CAUSES];	/* every measured wait's, summed */
 };
 
 #define LAT_BLAME_THREADS	6
@@ -63,6 +82,35 @@ struct lat_share {
 	int32_t weight;			/* 140 - Linux prio, threads only */
 	uint8_t kind;			/* enum lat_seg_kind */
 	uint64_t ns;
+};
+
+/* A move of a waiting thread to another CPU's run queue. */
+struct lat_migration {
+	uint64_t ts;
+	int32_t from, to;
+};
+
+#define LAT_MIGRATIONS	8	/* kept per wait; later ones replace the last */
+
+/* A stretch of a wait spent on one run queue, and who held that CPU most. */
+struct lat_piece {
+	uint64_t start, end;
+	int32_t cpu;			/* -1: not known */
+	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
+	int32_t top_weight;
+	uint64_t top_ns;
+};
+
+/*
+ * A timer wait's times, and what its timer's CPU was doing when the timer
+ * was due: @at_due.kind is SEG_THREAD (with tid and weight), SEG_IDLE,
+ * SEG_HARDIRQ or SEG_SOFTIRQ (with the interrupt name's index).
+ */
+struct lat_timer_wait {
+	uint64_t due, fired, woken;	/* the wait's start is due, its end ran */
+	uint32_t cpu;			/* the timer fired on */
+	bool at_due_known;
+	struct lat_share at_due;
 };
 
 /* One wait, with what occupied the CPU it ended on meanwhile. */
@@ -86,14 +134,31 @@ struct lat_wait {
 	uint32_t nirq;
 	uint64_t hardirq_ns, softirq_ns, idle_ns;
 	bool have_irq;			/* ftrace irq events were recorded */
+	/* Where it waited (causes.c): the queues it sat on, and why it waited. */
+	bool have_migrations;		/* the trace records migrations */
+	int32_t queue_cpu;		/* the run queue it waited on first, -1: not known */
+	struct lat_migration mig[LAT_MIGRATIONS];
+	uint32_t nmig, mig_dropped;
+	struct lat_piece piece[LAT_MIGRATIONS + 1];
+	uint32_t npiece;
+	uint64_t causes[LAT_CAUSES];
+	uint64_t untraced_ns, lost_ns;	/* of unknown: the kernel's untraced switches, losses */
+	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
+	uint64_t cpus;			/* allowed CPUs 0..63, 0: every CPU */
+	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
+	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
+	uint64_t idle_elsewhere_cpu_ns;
+	struct lat_timer_wait timer;	/* LAT_TIMER; blame covers woken to ran */
 };
 
 struct lat_opts {
 	enum lat_by by;
 	int64_t pid;			/* -1: any; matches the thread or its process */
 	const char *comm;		/* thread or process name */
+	const char *cgroup;		/* cgroup v2 path or a parent of it */
 	int64_t cpu;			/* -1: any; the CPU the wait ended on */
 	uint64_t min_ns;
+	uint64_t idle_threshold_ns;	/* work conservation: waits longer (0: 1 ms) */
 	uint32_t top;
 	bool hist;
 	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs, -m) */
@@ -120,6 +185,8 @@ struct lat_matches {
 	uint32_t pid_threads;		/* --pid's thread, or the threads of its process */
 	uint32_t comm_threads;		/* threads with --comm's thread or process name */
 	uint32_t both_threads;		/* threads both keep */
+	uint32_t cgroup_threads;	/* threads in --cgroup's cgroup or below it */
+	uint32_t cgroups;		/* cgroups the trace names */
 	uint32_t cpus, max_cpu;		/* CPUs with context switches */
 	bool cpu_seen;			/* --cpu's is one */
 };
@@ -128,17 +195,35 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m);
 
 /* The worst waits (--top), sorted by start time, for writing them back into a trace. */
 const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n);
+/* Where a wait was queued: "queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) ...". */
+void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+/* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
+void lat_put_dur(struct obuf *o, uint64_t ns);
+/* A timer wait's parts and its timer CPU at the due time, as one line. */
+void lat_timer_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 /* A wait's blame as one line ("fifo-hog 2000 rt10 15.1 ms, idle 0.1 ms"). */
 void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 const char *lat_thread_name(struct lat_analysis *a, uint64_t tid);
+/* A group key of --by cgroup as its path, "?" for threads the trace gives none. */
+const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key);
 const char *lat_kind_name(unsigned int kind);
+/* A cause's name as the JSON has it ("higher_priority"). */
+const char *lat_cause_name(unsigned int cause);
+/* "91% higher_priority, 6% same_class": shares of the total. */
+void lat_causes_line(const uint64_t *causes, struct obuf *o);
+/* "higher_priority 3.6 us, interrupts 400 ns": a wait's causes, with why unknown. */
+void lat_causes_text(const struct lat_wait *w, struct obuf *o);
+/* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
+void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o);
 /*
  * For another analysis fed the same records after lat_record() (the
  * critical path): the thread filter, names, losses, the interrupt handler
  * now running on @cpu (-1: none recorded), and what held @cpu during
- * [start, end] as a wait's blame.
+ * [start, end] as a wait's blame, with its causes for thread @tid.
  */
 bool lat_selects(struct lat_analysis *a, uint64_t tid);
+/* Whether @tid's latest wakeup was its sleeper timer's, and the timer's due and fired times. */
+bool lat_timer_of(struct lat_analysis *a, uint64_t tid, uint64_t *due, uint64_t *fired);
 /*
  * A word per thread for another analysis (its own index + 1, 0 at first),
  * so that one table finds threads by tid; NULL if @tid is unknown and not
@@ -149,8 +234,17 @@ uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
 bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
 int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
 const char *lat_irq_name(struct lat_analysis *a, int32_t idx);
-void lat_blame_span(struct lat_analysis *a, uint32_t cpu, uint64_t start, uint64_t end,
-		    struct lat_wait *w);
+void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
+		    uint64_t end, struct lat_wait *w);
+/*
+ * The span blamed by lat_blame_span() was queued first on @queue_cpu and
+ * then moved: the last move @mig (from, at, to the CPU it got), after
+ * @moves - 1 others.  Its pieces, causes and idle CPUs elsewhere again.
+ */
+void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cpu,
+		    const struct lat_migration *mig, uint32_t moves);
+/* A "ktrace:sched" "migrate" record (orig_cpu, dest_cpu) on the moved thread. */
+bool lat_is_migrate(const struct fxt_record *rec);
 /* The function an interned kernel stack blocked in, NULL if the archive does not say. */
 const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack);
 

@@ -18,6 +18,13 @@ enum lat_seg_kind { SEG_THREAD, SEG_IDLE, SEG_HARDIRQ, SEG_SOFTIRQ };
 #define IRQ_NEST	4
 #define NAME_LEN	16
 
+/*
+ * Time a CPU spent idle, in RT threads, in other threads and in interrupt
+ * handlers since it was first seen, as running totals: a fair thread's
+ * wait on that CPU takes their differences as its causes, in O(1).
+ */
+enum lat_cum { CUM_IDLE, CUM_RT, CUM_OTHER, CUM_IRQ, CUMS };
+
 struct lat_thread {
 	uint64_t tid, pid;
 	char name[NAME_LEN];
@@ -32,8 +39,26 @@ struct lat_thread {
 	uint64_t since;
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	uint64_t early_wake;		/* woken while still running (racing its sleep), 0: not */
+	uint32_t cgroup;		/* its cgroup's index + 1 in the analysis, 0: not known */
+	bool raced;			/* runnable since such a wakeup, as far as the trace says */
+	/* The run queue it is on, and its moves since its wait began. */
+	int32_t queue_cpu, wait_queue_cpu;
+	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
+	uint8_t nmig;
+	uint32_t mig_dropped;
+	struct lat_migration mig[LAT_MIGRATIONS];
+	/* The running totals of its wait's queues: @snap at the current one's start. */
+	uint64_t snap[CUMS], acc[CUMS];
+	int32_t snap_cpu;		/* -1: the wait needs the walk over CPU histories */
 	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
+	/* Its sleeper timer: fired while it slept, then woke it (timer_latency.c). */
+	uint8_t timer;			/* enum lat_timer_state */
+	uint32_t timer_cpu;
+	uint64_t timer_due, timer_fired, timer_woken;
 };
+
+enum lat_timer_state { TIMER_NONE, TIMER_FIRED, TIMER_WOKEN };
 
 struct lat_proc {
 	uint64_t pid;
@@ -48,6 +73,8 @@ struct lat_seg {
 
 struct lat_cpu {
 	bool seen;
+	uint64_t cum[CUMS];		/* up to @since; interrupts moved out of threads */
+	uint64_t irq_until;		/* the latest end of a complete interrupt event */
 	uint64_t covered_from;		/* first switch seen: the ring knows nothing before */
 	uint64_t tid, since;
 	int32_t weight;
@@ -78,6 +105,8 @@ struct lat_analysis {
 	uint32_t ncpus;
 	char **irq_names;
 	uint32_t nirq_names;
+	char **cgroups;			/* cgroup v2 paths the state dump gave threads */
+	uint32_t ncgroups;
 	struct lat_range *losses;
 	uint32_t nlosses, cap_losses;
 	struct lat_untraced {
@@ -87,6 +116,22 @@ struct lat_analysis {
 	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
 	bool have_irq;
+	bool have_migrations;		/* the trace has "migrate" records */
+	void *edges;			/* causes.c's scratch, edges_cap of them */
+	uint32_t edges_cap;
+	/*
+	 * Work conservation, per CPU: its idle time while a thread that may
+	 * run there waited longer than o.idle_threshold_ns elsewhere, counted
+	 * once however many waited (up to @counted_to, waits end in order).
+	 */
+	struct lat_wc {
+		uint64_t counted_to, idle_ns, longest_ns;
+	} *wc;
+	uint32_t nwc;
+	uint64_t wc_waits;
+	/* Every measured wait's causes, by the wait's histogram bucket (p99 and worse). */
+	uint64_t *causes_by_bucket, *waits_by_bucket;
+	uint64_t causes_walked;		/* waits whose causes needed the walk */
 	struct lat_wait *top;		/* the worst waits: worst.items */
 	struct topn worst;
 	bool sorted_by_start;
@@ -94,9 +139,33 @@ struct lat_analysis {
 	struct kstack_names kstacks;
 };
 
+/* timer_latency.c: timer waits, hooked into the measurement pass. */
+bool lat_is_timer_expire(const struct fxt_record *rec);
+void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts);
+bool lat_timer_woken(struct lat_thread *t, uint64_t ts);
+void lat_timer_wait(struct lat_analysis *a, const struct lat_thread *t, struct lat_wait *w);
+void lat_timer_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+
+/* latency_report.c: how reports write a priority (and a duration: latency.h). */
+int lat_prio_of(int32_t weight);
+void lat_put_prio(struct obuf *o, int32_t weight);
+
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
+/*
+ * Where @w waited and why: its pieces by run queue and its causes; then,
+ * from those pieces, the time other CPUs it may use idled (causes.c).
+ */
+void lat_causes(struct lat_analysis *a, struct lat_wait *w);
+void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w);
+void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w);
 /* A process's name, "?" if the trace did not give one. */
 const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
+
+/* Whether a context switch weight (140 - prio) is a real-time thread's. */
+static inline bool lat_is_rt(int32_t weight)
+{
+	return weight > KTRACE_FXT_PRIO_BASE - 100;
+}
 
 static inline uint64_t lat_wait_ns(const struct lat_wait *w)
 {
@@ -113,6 +182,18 @@ static inline uint32_t lat_bucket_of(uint64_t v)
 	e = 63 - __builtin_clzll(v);
 	return ((e - LAT_SUB_BITS + 1) << LAT_SUB_BITS) |
 	       ((v >> (e - LAT_SUB_BITS)) & ((1U << LAT_SUB_BITS) - 1));
+}
+
+/* The smallest value in bucket @b. */
+static inline uint64_t lat_bucket_lo(uint32_t b)
+{
+	uint32_t e, m;
+
+	if (b < (1U << LAT_SUB_BITS))
+		return b;
+	e = (b >> LAT_SUB_BITS) + LAT_SUB_BITS - 1;
+	m = b & ((1U << LAT_SUB_BITS) - 1);
+	return ((uint64_t)(1U << LAT_SUB_BITS) | m) << (e - LAT_SUB_BITS);
 }
 
 static inline uint64_t lat_bucket_mid(uint32_t b)

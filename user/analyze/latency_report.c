@@ -126,14 +126,14 @@ static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
 }
 
 /* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
-static int prio_of(int32_t weight)
+int lat_prio_of(int32_t weight)
 {
 	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
 }
 
-static void put_prio(struct obuf *o, int32_t weight)
+void lat_put_prio(struct obuf *o, int32_t weight)
 {
-	int prio = prio_of(weight);
+	int prio = lat_prio_of(weight);
 
 	if (prio < 0)
 		obuf_lit(o, "prio ?");
@@ -144,8 +144,10 @@ static void put_prio(struct obuf *o, int32_t weight)
 }
 
 
+static void put_ts(struct obuf *o, uint64_t ns);
+
 /* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
-static void put_dur(struct obuf *o, uint64_t ns)
+void lat_put_dur(struct obuf *o, uint64_t ns)
 {
 	if (ns < 1000)
 		obuf_printf(o, "%llu ns", (unsigned long long)ns);
@@ -166,7 +168,7 @@ static const char *irq_name(struct lat_analysis *a, int32_t idx)
 static void put_part(struct obuf *o, bool *first, const char *what, uint64_t ns)
 {
 	obuf_printf(o, "%s%s ", *first ? "" : ", ", what);
-	put_dur(o, ns);
+	lat_put_dur(o, ns);
 	*first = false;
 }
 
@@ -177,9 +179,9 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 	for (uint32_t i = 0; i < w->nrun; i++) {
 		obuf_printf(o, "%s%s %llu (", first ? "" : ", ", lat_thread_name(a, w->run[i].id),
 			    (unsigned long long)w->run[i].id);
-		put_prio(o, w->run[i].weight);
+		lat_put_prio(o, w->run[i].weight);
 		obuf_lit(o, ") ");
-		put_dur(o, w->run[i].ns);
+		lat_put_dur(o, w->run[i].ns);
 		first = false;
 	}
 	if (w->run_other_ns)
@@ -190,7 +192,7 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		put_part(o, &first, "softirq", w->softirq_ns);
 	for (uint32_t i = 0; i < w->nirq; i++) {
 		obuf_printf(o, "%s%s ", i ? ", " : " (", irq_name(a, w->irq[i].id));
-		put_dur(o, w->irq[i].ns);
+		lat_put_dur(o, w->irq[i].ns);
 	}
 	if (w->nirq)
 		obuf_putc(o, ')');
@@ -198,10 +200,124 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		put_part(o, &first, "idle", w->idle_ns);
 	if (first)
 		obuf_lit(o, "nothing recorded");
+	if (w->untraced_ns) {
+		obuf_lit(o, "; of that, ");
+		lat_put_dur(o, w->untraced_ns);
+		obuf_lit(o, " untraced by the kernel");
+	}
 	if (w->partial)
 		obuf_lit(o, "; the CPU's history starts after the wait began");
 	else if (!w->have_irq)
 		obuf_lit(o, "; interrupts not recorded");
+}
+
+/*
+ * "queued on CPU 1 behind kt_x 1234 (rt 50) 18.900 ms; moved to CPU 0 at
+ * T; ran 12.0 us later": the run queues a wait was spent on.
+ */
+void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	for (uint32_t i = 0; i < w->npiece; i++) {
+		const struct lat_piece *p = &w->piece[i];
+
+		if (i) {
+			obuf_printf(o, "; moved to CPU %d at ", w->mig[i - 1].to);
+			put_ts(o, w->mig[i - 1].ts);
+			if (i == w->nmig && w->mig_dropped)
+				obuf_printf(o, " (after %u more moves)", w->mig_dropped);
+			if (i == w->npiece - 1 && p->cpu == (int32_t)w->cpu && !p->top_tid) {
+				obuf_lit(o, "; ran ");
+				lat_put_dur(o, p->end - p->start);
+				obuf_lit(o, " later");
+				continue;
+			}
+			obuf_lit(o, ", ");
+		}
+		if (p->cpu < 0) {
+			obuf_lit(o, "queued on a CPU the trace does not show ");
+			lat_put_dur(o, p->end - p->start);
+			continue;
+		}
+		obuf_printf(o, "queued on CPU %d ", p->cpu);
+		lat_put_dur(o, p->end - p->start);
+		if (p->top_tid) {
+			obuf_printf(o, " behind %s %llu (", lat_thread_name(a, p->top_tid),
+				    (unsigned long long)p->top_tid);
+			lat_put_prio(o, p->top_weight);
+			obuf_lit(o, ") ");
+			lat_put_dur(o, p->top_ns);
+		}
+	}
+	if (!w->have_migrations)
+		obuf_lit(o, " (migrations not recorded: the CPU it ran on is assumed)");
+}
+
+/* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
+void lat_causes_text(const struct lat_wait *w, struct obuf *o)
+{
+	bool first = true;
+
+	for (int i = 0; i < LAT_CAUSES; i++) {
+		if (!w->causes[i])
+			continue;
+		put_part(o, &first, lat_cause_name(i), w->causes[i]);
+		if (i == LAT_CAUSE_UNKNOWN) {
+			uint64_t rest = w->causes[i] - w->untraced_ns - w->lost_ns;
+
+			obuf_lit(o, " (");
+			if (w->untraced_ns) {
+				obuf_lit(o, "untraced by the kernel ");
+				lat_put_dur(o, w->untraced_ns);
+			}
+			if (w->lost_ns) {
+				obuf_printf(o, "%slost records ", w->untraced_ns ? ", " : "");
+				lat_put_dur(o, w->lost_ns);
+			}
+			if (rest) {
+				obuf_printf(o, "%sno CPU history ", w->untraced_ns || w->lost_ns ?
+					    ", " : "");
+				lat_put_dur(o, rest);
+			}
+			obuf_putc(o, ')');
+		}
+	}
+	if (first)
+		obuf_lit(o, "none");
+}
+
+/* "0-1,3": the CPUs of a mask, as taskset and cpuset lists write them. */
+static void put_cpu_list(struct obuf *o, uint64_t cpus)
+{
+	bool first = true;
+
+	for (int i = 0; i < 64; i++) {
+		int j = i;
+
+		if (!(cpus >> i & 1))
+			continue;
+		while (j + 1 < 64 && (cpus >> (j + 1) & 1))
+			j++;
+		obuf_printf(o, j > i ? "%s%d-%d" : "%s%d", first ? "" : ",", i, j);
+		first = false;
+		i = j;
+	}
+}
+
+/* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
+void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o)
+{
+	obuf_lit(o, "idle_allowed_elsewhere ");
+	lat_put_dur(o, w->idle_elsewhere_ns);
+	if (w->idle_elsewhere_cpu >= 0) {
+		obuf_printf(o, " (CPU %d idle ", w->idle_elsewhere_cpu);
+		lat_put_dur(o, w->idle_elsewhere_cpu_ns);
+		obuf_putc(o, ')');
+	}
+	obuf_lit(o, "; allowed CPUs ");
+	if (w->cpus)
+		put_cpu_list(o, w->cpus);
+	else
+		obuf_lit(o, "all");
 }
 
 /* "woken by T N on CPU C", or the interrupt that woke it. */
@@ -253,6 +369,9 @@ static void put_key(struct lat_analysis *a, struct obuf *o, uint64_t key)
 	case LAT_BY_CPU:
 		obuf_printf(o, "%8llu", (unsigned long long)key);
 		break;
+	case LAT_BY_CGROUP:
+		obuf_printf(o, "%-40s", lat_cgroup_name(a, key));
+		break;
 	default:
 		obuf_printf(o, "%8s", "all");
 	}
@@ -269,6 +388,9 @@ static void put_key_header(struct lat_analysis *a, struct obuf *o)
 		break;
 	case LAT_BY_CPU:
 		obuf_printf(o, "%8s", "CPU");
+		break;
+	case LAT_BY_CGROUP:
+		obuf_printf(o, "%-40s", "CGROUP");
 		break;
 	default:
 		obuf_printf(o, "%8s", "");
@@ -305,7 +427,7 @@ static void put_hist(struct obuf *o, const uint64_t *h, const char *unit)
 
 static const char *by_name(enum lat_by by)
 {
-	static const char *const names[] = { "thread", "process", "cpu", "all" };
+	static const char *const names[] = { "thread", "process", "cpu", "all", "cgroup" };
 
 	return names[by];
 }
@@ -321,11 +443,112 @@ static void missing_totals(struct lat_analysis *a, uint64_t *before, uint64_t *n
 	}
 }
 
+/*
+ * The selection's waits at or above its p99 (to the histogram's bucket:
+ * 3%): their number, the bucket's lower bound, and their causes summed.
+ */
+static uint64_t p99_causes(struct lat_analysis *a, uint64_t *causes, uint64_t *from_ns)
+{
+	uint64_t total = 0, seen = 0, n = 0;
+	uint32_t b;
+
+	memset(causes, 0, LAT_CAUSES * sizeof(*causes));
+	*from_ns = 0;
+	if (!a->waits_by_bucket)
+		return 0;
+	for (b = 0; b < LAT_BUCKETS; b++)
+		total += a->waits_by_bucket[b];
+	/* The bucket that holds the p99 wait, and every one above it. */
+	for (b = 0; b < LAT_BUCKETS; b++) {
+		seen += a->waits_by_bucket[b];
+		if (seen * 100 >= total * 99)
+			break;
+	}
+	for (uint32_t k = b; k < LAT_BUCKETS; k++) {
+		n += a->waits_by_bucket[k];
+		for (int c = 0; c < LAT_CAUSES; c++)
+			causes[c] += a->causes_by_bucket[(size_t)k * LAT_CAUSES + c];
+	}
+	*from_ns = b < LAT_BUCKETS ? lat_bucket_lo(b) : 0;
+	return n;
+}
+
+/* "causes of all waits: 91% higher_priority, ...; p99 and worse (N waits of D or more): ..." */
+static void put_selection_causes(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t all[LAT_CAUSES] = { 0 }, p99[LAT_CAUSES], from, n;
+
+	for (uint32_t i = 0; i < a->ngroups; i++)
+		for (int k = 0; k < LAT_CAUSES; k++)
+			all[k] += a->groups[i].causes[k];
+	n = p99_causes(a, p99, &from);
+	obuf_printf(o, "\ncauses of the %llu waits measured: ", (unsigned long long)a->waits);
+	lat_causes_line(all, o);
+	obuf_printf(o, "\np99 and worse (%llu waits of ", (unsigned long long)n);
+	lat_put_dur(o, from);
+	obuf_lit(o, " or more): ");
+	lat_causes_line(p99, o);
+	obuf_printf(o, "\nby %s:\n", by_name(a->o.by));
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+
+		if (!g->d[LAT_WAKEUP].count && !g->d[LAT_PREEMPT].count)
+			continue;
+		put_key(a, o, g->key);
+		obuf_lit(o, "  ");
+		lat_causes_line(g->causes, o);
+		obuf_putc(o, '\n');
+	}
+}
+
+/* The worst waits' causes summed, with the thread most to blame for each cause. */
+static void sum_worst(struct lat_analysis *a, uint64_t *causes)
+{
+	memset(causes, 0, LAT_CAUSES * sizeof(*causes));
+	for (uint32_t i = 0; i < a->worst.n; i++)
+		for (int k = 0; k < LAT_CAUSES; k++)
+			causes[k] += a->top[i].causes[k];
+}
+
+/* "CPU 0 idle 5.600 ms in total, longest 4.000 ms" per CPU that idled so. */
+static void put_work_conservation(struct lat_analysis *a, struct obuf *o)
+{
+	bool any = false;
+
+	obuf_lit(o, "\nwork conservation: CPUs idle while a thread that may run there waited longer than ");
+	lat_put_dur(o, a->o.idle_threshold_ns);
+	obuf_printf(o, " elsewhere (%llu such waits):", (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0; i < a->nwc; i++) {
+		if (!a->wc[i].idle_ns)
+			continue;
+		obuf_printf(o, "%s CPU %u idle ", any ? "," : "", i);
+		lat_put_dur(o, a->wc[i].idle_ns);
+		obuf_lit(o, " in total, longest ");
+		lat_put_dur(o, a->wc[i].longest_ns);
+		any = true;
+	}
+	if (any)
+		obuf_putc(o, '\n');
+	else
+		obuf_lit(o, " none\n");
+}
+
+static void put_worst_causes(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t causes[LAT_CAUSES];
+
+	sum_worst(a, causes);
+	obuf_printf(o, "the %u worst waits by cause: ", a->worst.n);
+	lat_causes_line(causes, o);
+	obuf_putc(o, '\n');
+}
+
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 {
 	static const char *const titles[LAT_KINDS] = {
 		"wakeup latency (sched_waking to switch-in)",
 		"preemption latency (switched out runnable to switch-in)",
+		"timer latency (sleeper's timer due to switch-in)",
 	};
 	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
 	uint64_t before, nowake, lossy;
@@ -397,6 +620,9 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)a->ftrace_lost);
 	if (!a->have_irq)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+	if (a->waits)
+		put_selection_causes(a, o);
+	put_work_conservation(a, o);
 	if (!a->worst.n)
 		return;
 	obuf_printf(o, "\nthe %u worst waits:\n", a->worst.n);
@@ -408,18 +634,36 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    lat_kind_name(w->kind), lat_thread_name(a, w->tid),
 			    (unsigned long long)w->tid, lat_proc_name(a, w->pid),
 			    (unsigned long long)w->pid, w->cpu,
-			    w->kind == LAT_WAKEUP ? "woken" : "preempted");
+			    w->kind == LAT_WAKEUP ? "woken" :
+			    w->kind == LAT_TIMER ? "due" : "preempted");
 		put_ts(o, w->start);
 		obuf_lit(o, ", ran at ");
 		put_ts(o, w->end);
 		obuf_lit(o, "\n     ");
+		if (w->kind == LAT_TIMER) {
+			lat_timer_line(a, w, o);
+			obuf_lit(o, "\n     ");
+		}
 		put_waker(a, w, o);
 		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
 			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
-		obuf_printf(o, "\n     CPU %u meanwhile: ", w->cpu);
+		if (w->kind == LAT_TIMER && w->end == w->timer.woken) {
+			obuf_printf(o, "\n     it was still on CPU %u: its timer fired before it slept\n",
+				    w->cpu);
+			continue;
+		}
+		obuf_printf(o, "\n     CPU %u %s: ", w->cpu,
+			    w->kind == LAT_TIMER ? "from wakeup to run" : "meanwhile");
 		lat_blame_line(a, w, o);
+		obuf_lit(o, "\n     ");
+		lat_where_line(a, w, o);
+		obuf_lit(o, "\n     causes: ");
+		lat_causes_text(w, o);
+		obuf_lit(o, "\n     ");
+		lat_elsewhere_text(w, o);
 		obuf_putc(o, '\n');
 	}
+	put_worst_causes(a, o);
 }
 
 static void json_dist(struct obuf *o, const struct lat_dist *d)
@@ -470,9 +714,19 @@ static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct
 	free(t);
 }
 
+/* {"higher_priority":N,...}: exactly the cause names, in ns. */
+static void json_causes(struct obuf *o, const char *key, const uint64_t *causes)
+{
+	obuf_printf(o, ",\"%s\":{", key);
+	for (int k = 0; k < LAT_CAUSES; k++)
+		obuf_printf(o, "%s\"%s\":%llu", k ? "," : "", lat_cause_name(k),
+			    (unsigned long long)causes[k]);
+	obuf_putc(o, '}');
+}
+
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 {
-	uint64_t before, nowake, lossy;
+	uint64_t before, nowake, lossy, causes[LAT_CAUSES];
 
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
@@ -494,13 +748,19 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			json_name(o, "comm", lat_thread_name(a, g->key));
 			obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
 			json_name(o, "process", lat_proc_name(a, t ? t->pid : 0));
+			if (t && t->cgroup)
+				json_name(o, "cgroup", lat_cgroup_name(a, t->cgroup));
 		} else if (a->o.by == LAT_BY_PROCESS) {
 			json_name(o, "process", lat_proc_name(a, g->key));
+		} else if (a->o.by == LAT_BY_CGROUP) {
+			json_name(o, "cgroup", lat_cgroup_name(a, g->key));
 		}
 		obuf_lit(o, ",\"wakeup\":");
 		json_dist(o, &g->d[LAT_WAKEUP]);
 		obuf_lit(o, ",\"preemption\":");
 		json_dist(o, &g->d[LAT_PREEMPT]);
+		obuf_lit(o, ",\"timer\":");
+		json_dist(o, &g->d[LAT_TIMER]);
 		obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
 			    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
 			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
@@ -510,6 +770,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
 			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
 		json_blocked_in(a, o, g);
+		json_causes(o, "causes", g->causes);
 		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
 			    "\"overlaps_loss\":%llu}}",
 			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
@@ -534,7 +795,9 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
 			    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
 			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
-		if (w->kind == LAT_WAKEUP) {
+		if (w->kind == LAT_TIMER)
+			lat_timer_json(a, w, o);
+		if (w->kind != LAT_PREEMPT) {
 			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
 				    ktrace_irq_context_name(w->waker_ctx));
 			if (w->has_waker) {
@@ -552,7 +815,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
 				    (unsigned long long)w->run[j].id);
 			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
-			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", prio_of(w->run[j].weight),
+			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", lat_prio_of(w->run[j].weight),
 				    (unsigned long long)w->run[j].ns);
 		}
 		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
@@ -569,7 +832,66 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			}
 			obuf_putc(o, ']');
 		}
-		obuf_printf(o, ",\"partial\":%s}}", w->partial ? "true" : "false");
+		obuf_printf(o, ",\"partial\":%s}", w->partial ? "true" : "false");
+		json_causes(o, "causes", w->causes);
+		obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
+			    "\"no_history\":%llu},\"migrations_recorded\":%s,\"queue_cpu\":%d,"
+			    "\"migrations\":[",
+			    (unsigned long long)w->untraced_ns, (unsigned long long)w->lost_ns,
+			    (unsigned long long)(w->causes[LAT_CAUSE_UNKNOWN] - w->untraced_ns -
+						 w->lost_ns),
+			    w->have_migrations ? "true" : "false",
+			    w->npiece ? w->piece[0].cpu : -1);
+		for (uint32_t j = 0; j < w->nmig; j++)
+			obuf_printf(o, "%s{\"ts\":%llu,\"from\":%d,\"to\":%d}", j ? "," : "",
+				    (unsigned long long)w->mig[j].ts, w->mig[j].from, w->mig[j].to);
+		obuf_printf(o, "],\"migrations_left_out\":%u,\"idle_allowed_elsewhere\":%llu,"
+			    "\"idle_allowed_cpu\":%d,\"idle_allowed_cpu_ns\":%llu,\"cpus_allowed\":",
+			    w->mig_dropped, (unsigned long long)w->idle_elsewhere_ns,
+			    w->idle_elsewhere_cpu, (unsigned long long)w->idle_elsewhere_cpu_ns);
+		if (w->cpus)
+			obuf_printf(o, "%llu", (unsigned long long)w->cpus);
+		else
+			obuf_lit(o, "null");
+		obuf_lit(o, ",\"pieces\":[");
+		for (uint32_t j = 0; j < w->npiece; j++) {
+			const struct lat_piece *p = &w->piece[j];
+
+			obuf_printf(o, "%s{\"cpu\":%d,\"start\":%llu,\"end\":%llu", j ? "," : "",
+				    p->cpu, (unsigned long long)p->start, (unsigned long long)p->end);
+			if (p->top_tid) {
+				obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
+				json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
+				obuf_printf(o, ",\"behind_prio\":%d,\"behind_ns\":%llu",
+					    lat_prio_of(p->top_weight), (unsigned long long)p->top_ns);
+			}
+			obuf_putc(o, '}');
+		}
+		obuf_lit(o, "]}");
 	}
-	obuf_lit(o, "]}\n");
+	sum_worst(a, causes);
+	obuf_lit(o, "]");
+	json_causes(o, "top_causes", causes);
+	{
+		uint64_t all[LAT_CAUSES] = { 0 }, from, n;
+
+		for (uint32_t i = 0; i < a->ngroups; i++)
+			for (int k = 0; k < LAT_CAUSES; k++)
+				all[k] += a->groups[i].causes[k];
+		json_causes(o, "causes", all);
+		n = p99_causes(a, causes, &from);
+		json_causes(o, "p99_causes", causes);
+		obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu,\"causes_walked\":%llu",
+			    (unsigned long long)n, (unsigned long long)from,
+			    (unsigned long long)a->causes_walked);
+	}
+	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
+		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0, n = 0; i < a->nwc; i++)
+		if (a->wc[i].idle_ns)
+			obuf_printf(o, "%s{\"cpu\":%u,\"idle_ns\":%llu,\"longest_ns\":%llu}",
+				    n++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
+				    (unsigned long long)a->wc[i].longest_ns);
+	obuf_lit(o, "]}");
+	obuf_lit(o, "}\n");
 }

@@ -974,3 +974,23 @@ uint64_t fxt_ns_to_ticks(const struct fxt_reader *r, uint64_t ns)
 	ticks = (double)ns * r->ticks_per_sec / KTRACE_FXT_TICKS_PER_SEC;
 	return ticks >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)ticks;
 }
+
+void fxt_reader_learn_well_known(struct fxt_reader *r)
+{
+	uint64_t w[1 + 8];		/* the longest is far shorter */
+	struct fxt_record rec;
+
+	for (uint32_t i = 1; i < KTRACE_FXT_STR_FIRST_DYNAMIC; i++) {
+		const char *s = ktrace_fxt_well_known[i];
+		uint32_t len;
+
+		if (!s)
+			continue;
+		len = strlen(s);
+		if (len > 8 * 8)
+			continue;
+		w[0] = ktrace_fxt_string_hdr(i, len);
+		ktrace_fxt_put_stream((__u64 *)w + 1, s, len);
+		fxt_reader_decode(r, w, ktrace_fxt_rec_words(w[0]), &rec);
+	}
+}

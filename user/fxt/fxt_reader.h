@@ -124,6 +124,12 @@ int fxt_reader_decode(struct fxt_reader *r, const uint64_t *w, uint32_t nwords,
 		      struct fxt_record *rec);
 
 /*
+ * The strings every ktrace archive's preamble defines (ktrace_fxt_well_known),
+ * for a reader of records written to be read after one: a recorder's spool.
+ */
+void fxt_reader_learn_well_known(struct fxt_reader *r);
+
+/*
  * Whether the file @fd starts as FXT does; reports what it is instead (JSON,
  * empty, anything else) and returns -EINVAL.  0 for a pipe, which cannot be
  * peeked at: the reader reports a missing magic as it reads.

@@ -239,6 +239,12 @@ static void put_blocked_in(struct obuf *o, const char *fn)
 	obuf_json_str(o, fn, strlen(fn));
 }
 
+/* What names a thread no record names: never empty, never a real name. */
+static size_t unnamed(char *buf, size_t size, uint64_t tid)
+{
+	return snprintf(buf, size, "<unnamed %llu>", (unsigned long long)tid);
+}
+
 /* The slice a CPU ran @tid for, and the same on the thread's own track. */
 static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uint64_t end,
 		     const char *state, const char *blocked_in)
@@ -251,7 +257,7 @@ static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uin
 	size_t len;
 
 	if (!name) {
-		len = snprintf(tmp, sizeof(tmp), "tid %llu", (unsigned long long)t->tid);
+		len = unnamed(tmp, sizeof(tmp), t->tid);
 		name = tmp;
 	} else {
 		len = t->name_len;
@@ -706,6 +712,16 @@ void json_writer_finish(struct json_writer *j, const char *embedded_ftrace)
 	for (uint32_t cpu = 0; cpu < j->ncpus; cpu++)
 		if (j->cpus[cpu].tid)
 			emit_run(j, cpu, &j->cpus[cpu], j->last_ts, "running", NULL);
+	/* A thread no record named gets a track name that says so. */
+	for (uint32_t i = 0; i < j->nthreads; i++) {
+		struct thread *t = &j->threads[i];
+		char name[32];
+
+		if (t->name_len || !t->tid || t->tid >= KTRACE_FXT_IRQ_PID)
+			continue;
+		ev_meta(j, "thread_name", t->pid, t->tid, "name", name,
+			unnamed(name, sizeof(name), t->tid), false, 0);
+	}
 	obuf_lit(o, "\n],\n\"otherData\":{\"generator\":\"ktrace\"");
 	if (j->host[0])
 		other_str(o, "host", j->host);

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "record.h"
 #include "timeline.h"
 #include "utils.h"
@@ -61,8 +62,10 @@ struct archive_check {
 	struct fxt_writer *w;
 	struct fxt_reader r;
 	struct timeline tl;
+	struct archive_names names;
 	uint64_t untraced;
 	bool writing;		/* our own record, on its way through */
+	bool at_end;		/* the names of the threads alive at the end */
 };
 
 static void untraced_switch(struct archive_check *a, const struct fxt_record *sw,
@@ -77,6 +80,38 @@ static void untraced_switch(struct archive_check *a, const struct fxt_record *sw
 			"untraced_switch", args, TL_UNTRACED_NARGS, 0);
 	a->writing = false;
 	a->untraced++;
+}
+
+/* Before a record that uses @tid: the name it had then, if another is in effect. */
+static void name_thread(struct archive_check *a, uint64_t tid, uint64_t ts, bool ran)
+{
+	__u64 proc[KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS];
+	uint32_t nthread, nproc;
+	const uint64_t *thread;
+
+	if (!archive_names_use(&a->names, tid, ts, ran, &thread, &nthread, proc, &nproc))
+		return;
+	obuf_put(&a->w->out, thread, (size_t)nthread * 8);
+	a->w->records++;
+	if (nproc) {
+		obuf_put(&a->w->out, proc, (size_t)nproc * 8);
+		a->w->records++;
+	}
+}
+
+static void name_threads(struct archive_check *a, const struct fxt_record *rec)
+{
+	const struct fxt_arg *waker;
+
+	if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
+		name_thread(a, rec->out_tid, rec->ts, true);
+		name_thread(a, rec->in_tid, rec->ts, true);
+	} else if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
+		name_thread(a, rec->tid, rec->ts, false);
+		waker = fxt_find_arg(rec, "waker");
+		if (waker && waker->type == KTRACE_FXT_ARG_KOID)
+			name_thread(a, waker->u, rec->ts, false);
+	}
 }
 
 static int archive_sink(void *ctx, const void *words, uint32_t n)
@@ -94,6 +129,10 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 		} else if (timeline_meta(&rec, &cpu) != TL_META_NONE) {
 			timeline_forget(&a->tl, cpu);
 		}
+		if (rec.type == KTRACE_FXT_REC_SCHED)
+			name_threads(a, &rec);
+		else if (rec.type == KTRACE_FXT_REC_KERNEL_OBJ)
+			archive_names_written(&a->names, &rec, a->at_end);
 	} else if (a->writing) {
 		/* Its strings, for the records that use them later. */
 		fxt_reader_decode(&a->r, words, n, &rec);
@@ -106,12 +145,18 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
  * @records: every record in the archive, as `ktrace dump --stats` counts
  * them; @untraced: the untraced_switch records among them.
  */
+static int write_name(void *ctx, const uint64_t *rec, uint32_t words, uint64_t ts)
+{
+	(void)ts;
+	fxt_write_words(ctx, rec, words);
+	return 0;
+}
+
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
-			 uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-			 uint64_t *bytes, uint64_t *records, uint64_t *untraced)
+		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
+		  struct spool *end_names, struct archive_stats *st)
 {
 	struct archive_check a = { 0 };
-	uint64_t threads;
 	struct fxt_writer *w = malloc(sizeof(*w));
 	int ret;
 
@@ -119,12 +164,18 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		free(w);
 		return -ENOMEM;
 	}
+	ret = archive_names_scan(&a.names, spools, n, from);
+	if (ret) {
+		free(w);
+		return ret;
+	}
 	a.w = w;
 	fxt_reader_open_mem(&a.r, NULL, 0);
-	/* Only what names strings and what the timelines need is decoded. */
+	/* Only what names strings and threads, and what the timelines need, is decoded. */
 	a.r.undecoded = ~(1U << KTRACE_FXT_REC_METADATA | 1U << KTRACE_FXT_REC_INIT |
 			  1U << KTRACE_FXT_REC_STRING | 1U << KTRACE_FXT_REC_THREAD |
-			  1U << KTRACE_FXT_REC_EVENT | 1U << KTRACE_FXT_REC_SCHED);
+			  1U << KTRACE_FXT_REC_EVENT | 1U << KTRACE_FXT_REC_SCHED |
+			  1U << KTRACE_FXT_REC_KERNEL_OBJ);
 	w->sink = archive_sink;
 	w->sink_ctx = &a;
 	fxt_write_preamble(w, 1, "ktrace");
@@ -134,26 +185,30 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		for (unsigned int i = 0; i < ro->nprobes; i++)
 			fxt_write_string(w, KTRACE_FXT_STR_FIRST_PROBE + i, ro->probes[i].symbol);
 	/*
-	 * The threads alive now, first: the names recorded (those alive at
-	 * the start, then fork, exec and rename) come later and win, and a
-	 * thread whose events were lost, or written over in a ring, still
-	 * gets one.
+	 * The threads alive at the end, first: a thread whose events were
+	 * lost, or written over in a ring, still gets a name, and the names
+	 * recorded come later where they differ (names.c).
 	 */
-	if (!ops->statedump_in_kernel || ro->ring)
-		statedump_write(w, &threads);
+	a.at_end = true;
+	ret = spool_for_each_kobj(end_names, write_name, w);
+	a.at_end = false;
+	if (ret)
+		pr_warn("cannot read the names of the threads alive at the end: %s", strerror(-ret));
 	if (ops->head)
 		ops->head(priv, w, start);
 	ret = merge_spools(spools, n, w, from);
 	w->sink = NULL;
-	*bytes = w->out.total + w->out.len;
-	*records = w->records;
-	*untraced = a.untraced;
+	st->bytes = w->out.total + w->out.len;
+	st->records = w->records;
+	st->untraced = a.untraced;
+	st->unnamed = a.names.unnamed;
 	if (!ret)
 		ret = fxt_writer_finish(w);
 	else
 		fxt_writer_finish(w);
 	fxt_reader_close(&a.r);
 	timeline_free(&a.tl);
+	archive_names_free(&a.names);
 	free(w);
 	return ret;
 }
@@ -163,10 +218,10 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
  * the spools, so write it as FXT where there is room and say where.
  */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-		   struct spool *spools, unsigned int n, uint64_t from)
+	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
-	uint64_t bytes, records, untraced;
+	struct archive_stats st;
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
@@ -178,11 +233,10 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, &bytes, &records,
-				   &untraced) &&
+		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, end_names, &st) &&
 		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
-			       path, bytes / 1e6);
+			       path, st.bytes / 1e6);
 			return;
 		}
 		close(fd);

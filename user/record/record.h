@@ -16,17 +16,25 @@ struct record_opts;
 
 /* archive.c: the trace's first time where every wrapped ring has data (0: none wrapped). */
 uint64_t ring_common_start(const struct spool *spools, unsigned int n);
+/* What write_archive() wrote. */
+struct archive_stats {
+	uint64_t bytes;
+	uint64_t records;	/* every record, as `ktrace dump --stats` counts them */
+	uint64_t untraced;	/* context switches the kernel did not trace, marked */
+	uint64_t unnamed;	/* threads that ran and have no name anywhere */
+};
+
 /*
- * The archive into @fd: records timed before @from left out; @records:
- * every record in it, as `ktrace dump --stats` counts them; @untraced: the
- * context switches the kernel did not trace, marked in it.
+ * The archive into @fd: records timed before @from left out; @end_names:
+ * the names of the threads alive when recording stopped (a spool of thread
+ * and process records, empty when there are none).
  */
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-		  uint64_t *bytes, uint64_t *records, uint64_t *untraced);
+		  struct spool *end_names, struct archive_stats *st);
 /* The output could not be written: the archive where there is room, and where. */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-	    struct spool *spools, unsigned int n, uint64_t from);
+	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names);
 
 /* Names of every process and thread alive now, as kernel object records. */
 int statedump_write(struct fxt_writer *w, uint64_t *threads);

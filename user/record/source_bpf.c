@@ -477,6 +477,8 @@ static const char *const prog_records[][2] = {
 	{ "ktrace_probe_return", "probe duration end" },
 	{ "ktrace_cpuhp_enter", "CPU offline or online" },
 	{ "ktrace_cpuhp_exit", "CPU offline or online" },
+	/* Runs for every hrtimer: a skipped run lost a record only for a sleeper's. */
+	{ "ktrace_hrtimer_expire_entry", "timer expiry" },
 };
 
 static const char *records_of(const char *prog)

@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spool.h"
+#include "u64map.h"
 #include "utils.h"
 
 #define SPOOL_BUF	(256 << 10)
@@ -24,6 +26,9 @@ void spool_close(struct spool *s)
 	if (s->f)
 		fclose(s->f);
 	s->f = NULL;
+	free(s->kobjs);
+	s->kobjs = NULL;
+	s->nkobjs = s->cap_kobjs = 0;
 }
 
 /* The timestamp a raw record sorts by, if it has one. */
@@ -35,13 +40,42 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 	return true;
 }
 
-/* Notes a record's time: by how much the spool is out of order. */
+/* The next record written is a name (of koid @koid): where it goes, and its time. */
+static void note_kobj(struct spool *s, uint64_t koid)
+{
+	struct spool_kobj *k = vec_add(&s->kobjs, &s->nkobjs, &s->cap_kobjs, sizeof(*k));
+
+	if (!k)
+		out_of_memory("record: the spools' names");
+	k->offset = s->bytes;
+	/* A record from an interrupt may come between a last switch and its name. */
+	k->ts = s->exit_tid && koid == s->exit_tid ? s->exit_ts : s->last_ts;
+}
+
+/*
+ * Notes a record's time (by how much the spool is out of order), an
+ * exiting thread's last switch, and where a name is, at its offset:
+ * s->bytes before the record is added.  @w: the first 3 of @words words.
+ */
 static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
 {
 	uint64_t ts;
 
-	if (!raw_ts(w, words, &ts))
+	if (!raw_ts(w, words, &ts)) {
+		if (ktrace_fxt_rec_type(w[0]) == KTRACE_FXT_REC_KERNEL_OBJ && words > 1)
+			note_kobj(s, w[1]);
 		return;
+	}
+	s->last_ts = ts;
+	if (ktrace_fxt_rec_type(w[0]) == KTRACE_FXT_REC_SCHED &&
+	    ktrace_fxt_sched_type(w[0]) == KTRACE_FXT_SCHED_CSWITCH_ARGS && words > 2) {
+		uint32_t state = ktrace_fxt_get(w[0], 36, 39);
+
+		if (state == KTRACE_FXT_THREAD_DYING || state == KTRACE_FXT_THREAD_DEAD) {
+			s->exit_tid = w[2];
+			s->exit_ts = ts;
+		}
+	}
 	if (!s->timed_records++ || ts < s->min_ts)
 		s->min_ts = ts;
 	if (ts >= s->max_ts)
@@ -52,7 +86,7 @@ static void note_time(struct spool *s, const uint64_t *w, uint32_t words)
 
 int spool_add(struct spool *s, const void *rec, size_t bytes)
 {
-	uint64_t h, w[2];
+	uint64_t h, w[3];
 	uint32_t words;
 
 	if (bytes < 8 || bytes % 8) {
@@ -65,7 +99,7 @@ int spool_add(struct spool *s, const void *rec, size_t bytes)
 		s->rejected++;
 		return -EINVAL;
 	}
-	memcpy(w, rec, words > 1 ? 16 : 8);
+	memcpy(w, rec, (words < 3 ? words : 3) * 8);
 	note_time(s, w, words);
 	if (fwrite(rec, bytes, 1, s->f) != 1)
 		return -EIO;
@@ -82,13 +116,16 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords)
 		words = ktrace_fxt_rec_words(w[i]);
 		if (!words || ktrace_fxt_rec_type(w[i]) == KTRACE_FXT_REC_LARGE || words > nwords - i)
 			return -EINVAL;
+	}
+	for (size_t i = 0, words; i < nwords; i += words) {
+		words = ktrace_fxt_rec_words(w[i]);
 		note_time(s, w + i, words);
+		s->bytes += words * 8;
 		records++;
 	}
 	if (nwords && fwrite(w, nwords * 8, 1, s->f) != 1)
 		return -EIO;
 	s->records += records;
-	s->bytes += nwords * 8;
 	return 0;
 }
 
@@ -256,6 +293,30 @@ static int fill_window(struct cursor *c)
 		*c->held_bytes += sizeof(*h) + h->words * sizeof(h->rec[0]);
 	}
 	return 0;
+}
+
+int spool_for_each_kobj(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec,
+						   uint32_t words, uint64_t ts), void *ctx)
+{
+	uint64_t rec[KTRACE_FXT_MAX_RECORD_WORDS];
+	int ret = 0;
+
+	if (s->nkobjs && fflush(s->f))
+		return -errno;
+	for (uint32_t i = 0; i < s->nkobjs && !ret; i++) {
+		const struct spool_kobj *k = &s->kobjs[i];
+		uint64_t ts = s->offset < 0 && k->ts < (uint64_t)-s->offset ? 0 : k->ts + s->offset;
+		uint32_t words;
+
+		if (pread(fileno(s->f), rec, 8, k->offset) != 8)
+			return -EIO;
+		words = ktrace_fxt_rec_words(rec[0]);
+		if (words > 1 && pread(fileno(s->f), rec + 1, (words - 1) * 8, k->offset + 8) !=
+		    (ssize_t)(words - 1) * 8)
+			return -EIO;
+		ret = fn(ctx, rec, words, ts);
+	}
+	return ret;
 }
 
 static int cursor_next(struct cursor *c)

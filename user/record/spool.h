@@ -28,6 +28,13 @@ struct spool {
 	uint64_t timed_records;
 	bool wrapped;		/* a ring wrote over older records: they start late */
 	uint64_t disorder;	/* the most an event came before max_ts, ns */
+	uint64_t last_ts;	/* of the last record with a time */
+	uint64_t exit_tid, exit_ts;	/* the last switch-out of an exiting thread */
+	/* Where the kernel object records (names) are, and the time of each. */
+	struct spool_kobj {
+		uint64_t offset, ts;
+	} *kobjs;
+	uint32_t nkobjs, cap_kobjs;
 };
 
 int spool_open(struct spool *s);
@@ -42,6 +49,15 @@ int spool_add_run(struct spool *s, const uint64_t *w, size_t nwords);
  */
 struct fxt_writer *spool_writer_new(struct spool *s);
 void spool_writer_free(struct fxt_writer *w);
+/*
+ * Calls @fn on each kernel object record (a name) of @s, with its time:
+ * for the name the recorders write after an exiting thread's last switch,
+ * that switch's; for any other, that of the last record before it that had
+ * one (0 before any); moved by the spool's offset.  Stops at @fn's first
+ * non-zero return, and gives it.
+ */
+int spool_for_each_kobj(struct spool *s, int (*fn)(void *ctx, const uint64_t *rec,
+						   uint32_t words, uint64_t ts), void *ctx);
 /* Records timed before @from (0: none) are left out; names and strings are kept. */
 int merge_spools(struct spool *spools, unsigned int n, struct fxt_writer *w, uint64_t from);
 

@@ -156,6 +156,12 @@ static inline __u32 ktrace_linux_state(int preempt, __u32 state, __u32 exit_stat
 	return index;
 }
 
+/* Whether a switch-out in @linux_state is the task's last (it is exiting). */
+static inline int ktrace_linux_state_exits(__u32 linux_state)
+{
+	return linux_state == KTRACE_LINUX_DEAD || linux_state == KTRACE_LINUX_ZOMBIE;
+}
+
 /* The FXT outgoing state shown by viewers for each Linux state. */
 static inline __u32 ktrace_fxt_state_from_linux(__u32 linux_state)
 {
@@ -220,6 +226,17 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_KSTACK		= 30,
 	KTRACE_FXT_STR_BLOCKED_IN	= 31,
 	KTRACE_FXT_STR_FRAMES		= 32,
+	/* Timer expiries (ktrace_fxt_put_timer_expire()). */
+	KTRACE_FXT_STR_CAT_TIMER	= 33,
+	KTRACE_FXT_STR_TIMER_EXPIRE	= 34,
+	KTRACE_FXT_STR_DUE		= 35,
+	KTRACE_FXT_STR_HARD_DUE		= 36,
+	/* Where a wait was spent (migrations) and where a thread may run. */
+	KTRACE_FXT_STR_CAT_SCHED	= 40,
+	KTRACE_FXT_STR_MIGRATE		= 41,
+	KTRACE_FXT_STR_ORIG_CPU		= 42,
+	KTRACE_FXT_STR_DEST_CPU		= 43,
+	KTRACE_FXT_STR_CPUS		= 44,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -267,6 +284,15 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_KSTACK]			= "kstack",
 	[KTRACE_FXT_STR_BLOCKED_IN]		= "blocked_in",
 	[KTRACE_FXT_STR_FRAMES]			= "frames",
+	[KTRACE_FXT_STR_CAT_TIMER]		= "ktrace:timer",
+	[KTRACE_FXT_STR_TIMER_EXPIRE]		= "timer_expire",
+	[KTRACE_FXT_STR_DUE]			= "due",
+	[KTRACE_FXT_STR_HARD_DUE]		= "hard_due",
+	[KTRACE_FXT_STR_CAT_SCHED]		= "ktrace:sched",
+	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
+	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
+	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
+	[KTRACE_FXT_STR_CPUS]			= "cpus",
 };
 #endif
 
@@ -750,29 +776,39 @@ static inline __u32 ktrace_irq_context(__u32 preempt_count)
 }
 
 #define KTRACE_FXT_WAKEUP_WORDS		6
-#define KTRACE_FXT_WAKEUP_MAX_WORDS	7
+#define KTRACE_FXT_WAKEUP_MAX_WORDS	9
+
+/* Words of a wakeup from @irq_ctx, of a thread restricted to @cpus (0: not). */
+static inline __u32 ktrace_fxt_wakeup_words(__u32 irq_ctx, __u64 cpus)
+{
+	return KTRACE_FXT_WAKEUP_WORDS + (irq_ctx ? 1 : 0) + (cpus ? 2 : 0);
+}
 
 /*
  * Thread wakeup with the woken thread's weight.  From a task, the waker's
  * tid follows as "waker"; from an interrupt, "irq_context" says which kind
  * and the task it interrupted is "interrupted", so no viewer takes that
- * task for the waker.
+ * task for the waker.  A thread that may not run on every CPU gets "cpus"
+ * (uint64), its allowed CPUs 0..63 as a mask: the wait that starts here
+ * cannot be blamed on an idle CPU it may not use.
  */
 static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
-					  int prio, __u32 waker_tid, __u32 irq_ctx)
+					  int prio, __u32 waker_tid, __u32 irq_ctx, __u64 cpus)
 {
-	__u32 n = irq_ctx ? KTRACE_FXT_WAKEUP_MAX_WORDS : KTRACE_FXT_WAKEUP_WORDS;
+	__u32 n = ktrace_fxt_wakeup_words(irq_ctx, cpus), i = 4;
 
-	w[0] = ktrace_fxt_wakeup_hdr(n, irq_ctx ? 3 : 2, cpu);
+	w[0] = ktrace_fxt_wakeup_hdr(n, 2 + (irq_ctx ? 1 : 0) + (cpus ? 1 : 0), cpu);
 	w[1] = ts;
 	w[2] = tid;
 	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
 	if (irq_ctx) {
-		w[4] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
-		ktrace_fxt_put_arg_koid(&w[5], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
+		w[i++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
 	} else {
-		ktrace_fxt_put_arg_koid(&w[4], KTRACE_FXT_STR_WAKER, waker_tid);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_WAKER, waker_tid);
 	}
+	if (cpus)
+		ktrace_fxt_put_arg(&w[i], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
 	return n;
 }
 
@@ -825,28 +861,78 @@ static inline __u32 ktrace_fxt_put_trigger(__u64 *w, __u64 ts, __u32 pid, __u32 
 				       KTRACE_FXT_STR_CAT_LATENCY, KTRACE_FXT_STR_TRIGGER, 0);
 }
 
+#define KTRACE_FXT_TIMER_EXPIRE_WORDS	9
+
+/*
+ * A sleeping thread's hrtimer expired (hrtimer_expire_entry for a timer
+ * whose function is hrtimer_wakeup): an instant in "ktrace:timer" named
+ * "timer_expire" on the sleeper, at the time its timer's function is
+ * called (@ts, "fired"), with "due" (the soft expiry: the time the thread
+ * asked for), "hard_due" (the hard expiry: due plus the thread's timer
+ * slack, the latest the kernel meant to fire it) in the recorder's clock,
+ * and the "cpu" the timer fired on.
+ */
+static inline __u32 ktrace_fxt_put_timer_expire(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+						__u64 due, __u64 hard_due, __u32 cpu)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_TIMER, 0,
+					KTRACE_FXT_STR_TIMER_EXPIRE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_DUE, due);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_HARD_DUE, hard_due);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 3, 0,
+				       KTRACE_FXT_STR_CAT_TIMER, KTRACE_FXT_STR_TIMER_EXPIRE, 0);
+}
+
+#define KTRACE_FXT_MIGRATE_WORDS	6
+
+/*
+ * A task moved to another CPU's run queue (sched_migrate_task, from
+ * set_task_cpu(): wakeup placement, the load balancer, affinity and
+ * hotplug moves): an instant in "ktrace:sched" named "migrate" on the
+ * task, with orig_cpu and dest_cpu.  A waiting thread's wait is spent on
+ * the run queue of its latest destination, which only these records say.
+ */
+static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					   __u32 orig_cpu, __u32 dest_cpu)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_MIGRATE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_ORIG_CPU, orig_cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_DEST_CPU, dest_cpu);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_MIGRATE, 0);
+}
+
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
 #define KTRACE_FXT_COMM_LEN		15
-#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	6
+#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	8
 #define KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS	4
 
 /*
  * Kernel object record naming a thread, with its process koid: header,
- * koid, inline name (at most two words), "process" koid argument.
- * @name needs at least @len readable bytes; @len is clamped to 15.
+ * koid, inline name (at most two words), "process" koid argument and, for
+ * a thread that may not run on every CPU, "cpus" (uint64: its allowed CPUs
+ * 0..63, as on its wakeups; 0 leaves it out).  @name needs at least @len
+ * readable bytes; @len is clamped to 15.
  */
 static inline __u32 ktrace_fxt_put_kobj_thread(__u64 *w, __u32 tid, __u32 pid,
-					       const char *name, __u32 len)
+					       const char *name, __u32 len, __u64 cpus)
 {
 	__u32 n;
 
 	if (len > KTRACE_FXT_COMM_LEN)
 		len = KTRACE_FXT_COMM_LEN;
-	n = 2 + ktrace_fxt_str_words(len) + 2;
-	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len), 1);
+	n = 2 + ktrace_fxt_str_words(len);
 	w[1] = tid;
 	ktrace_fxt_put_stream(&w[2], name, len);
-	ktrace_fxt_put_arg_koid(&w[n - 2], KTRACE_FXT_STR_PROCESS, pid);
+	n += ktrace_fxt_put_arg_koid(&w[n], KTRACE_FXT_STR_PROCESS, pid);
+	if (cpus)
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
+	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len),
+				   cpus ? 2 : 1);
 	return n;
 }
 

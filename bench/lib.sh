@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the benchmarks, run by `make bench` or on their own.
+# needs BUILD_DIR TARGET...: builds what a benchmark runs (the CLI, a test
+# program) when it is not there yet, through the Makefile, so that a
+# benchmark run directly measures real programs; stops with what to run
+# when that fails.
+needs() {
+	local build=$1 t missing=()
+	shift
+	for t in "$@"; do [ -x "$build/$t" ] || missing+=("$build/$t"); done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "# building ${missing[*]}" >&2
+	make --no-print-directory -C "$(dirname "${BASH_SOURCE[0]}")/.." O="$build" "${missing[@]}" >&2 && return 0
+	echo "$(basename "$0"): ${missing[*]} cannot be built; run 'make bench' (or 'make O=$build ${missing[*]}') first" >&2
+	exit 1
+}

@@ -1,0 +1,40 @@
+#!/bin/bash
+# ktrace latency against perf sched: hackbench (-g 4 -l 200) recorded by the
+# BPF backend and by perf sched record (on CLOCK_MONOTONIC, ktrace's clock)
+# at once; every scheduling delay perf sched timehist reports for hackbench
+# must be a wait of ktrace latency with the same thread and length, within
+# the sched_waking/sched_wakeup allowance tests/check_perf_sched.py states,
+# whether or not the kernel left switches untraced meanwhile; and each
+# wait's idle_allowed_elsewhere is the other CPU's idle time recomputed from
+# the switch records.
+# usage: tests/suites/perf_sched.sh BUILD_DIR.  TAP output; SKIPs without
+# root, BTF, perf or hackbench.
+set -u
+build=${1:-build}
+ktrace=$build/ktrace
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../lib/tap.sh"
+
+echo "TAP version 13"
+why=""
+[ "$(id -u)" -eq 0 ] || why="not root: the BPF backend and perf sched need root"
+[ -z "$why" ] && [ ! -r /sys/kernel/btf/vmlinux ] && why="the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+[ -z "$why" ] && ! command -v perf >/dev/null && why="perf is not installed (linux-perf)"
+[ -z "$why" ] && ! command -v hackbench >/dev/null && why="hackbench is not installed (rt-tests)"
+if [ -n "$why" ]; then
+	skip "ktrace latency against perf sched timehist" "$why"
+	finish; exit
+fi
+
+run "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- \
+	perf sched record -k CLOCK_MONOTONIC -o "$tmp/p.data" -- hackbench -g 4 -l 200
+ok $rc "record --backend bpf -- perf sched record -- hackbench -g 4 -l 200" || diag "$tmp/err"
+grep -o '[0-9]* untraced switches' "$tmp/err" | sed 's/^/# /'
+perf sched timehist -i "$tmp/p.data" >"$tmp/timehist" 2>"$tmp/perf.err"
+ok $? "perf sched timehist reads perf's recording" || diag "$tmp/perf.err"
+tests/check_perf_sched.py "$ktrace" "$tmp/k.fxt" "$tmp/timehist" hackbench 0.001 >"$tmp/check"
+ok $? "every delay perf sched timehist reports for hackbench is a wait of ktrace latency, same thread and length" ||
+	grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
+grep -E '^# ktrace - perf|ok 5' "$tmp/check" | sed 's/^ok 5 - /# /; s/^# /# /' | cut -c1-240
+finish
