@@ -97,6 +97,10 @@ static const char *const comms[] = {
 	"victim", "hog", "waker", "", "fifteen-chars-x", "sixteen-chars-xx",
 	"quo\"te\\back", "new\nline", "\xc3\xa9t\xc3\xa9", "\xff\xfe",
 };
+static const char *const cgroups[] = {
+	"/", "/system.slice/cron.service", "/user.slice/user-0.slice", "", "relative",
+	"/system.slice/", "//", "/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z",
+};
 /* Interrupt handlers as the ftrace import names them, and some it does not. */
 static const char *const irqs[] = {
 	"irq 27 eth0", "softirq TIMER", "softirq RCU", "local_timer 236", "irq -1",
@@ -219,7 +223,15 @@ static void op_name(struct world *wd, struct prog *g)
 	const char *name = PICK(g, comms);
 	uint32_t tid = tid_of(g);
 
-	if (byte(g) & 1)
+	struct fxt_arg args[3];
+
+	if (byte(g) < 24) {
+		/* The state dump's thread with its cgroup v2 path (BPF backend). */
+		args[0] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", tid_of(g));
+		args[1] = fxt_arg_str("cgroup", PICK(g, cgroups));
+		args[2] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cpus", u64(g));
+		fxt_write_kobj(&wd->w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 1 + pick(g, 3));
+	} else if (byte(g) & 1)
 		words(wd, buf, ktrace_fxt_put_kobj_process(buf, tid, name, strlen(name)));
 	else
 		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name),
@@ -681,7 +693,7 @@ static void check_json_file(const char *what)
 
 static void commands(struct world *wd, struct prog *g)
 {
-	static const char *const bys[] = { "thread", "process", "cpu", "all" };
+	static const char *const bys[] = { "thread", "process", "cpu", "all", "cgroup" };
 	char tid[16], at[32];
 	int ret;
 
@@ -701,6 +713,8 @@ static void commands(struct world *wd, struct prog *g)
 	LATENCY(wd, "--critical-path --at", "--critical-path", "--at", at);
 	LATENCY(wd, "--critical-path --comm --cpu", "--critical-path", "--comm",
 		(char *)PICK(g, comms), "--cpu", "1");
+	LATENCY(wd, "--cgroup --by cgroup --json", "--cgroup", "/system.slice", "--by", "cgroup",
+		"--json");
 	LATENCY(wd, "-o FXT", "--top", "4", "-o", out_fxt);
 	LATENCY(wd, "--critical-path -o JSON", "--critical-path", "-o", out_json);
 	check_json_file("latency --critical-path -o JSON");
@@ -751,7 +765,9 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 {
 	static const uint64_t mins[] = { 0, 0, 1, 1000, UINT64_MAX };
 	uint8_t how = byte(g);
-	struct lat_opts o = { .by = how & 3, .pid = how & 4 ? wd->some_tid : -1,
+	struct lat_opts o = { .by = (how & 3) + ((how & 3) == 3 && byte(g) & 1),
+			      .pid = how & 4 ? wd->some_tid : -1,
+			      .cgroup = byte(g) < 32 ? PICK(g, cgroups) : NULL,
 			      .cpu = how & 8 ? (int64_t)(byte(g) & 3) : -1,
 			      .comm = how & 16 ? PICK(g, comms) : NULL,
 			      .top = pick(g, 8), .hist = how & 32, .min_ns = PICK(g, mins),
