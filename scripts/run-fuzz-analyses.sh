@@ -37,11 +37,15 @@ else
 	echo "not ok 1 - the corpus through every command under ASan and UBSan"
 fi
 
-# One chunk: libFuzzer's count of traces run, or nothing if it did not say.
+# One chunk.  Programs of up to FUZZ_MAX_LEN bytes (about 60 records) from the
+# start: the interesting sequences (five interrupt entries on a CPU, then a
+# wakeup there) need a few dozen records, which libFuzzer's slow growth of
+# the length would reach only after minutes.
 run_chunk() {	# run_chunk SEED LOG [libFuzzer limit]
 	local seed=$1 log=$2
 	shift 2
 	"$fuzzer" -seed="$seed" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+		-max_len="${FUZZ_MAX_LEN:-512}" -len_control=0 \
 		-artifact_prefix="$found/" "$@" "$work/corpus" >"$log" 2>&1
 	echo $? >"$log.rc"
 }
@@ -77,6 +81,9 @@ while :; do
 		fi
 	done
 	[ "$mode" = --seconds ] && [ "$jobs" -eq 1 ] && [ $findings -eq 0 ] && break
+	# A long run says how far it is after each round.
+	secs=$(($(date +%s) - start))
+	echo "# $total traces in ${secs}s ($((total / (secs > 0 ? secs : 1))) traces/s), $findings findings so far"
 done
 secs=$(($(date +%s) - start))
 rate=$((total / (secs > 0 ? secs : 1)))

@@ -77,7 +77,6 @@ static uint32_t pick(struct prog *g, uint32_t n)
 /* ---- the trace's world --------------------------------------------------- */
 
 #define NCPU_SLOTS	8
-#define NTID_SLOTS	8
 
 /*
  * Tids: idle, a few ordinary ones that the program reuses, a thread of
@@ -86,12 +85,21 @@ static uint32_t pick(struct prog *g, uint32_t n)
  */
 static const uint32_t tids[] = { 0, 100, 101, 102, 103, 200, 4194304, 4194305,
 				 (uint32_t)KTRACE_FXT_IRQ_TID(0), 0xffffffffU };
-/* CPUs far apart are rare: every command's tables grow to the highest one. */
-static const uint32_t far_cpus[] = { 63, 1000, 65536, 0xffffffffU };
+/*
+ * CPUs far apart: every analysis's table of CPUs grows to the highest, so
+ * the highest a scheduling record may hold (16 bits: 65535) would cost
+ * each trace megabytes of memset; 4095 tells as much.  The others reach
+ * the analyses as arguments, which they check before using.
+ */
+static const uint32_t far_cpus[] = { 63, 4095, 65536, 0xffffffffU };
 static const int prios[] = { 120, 120, 49, 0, 1, 139, 140, -1, 100000 };
 static const char *const comms[] = {
 	"victim", "hog", "waker", "", "fifteen-chars-x", "sixteen-chars-xx",
 	"quo\"te\\back", "new\nline", "\xc3\xa9t\xc3\xa9", "\xff\xfe",
+};
+static const char *const cgroups[] = {
+	"/", "/system.slice/cron.service", "/user.slice/user-0.slice", "", "relative",
+	"/system.slice/", "//", "/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z",
 };
 /* Interrupt handlers as the ftrace import names them, and some it does not. */
 static const char *const irqs[] = {
@@ -130,6 +138,12 @@ static uint32_t cpu_of(struct prog *g)
 	return b < 252 ? b & 3 : far_cpus[b & 3];
 }
 
+/* A scheduling record's CPU. */
+static uint32_t sched_cpu_of(struct prog *g)
+{
+	return cpu_of(g) & 0xfff;
+}
+
 static void words(struct world *wd, const __u64 *buf, uint32_t n)
 {
 	fxt_write_words(&wd->w, buf, n);
@@ -157,7 +171,7 @@ static void step_time(struct world *wd, struct prog *g)
 static void op_switch(struct world *wd, struct prog *g)
 {
 	__u64 buf[KTRACE_FXT_CSWITCH_MAX_WORDS];
-	uint32_t cpu = cpu_of(g), slot = cpu % NCPU_SLOTS, in = tid_of(g), out;
+	uint32_t cpu = sched_cpu_of(g), slot = cpu % NCPU_SLOTS, in = tid_of(g), out;
 	uint32_t state = pick(g, KTRACE_LINUX_STATE_MAX + 3);	/* and two unknown */
 	uint32_t kstack = byte(g) < 64 ? pick(g, 6) : 0;
 
@@ -173,7 +187,7 @@ static void op_switch(struct world *wd, struct prog *g)
 static void op_wakeup(struct world *wd, struct prog *g)
 {
 	__u64 buf[KTRACE_FXT_WAKEUP_MAX_WORDS];
-	uint32_t cpu = cpu_of(g), ctx = pick(g, KTRACE_CTX_MAX + 2);	/* and one unknown */
+	uint32_t cpu = sched_cpu_of(g), ctx = pick(g, KTRACE_CTX_MAX + 2);	/* and one unknown */
 
 	words(wd, buf, ktrace_fxt_put_wakeup(buf, cpu, wd->ts, tid_of(g), PICK(g, prios),
 					     byte(g) < 200 ? wd->running[cpu % NCPU_SLOTS] :
@@ -209,7 +223,15 @@ static void op_name(struct world *wd, struct prog *g)
 	const char *name = PICK(g, comms);
 	uint32_t tid = tid_of(g);
 
-	if (byte(g) & 1)
+	struct fxt_arg args[3];
+
+	if (byte(g) < 24) {
+		/* The state dump's thread with its cgroup v2 path (BPF backend). */
+		args[0] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", tid_of(g));
+		args[1] = fxt_arg_str("cgroup", PICK(g, cgroups));
+		args[2] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cpus", u64(g));
+		fxt_write_kobj(&wd->w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 1 + pick(g, 3));
+	} else if (byte(g) & 1)
 		words(wd, buf, ktrace_fxt_put_kobj_process(buf, tid, name, strlen(name)));
 	else
 		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name),
@@ -442,12 +464,141 @@ static size_t generate(struct world *wd, struct prog *g)
 	return len;
 }
 
-/* ---- the commands -------------------------------------------------------- */
-
+/* The trace for the commands, their stderr, and where they write. */
 static int trace_fd = -1, err_fd = -1;
 static FILE *err_file, *real_stderr, *devnull;
 static bool commands_every, commands_never;
 static char trace_path[64], dir[64], out_fxt[96], out_json[96];
+
+/* ---- JSON, as strict parsers read it ------------------------------------- */
+
+struct json_in {
+	const char *p, *end;
+	int depth;
+};
+
+static void ws(struct json_in *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r'))
+		j->p++;
+}
+
+static bool lit(struct json_in *j, const char *s)
+{
+	size_t n = strlen(s);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, s, n))
+		return false;
+	j->p += n;
+	return true;
+}
+
+static bool digits(struct json_in *j)
+{
+	const char *s = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return j->p > s;
+}
+
+/* No NaN, no infinity, no leading zero, no bare point. */
+static bool number(struct json_in *j)
+{
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	if (j->p < j->end && *j->p == '0')
+		j->p++;
+	else if (!digits(j))
+		return false;
+	if (j->p < j->end && *j->p == '.' && (j->p++, !digits(j)))
+		return false;
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		if (!digits(j))
+			return false;
+	}
+	return true;
+}
+
+static bool string(struct json_in *j)
+{
+	if (j->p >= j->end || *j->p++ != '"')
+		return false;
+	while (j->p < j->end && *j->p != '"') {
+		unsigned char c = *j->p++;
+
+		if (c < 0x20)
+			return false;
+		if (c != '\\')
+			continue;
+		if (j->p >= j->end)
+			return false;
+		c = *j->p++;
+		if (c == 'u') {
+			for (int i = 0; i < 4; i++, j->p++)
+				if (j->p >= j->end || !strchr("0123456789abcdefABCDEF", *j->p) ||
+				    !*j->p)
+					return false;
+		} else if (!strchr("\"\\/bfnrt", c) || !c) {
+			return false;
+		}
+	}
+	return j->p < j->end && *j->p++ == '"';
+}
+
+static bool value(struct json_in *j)
+{
+	bool ok = true, obj;
+
+	ws(j);
+	if (j->p >= j->end)
+		return false;
+	if (*j->p == '"')
+		return string(j);
+	if (*j->p != '{' && *j->p != '[')
+		return lit(j, "true") || lit(j, "false") || lit(j, "null") || number(j);
+	if (++j->depth > 64)
+		return false;
+	obj = *j->p++ == '{';
+	ws(j);
+	if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
+		j->p++;
+		j->depth--;
+		return true;
+	}
+	do {
+		ws(j);
+		if (obj) {
+			ok = string(j);
+			ws(j);
+			ok = ok && j->p < j->end && *j->p++ == ':';
+		}
+		ok = ok && value(j);
+		ws(j);
+	} while (ok && j->p < j->end && *j->p == ',' && j->p++);
+	j->depth--;
+	return ok && j->p < j->end && *j->p++ == (obj ? '}' : ']');
+}
+
+/* @what in @o must be one JSON value, as browsers' and Python's parsers take it. */
+static void check_json(const char *what, struct obuf *o)
+{
+	struct json_in j = { o->buf, o->buf + o->len, 0 };
+	bool ok = value(&j);
+
+	ws(&j);
+	if (ok && j.p == j.end)
+		return;
+	fprintf(real_stderr, "fuzz_analyses: %s is not JSON at byte %zu of %zu:\n%.*s\n", what,
+		(size_t)(j.p - o->buf), o->len, (int)(o->len > 4096 ? 4096 : o->len), o->buf);
+	abort();
+}
+
+/* ---- the commands -------------------------------------------------------- */
+
 
 /* The command's diagnostics go to err_fd; a report's lines, to /dev/null. */
 static int run(const char *what, int (*cmd)(int, char **), ...)
@@ -514,6 +665,26 @@ static void check_partial(const struct world *wd, const char *cmd, int ret)
 		broken("a truncated trace analysed without saying so", cmd, ret);
 }
 
+/* The JSON a command wrote to out_json, if it wrote one; it goes after the check. */
+static void check_json_file(const char *what)
+{
+	struct obuf o;
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(out_json, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	if (obuf_init(&o, -1, sizeof(chunk)))
+		abort();
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		obuf_put(&o, chunk, n);
+	close(fd);
+	unlink(out_json);
+	check_json(what, &o);
+	obuf_free(&o);
+}
+
 #define LATENCY(wd, desc, ...) \
 	check_partial(wd, "latency " desc, run("latency", cmd_latency, trace_path, ##__VA_ARGS__, \
 					       (char *)NULL))
@@ -522,7 +693,7 @@ static void check_partial(const struct world *wd, const char *cmd, int ret)
 
 static void commands(struct world *wd, struct prog *g)
 {
-	static const char *const bys[] = { "thread", "process", "cpu", "all" };
+	static const char *const bys[] = { "thread", "process", "cpu", "all", "cgroup" };
 	char tid[16], at[32];
 	int ret;
 
@@ -542,8 +713,13 @@ static void commands(struct world *wd, struct prog *g)
 	LATENCY(wd, "--critical-path --at", "--critical-path", "--at", at);
 	LATENCY(wd, "--critical-path --comm --cpu", "--critical-path", "--comm",
 		(char *)PICK(g, comms), "--cpu", "1");
+	LATENCY(wd, "--cgroup --by cgroup --json", "--cgroup", "/system.slice", "--by", "cgroup",
+		"--json");
 	LATENCY(wd, "-o FXT", "--top", "4", "-o", out_fxt);
 	LATENCY(wd, "--critical-path -o JSON", "--critical-path", "-o", out_json);
+	check_json_file("latency --critical-path -o JSON");
+	LATENCY(wd, "-o JSON", "--top", "2", "-o", out_json);
+	check_json_file("latency -o JSON");
 	CMD("dump", cmd_dump, "");
 	/* Unexplained breaks in the timeline are its verdict, not an error. */
 	ret = run("dump", cmd_dump, trace_path, "--check", (char *)NULL);
@@ -551,6 +727,7 @@ static void commands(struct world *wd, struct prog *g)
 		broken("exit status not 0 or 1", "dump --check", ret);
 	CMD("dump", cmd_dump, "--strict --stats", "--strict", "--stats");
 	CMD("convert", cmd_convert, "-o JSON", "-o", out_json);
+	check_json_file("convert -o JSON");
 }
 
 /* ---- the same analyses, called as the commands call them ---------------- */
@@ -588,7 +765,9 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 {
 	static const uint64_t mins[] = { 0, 0, 1, 1000, UINT64_MAX };
 	uint8_t how = byte(g);
-	struct lat_opts o = { .by = how & 3, .pid = how & 4 ? wd->some_tid : -1,
+	struct lat_opts o = { .by = (how & 3) + ((how & 3) == 3 && byte(g) & 1),
+			      .pid = how & 4 ? wd->some_tid : -1,
+			      .cgroup = byte(g) < 32 ? PICK(g, cgroups) : NULL,
 			      .cpu = how & 8 ? (int64_t)(byte(g) & 3) : -1,
 			      .comm = how & 16 ? PICK(g, comms) : NULL,
 			      .top = pick(g, 8), .hist = how & 32, .min_ns = PICK(g, mins),
@@ -619,12 +798,16 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 	if (pass_cp) {
 		cp_done(pass_cp);
 		cp_report_text(pass_cp, &out, "fuzz");
+		out.len = 0;
 		cp_report_json(pass_cp, &out, "fuzz");
+		check_json("latency --critical-path --json", &out);
 		cp_free(pass_cp);
 		pass_cp = NULL;
 	}
 	lat_report_text(a, &out, "fuzz");
+	out.len = 0;
 	lat_report_json(a, &out, "fuzz");
+	check_json("latency --json", &out);
 	lat_report_folded(a, &out);
 	w = lat_waits_by_start(a, &n);
 	for (uint32_t i = 0; i < n; i++)
@@ -633,7 +816,9 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 
 	out.len = 0;
 	fxt_reader_open_mem(&r, buf, len);
+	/* Complete JSON even when the input ends early: it holds the records before. */
 	json_convert(&r, &out, NULL);
+	check_json("convert", &out);
 	fxt_reader_close(&r);
 	obuf_free(&out);
 

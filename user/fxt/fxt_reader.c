@@ -858,9 +858,13 @@ int fxt_reader_decode(struct fxt_reader *r, const uint64_t *w, uint32_t nwords,
 
 uint64_t fxt_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks)
 {
+	unsigned __int128 ns;
+
 	if (r->ticks_per_sec == KTRACE_FXT_TICKS_PER_SEC)
 		return ticks;
-	return (uint64_t)((unsigned __int128)ticks * 1000000000U / r->ticks_per_sec);
+	/* A clock slower than 1 GHz runs past 64 bits of ns: the last ns, not a wrap to 0. */
+	ns = (unsigned __int128)ticks * 1000000000U / r->ticks_per_sec;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 
 const char *fxt_record_type_name(unsigned int type)
@@ -962,9 +966,13 @@ int fxt_check_start(int fd, const char *path)
 
 uint64_t fxt_ns_to_ticks(const struct fxt_reader *r, uint64_t ns)
 {
+	double ticks;
+
 	if (!r->ticks_per_sec || r->ticks_per_sec == KTRACE_FXT_TICKS_PER_SEC)
 		return ns;
-	return (uint64_t)((double)ns * r->ticks_per_sec / KTRACE_FXT_TICKS_PER_SEC);
+	/* A trace's clock faster than 1 GHz runs past 64 bits of ticks: the last tick, then. */
+	ticks = (double)ns * r->ticks_per_sec / KTRACE_FXT_TICKS_PER_SEC;
+	return ticks >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)ticks;
 }
 
 void fxt_reader_learn_well_known(struct fxt_reader *r)
