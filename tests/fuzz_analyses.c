@@ -837,6 +837,20 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 	tl_check_free(c);
 }
 
+/* The outputs of the last run go: the directory is left empty. */
+static void clean_dir(void)
+{
+	unlink(out_fxt);
+	unlink(out_json);
+}
+
+/* At exit, the directory goes too. */
+static void remove_dir(void)
+{
+	clean_dir();
+	rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	int null = open("/dev/null", O_WRONLY);
@@ -846,7 +860,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(dir, sizeof(dir), "/tmp/fuzz_analyses.XXXXXX");
 	trace_fd = memfd_create("trace.fxt", 0);
 	err_fd = memfd_create("stderr", 0);
-	if (trace_fd < 0 || err_fd < 0 || null < 0 || !mkdtemp(dir))
+	if (trace_fd < 0 || err_fd < 0 || null < 0 || !mkdtemp(dir) || atexit(remove_dir))
 		abort();
 	snprintf(trace_path, sizeof(trace_path), "/proc/self/fd/%d", trace_fd);
 	snprintf(out_fxt, sizeof(out_fxt), "%s/out.fxt", dir);
@@ -870,12 +884,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* The outputs of the last run go: the directory is left empty. */
-static void clean_dir(void)
-{
-	unlink(out_fxt);
-	unlink(out_json);
-}
 
 /* FNV-1a */
 static uint32_t hash(const uint8_t *p, size_t n)
