@@ -206,21 +206,6 @@ static uint64_t untraced_overlap(const struct lat_analysis *a, const struct untr
 	return ns;
 }
 
-/* The first merged loss range that ends at or after @start (latency.c keeps them sorted). */
-static uint32_t first_loss(const struct lat_analysis *a, uint64_t start)
-{
-	uint32_t lo = 0, hi = a->nlosses;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (a->losses[mid].last < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /* Time @tid held the CPU in a piece, for naming the one it waited behind. */
 static void pool_add(void *pool_, uint32_t *npool, uint64_t tid, int32_t weight, uint64_t ns)
@@ -253,7 +238,7 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 
 	sweep_reset(s, p->start, p->end);
 	/* Lost records may hide anything; the kernel's untraced switches hide their CPU's. */
-	for (uint32_t i = first_loss(a, p->start); i < a->nlosses && a->losses[i].first < p->end;
+	for (uint32_t i = lat_first_loss(a, p->start); i < a->nlosses && a->losses[i].first < p->end;
 	     i++)
 		add_span(s, a->losses[i].first, a->losses[i].last + 1, L_GAP);
 	untraced_list(a, p->cpu, p->start, p->end, &ul);

@@ -382,11 +382,10 @@ void lat_scan_done(struct lat_analysis *a)
 	a->nlosses = n;
 }
 
-static bool overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end)
+uint32_t lat_first_loss(const struct lat_analysis *a, uint64_t start)
 {
 	uint32_t lo = 0, hi = a->nlosses;
 
-	/* The first range that ends at or after @start. */
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -395,6 +394,13 @@ static bool overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static bool overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end)
+{
+	uint32_t lo = lat_first_loss(a, start);
+
 	return lo < a->nlosses && a->losses[lo].first <= end;
 }
 

@@ -208,4 +208,7 @@ static inline uint64_t lat_bucket_mid(uint32_t b)
 	       ((1ULL << (e - LAT_SUB_BITS)) >> 1);
 }
 
+/* The first of the merged, sorted loss ranges that ends at or after @start. */
+uint32_t lat_first_loss(const struct lat_analysis *a, uint64_t start);
+
 #endif
