@@ -14,7 +14,8 @@ clock_nanosleep and the clock read), which this reports per cycle.  Its
 max and its histogram's p99 must match ktrace's within 10% or 30 us,
 whichever is larger (cyclictest's p99 may also exceed ktrace's, by no
 more than the user-space part allows: up to ktrace's p99.5 plus the
-part's own p99.5 in the run); a mismatch names the cycle.  Prints TAP lines (numbered from 1; the caller renumbers them).
+part's own p99.5 in the run; in a TCG guest, whose host can stretch that
+part, the max is only bounded by it); a mismatch names the cycle.  Prints TAP lines (numbered from 1; the caller renumbers them).
 """
 import bisect
 import json
@@ -169,14 +170,16 @@ def main():
              if worst in by_cycle else 'no timer wait')]
     # In a TCG guest the host may take the vCPU away between the switch-in
     # and cyclictest's clock read (milliseconds, seen by neither kernel nor
-    # ktrace): there the max passes if ktrace's worst wait is the one it
-    # paired with cyclictest's worst cycle, the same cycle found.
-    same_cycle = worst in by_cycle and abs(by_cycle[worst]['latency'] / 1000.0 - kmax) < 1.0
-    ok(close(cmax, kmax) or (tcg and same_cycle and cmax >= kmax),
+    # ktrace), so there the max is only bounded: ktrace's worst wait is no
+    # longer than cyclictest's worst cycle, and cyclictest's is longer by
+    # no more than the largest user-space part this run measured.
+    user_max = diffs[-1] if diffs else 0.0
+    bounded = tcg and kmax <= cmax + TOLERANCE_US and cmax - kmax <= max(user_max, TOLERANCE_US)
+    ok(close(cmax, kmax) or bounded,
        'max: cyclictest %d us, ktrace %.1f us%s' %
        (cmax, kmax, '' if close(cmax, kmax) else
-        ', the same cycle (%d), its user-space part stretched by the host' % worst
-        if tcg and same_cycle else ''), diag)
+        ' (a TCG guest: apart by %.1f us, within the largest user-space part, %.1f us)' %
+        (cmax - kmax, user_max) if bounded else ''), diag)
     # p99: cyclictest's histogram, or its per-cycle figures when the
     # histogram overflowed; over the cycles ktrace measured when some lack
     # a timer wait (cycles that did not sleep are cyclictest's alone).
