@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """cyclictest's own measurement against ktrace's timer waits of the same run.
 
-usage: check_cyclictest.py CYCLICTEST_OUTPUT LATENCY_JSON [LABEL [tcg]]  (tcg: a TCG guest)
+usage: check_cyclictest.py CYCLICTEST_OUTPUT LATENCY_JSON [LABEL [tcg|vm]]  (a virtual machine)
 
 CYCLICTEST_OUTPUT is the stdout of `cyclictest -t1 -v -h N ...` (one
 "thread:cycle:latency" line per cycle, then the histogram and its summary);
@@ -72,7 +72,8 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     label = sys.argv[3] if len(sys.argv) > 3 else 'cyclictest'
-    tcg = len(sys.argv) > 4 and sys.argv[4] == 'tcg'
+    # A virtual machine's vCPU (TCG's, or a hypervisor's) can be taken away.
+    tcg = len(sys.argv) > 4 and sys.argv[4] in ('tcg', 'vm')
     n = failed = 0
 
     def ok(cond, what, diags=()):
@@ -178,7 +179,7 @@ def main():
     ok(close(cmax, kmax) or bounded,
        'max: cyclictest %d us, ktrace %.1f us%s' %
        (cmax, kmax, '' if close(cmax, kmax) else
-        ' (a TCG guest: apart by %.1f us, within the largest user-space part, %.1f us)' %
+        ' (a virtual machine: apart by %.1f us, within the largest user-space part, %.1f us)' %
         (cmax - kmax, user_max) if bounded else ''), diag)
     # p99: cyclictest's histogram, or its per-cycle figures when the
     # histogram overflowed; over the cycles ktrace measured when some lack

@@ -51,7 +51,11 @@ ok $rc "record --backend bpf -- cyclictest -t1 -p80 -i1000 -l3000" || diag "$tmp
 grep '^# Max Latencies\|^# Histogram Overflows' "$tmp/cyc.out" | diag /dev/stdin
 run "$ktrace" latency "$tmp/cyc.fxt" --comm cyclictest --json --top 20000
 cp "$tmp/out" "$tmp/cyc.json"
-tap_include < <(tests/check_cyclictest.py "$tmp/cyc.out" "$tmp/cyc.json" "host, bpf")
+# A virtual machine (the CPU flags say so) may lose its vCPU to its
+# hypervisor after the switch-in, unseen by its kernel: the max is bounded there.
+virt=
+grep -qw hypervisor /proc/cpuinfo && virt=vm
+tap_include < <(tests/check_cyclictest.py "$tmp/cyc.out" "$tmp/cyc.json" "host, bpf" $virt)
 # The measuring thread: the one with the most timer waits.
 tid=$(python3 -c "import json; r=json.load(open('$tmp/cyc.json')); print(max(r['groups'], key=lambda g: g['timer']['count'])['key'])")
 run "$ktrace" latency "$tmp/cyc.fxt" --pid "$tid" --top 3
