@@ -435,6 +435,8 @@ static size_t generate(struct world *wd, struct prog *g)
 	static const uint64_t starts[] = { 1000000000000ULL, 0, 1, UINT64_MAX - 100000,
 					   1ULL << 63, 5000000000ULL };
 	uint8_t flags = byte(g);
+	/* Where the cut goes, read before the records use the program up. */
+	uint16_t at = flags & 0x80 ? (uint16_t)(byte(g) << 8 | byte(g)) : 0;
 	size_t len;
 
 	memset(wd, 0, sizeof(*wd));
@@ -456,7 +458,7 @@ static size_t generate(struct world *wd, struct prog *g)
 	len = wd->w.out.len;
 	/* A cut anywhere, as a full disk or a killed recorder leaves a file. */
 	if (flags & 0x80 && len > 8) {
-		size_t cut = (u64(g) % (len - 8)) + 8;
+		size_t cut = (size_t)((uint64_t)at * (len - 8) >> 16) + 8;
 
 		wd->truncated = inside_record(wd->w.out.buf, len, cut);
 		len = cut;
@@ -600,7 +602,7 @@ static void check_json(const char *what, struct obuf *o)
 /* ---- the commands -------------------------------------------------------- */
 
 
-/* The command's diagnostics go to err_fd; a report's lines, to /dev/null. */
+/* The command's diagnostics go to err_fd; its report, to standard output, a file too. */
 static int run(const char *what, int (*cmd)(int, char **), ...)
 {
 	char *argv[16], *arg;
@@ -613,7 +615,8 @@ static int run(const char *what, int (*cmd)(int, char **), ...)
 		argv[argc++] = arg;
 	va_end(ap);
 	argv[argc] = NULL;
-	if (ftruncate(err_fd, 0))
+	if (ftruncate(err_fd, 0) || ftruncate(STDOUT_FILENO, 0) ||
+	    lseek(STDOUT_FILENO, 0, SEEK_SET) < 0)
 		abort();
 	rewind(err_file);
 	optind = 0;	/* glibc: start getopt afresh */
@@ -631,6 +634,16 @@ static const char *said(void)
 
 	buf[n > 0 ? n : 0] = 0;
 	return buf;
+}
+
+/* Whether the last command's report (its standard output) holds @what. */
+static bool reported(const char *what)
+{
+	static char buf[1 << 20];
+	ssize_t n = pread(STDOUT_FILENO, buf, sizeof(buf) - 1, 0);
+
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, what);
 }
 
 /* A broken rule: the command line, what it said, and an abort for libFuzzer. */
@@ -655,14 +668,19 @@ static void check_exit(const char *cmd, int ret)
 
 /*
  * A trace cut inside a record: a latency report that succeeds says that
- * it analysed what came before the cut.
+ * it analysed what came before the cut, on stderr and in the report itself
+ * (text or JSON; --folded is flamegraph.pl's input, with no room for it).
  */
 static void check_partial(const struct world *wd, const char *cmd, int ret)
 {
 	check_exit(cmd, ret);
-	if (wd->truncated && ret == 0 && !strstr(said(), "input ends inside") &&
-	    !strstr(said(), "warning: "))
+	if (!wd->truncated || ret != 0)
+		return;
+	if (!strstr(said(), "input ends inside") && !strstr(said(), "warning: "))
 		broken("a truncated trace analysed without saying so", cmd, ret);
+	if (!strstr(cmd, "--folded") && !reported("partial answer: the trace stops at offset") &&
+	    !reported("\"cut\":{\"offset\":"))
+		broken("a truncated trace's report does not say it is partial", cmd, ret);
 }
 
 /* The JSON a command wrote to out_json, if it wrote one; it goes after the check. */
@@ -853,22 +871,22 @@ static void remove_dir(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int null = open("/dev/null", O_WRONLY);
+	int out = memfd_create("stdout", 0);
 
 	(void)argc;
 	(void)argv;
 	snprintf(dir, sizeof(dir), "/tmp/fuzz_analyses.XXXXXX");
 	trace_fd = memfd_create("trace.fxt", 0);
 	err_fd = memfd_create("stderr", 0);
-	if (trace_fd < 0 || err_fd < 0 || null < 0 || !mkdtemp(dir) || atexit(remove_dir))
+	if (trace_fd < 0 || err_fd < 0 || out < 0 || !mkdtemp(dir) || atexit(remove_dir))
 		abort();
 	snprintf(trace_path, sizeof(trace_path), "/proc/self/fd/%d", trace_fd);
 	snprintf(out_fxt, sizeof(out_fxt), "%s/out.fxt", dir);
 	snprintf(out_json, sizeof(out_json), "%s/out.json", dir);
-	/* Reports to nowhere; diagnostics to a file this program reads back. */
-	if (dup2(null, STDOUT_FILENO) < 0)
+	/* Reports and diagnostics to files this program reads back. */
+	if (dup2(out, STDOUT_FILENO) < 0)
 		abort();
-	close(null);
+	close(out);
 	err_file = fdopen(err_fd, "w");
 	real_stderr = stderr;
 	if (!err_file)

@@ -233,6 +233,18 @@ head -c $((size - 20)) "$tmp/l.fxt" >"$tmp/trunc.fxt"
 run "$ktrace" latency "$tmp/trunc.fxt" --json
 [ $rc -eq 0 ] && grep -q 'analysed the [0-9]* records before it' "$tmp/err" && jcheck "r['top'][0]['latency'] == 5000"
 ok $? "a truncated trace is analysed up to the cut, with a warning naming the offset" || diag "$tmp/err"
+off=$(sed -n 's/.*offset \([0-9]*\) (0x.*/\1/p' "$tmp/err" | head -1)
+jcheck "r['cut']['offset'] == ${off:-0} and r['cut']['records'] > 0 and 'inside' in r['cut']['msg']"
+ok $? "the truncated trace's JSON report says where it stops and how much it analysed"
+run "$ktrace" latency "$tmp/trunc.fxt" --top 1
+[ $rc -eq 0 ] && grep -q "^partial answer: the trace stops at offset ${off:-x} " "$tmp/out"
+ok $? "so does its text report"
+run "$ktrace" latency "$tmp/trunc.fxt" --critical-path --json
+[ $rc -eq 0 ] && jcheck "r['cut']['offset'] == ${off:-0}"
+ok $? "and the critical path's report"
+run "$ktrace" latency "$tmp/l.fxt" --json
+[ $rc -eq 0 ] && jcheck "r['cut'] is None"
+ok $? "a whole trace's report has \"cut\": null"
 # The critical path on a hand-built trace whose path is known (gen_trace chain).
 "$gen" chain "$tmp/c.fxt"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim --top 2 --json

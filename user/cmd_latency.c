@@ -93,9 +93,11 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 		fn(a, &r, &rec);
 	if (ret < 0 && first && r.records == 0)
 		cli_trace_report(in, true, &r.fatal, NULL);
-	else if (ret < 0 && !first)
+	else if (ret < 0 && !first) {
 		cli_trace_report(in, false, &r.fatal, "; analysed the %llu records before it",
 				 (unsigned long long)r.records);
+		lat_set_cut(a, &r.fatal, r.records);
+	}
 	if ((ret < 0 && r.records == 0) || cli_trace_empty(in, &r, ret))
 		ret = -EINVAL;
 	else

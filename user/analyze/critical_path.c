@@ -650,6 +650,7 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 		return;
 	obuf_printf(o, "%s: critical path of %s %u wait%s of the selected threads (off CPU: switch-out to switch-in)\n",
 		    path, cp->o.at ? "the" : "the worst", cp->worst.n, cp->worst.n == 1 ? "" : "s");
+	lat_put_cut_text(cp->a, o);
 	/* Not obuf_lit(): the size of a ?: of two literals is a pointer's. */
 	if (!cp->worst.n)
 		obuf_puts(o, cp->o.at ? "no selected thread was waiting at that time\n" :
@@ -699,6 +700,7 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 		return;
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
+	lat_put_cut_json(cp->a, o);
 	obuf_lit(o, ",\"paths\":[");
 	for (uint32_t i = 0; i < cp->worst.n; i++) {
 		const struct cp_path *p = &cp->paths[i];

@@ -1265,6 +1265,13 @@ static int cmp_worst(const void *x, const void *y)
 	return lat_wait_ns(p) > lat_wait_ns(q) ? -1 : lat_wait_ns(p) < lat_wait_ns(q);
 }
 
+void lat_set_cut(struct lat_analysis *a, const struct fxt_error *e, uint64_t records)
+{
+	a->cut = true;
+	a->cut_at = *e;
+	a->cut_records = records;
+}
+
 void lat_done(struct lat_analysis *a)
 {
 	qsort(a->top, a->worst.n, sizeof(*a->top), cmp_worst);

@@ -174,6 +174,14 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 void lat_scan_done(struct lat_analysis *a);
 void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec);
 void lat_done(struct lat_analysis *a);
+/*
+ * The trace stops early, at e (a cut or a broken record), after @records
+ * records: the reports are a partial answer and say so, where and why.
+ */
+void lat_set_cut(struct lat_analysis *a, const struct fxt_error *e, uint64_t records);
+/* The cut in a report: a text line (nothing when whole), a JSON member ("cut": null when whole). */
+void lat_put_cut_text(const struct lat_analysis *a, struct obuf *o);
+void lat_put_cut_json(const struct lat_analysis *a, struct obuf *o);
 
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path);
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path);

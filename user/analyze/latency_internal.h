@@ -116,6 +116,9 @@ struct lat_analysis {
 	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
 	bool have_irq;
+	bool cut;			/* the trace stops early: a partial answer */
+	struct fxt_error cut_at;
+	uint64_t cut_records;		/* records read before the cut */
 	bool have_migrations;		/* the trace has "migrate" records */
 	void *edges;			/* causes.c's scratch, edges_cap of them */
 	uint32_t edges_cap;

@@ -543,6 +543,30 @@ static void put_worst_causes(struct lat_analysis *a, struct obuf *o)
 	obuf_putc(o, '\n');
 }
 
+void lat_put_cut_text(const struct lat_analysis *a, struct obuf *o)
+{
+	if (!a->cut)
+		return;
+	obuf_printf(o, "partial answer: the trace stops at offset %llu (0x%llx), %s: %s; "
+		    "what follows is from the %llu records before it\n",
+		    (unsigned long long)a->cut_at.offset, (unsigned long long)a->cut_at.offset,
+		    a->cut_at.field, a->cut_at.msg, (unsigned long long)a->cut_records);
+}
+
+void lat_put_cut_json(const struct lat_analysis *a, struct obuf *o)
+{
+	if (!a->cut) {
+		obuf_lit(o, ",\"cut\":null");
+		return;
+	}
+	obuf_printf(o, ",\"cut\":{\"offset\":%llu,\"records\":%llu,\"field\":",
+		    (unsigned long long)a->cut_at.offset, (unsigned long long)a->cut_records);
+	obuf_json_str(o, a->cut_at.field, strlen(a->cut_at.field));
+	obuf_lit(o, ",\"msg\":");
+	obuf_json_str(o, a->cut_at.msg, strlen(a->cut_at.msg));
+	obuf_lit(o, "}");
+}
+
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 {
 	static const char *const titles[LAT_KINDS] = {
@@ -557,6 +581,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 	if (a->first_ts <= a->last_ts)
 		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
 	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
+	lat_put_cut_text(a, o);
 	for (int k = 0; k < LAT_KINDS; k++) {
 		if (a->ngroups)
 			qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
@@ -732,12 +757,14 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 	obuf_json_str(o, path, strlen(path));
 	obuf_printf(o, ",\"by\":\"%s\",\"unit\":\"ns\",\"hist_unit_ns\":%llu,\"sched_records\":%llu,"
 		    "\"first_ts\":%llu,\"last_ts\":%llu,\"waits\":%llu,\"filtered\":%llu,"
-		    "\"irq_recorded\":%s,\"groups\":[",
+		    "\"irq_recorded\":%s",
 		    by_name(a->o.by), (unsigned long long)a->o.unit_ns,
 		    (unsigned long long)a->records,
 		    (unsigned long long)(a->first_ts <= a->last_ts ? a->first_ts : 0),
 		    (unsigned long long)a->last_ts, (unsigned long long)a->waits,
 		    (unsigned long long)a->filtered, a->have_irq ? "true" : "false");
+	lat_put_cut_json(a, o);
+	obuf_lit(o, ",\"groups\":[");
 	for (uint32_t i = 0; i < a->ngroups; i++) {
 		const struct lat_group *g = &a->groups[i];
 		struct lat_thread *t;
