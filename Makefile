@@ -116,8 +116,9 @@ CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
 FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 FIFO_HOG	:= $(O)/tests/fifo_hog
 CHURN		:= $(O)/tests/churn
+PLACEMENT	:= $(O)/tests/placement
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG) $(CHURN)
+		   $(FIFO_HOG) $(CHURN) $(PLACEMENT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak

@@ -327,6 +327,16 @@ else
 	run "$ktrace" latency "$tmp/lat.fxt" --json --top 1
 	python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['irq_recorded'] and 'hardirq_ns' in r['top'][0]['blame'] else 1)"
 	ok $? "with --ftrace 'irq:*' the blame includes interrupt handler time"
+	# A fair thread preempted on CPU 1 by a SCHED_FIFO thread, free to move
+	# and pinned: each wait's queues, causes and idle CPUs from the records
+	# (on a busy machine the FIFO thread may find it off CPU: 0 such waits).
+	for p in "" pinned; do
+		run "$ktrace" record --backend bpf -o "$tmp/place.fxt" -- \
+			"$build/tests/placement" "$tmp/place.expect" 10 10000 $p
+		[ $rc -eq 0 ] && tests/check_placement.py "$ktrace" "$tmp/place.fxt" "$tmp/place.expect" 0 >"$tmp/check"
+		ok $? "placement${p:+ ($p)}: each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
+			{ diag "$tmp/err"; grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'; }
+	done
 	# The same waits stop a flight recorder, in the kernel.
 	run "$ktrace" record --backend bpf --stop-on-latency 3ms --after 20ms --comm victim \
 		-o "$tmp/trig.fxt" -- "$build/tests/latency_workload" "$tmp/trig.expect" 10 5000

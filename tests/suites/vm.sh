@@ -146,6 +146,18 @@ for b in kmod bpf; do
 		{ sed 's/^/# /' "$R/${b}_trig.err" | head -5; grep -E '^not ok|^#' "$R/${b}_trig.check" | sed 's/^/#   /'; }
 done
 
+# Where each wait of a fair thread behind a SCHED_FIFO thread was queued,
+# its causes and the idle CPU it could have used, from the records.
+for b in kmod bpf; do
+	for p in place pinned; do
+		[ "$(status ${b}_$p)" = 0 ] &&
+			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" 5 \
+				quiet >"$R/${b}_$p.check"
+		okb $b $? "$b: placement ($p): each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
+			{ sed 's/^/# /' "$R/${b}_$p.err" 2>/dev/null | head -5; grep -E '^not ok|^#' "$R/${b}_$p.check" | sed 's/^/#   /'; }
+	done
+done
+
 # Every thread of a flight recording over short-lived processes is named,
 # each child by its own name though pids were reused; beside the trigger too.
 for b in kmod bpf; do

@@ -55,6 +55,14 @@ for b in kmod bpf; do
 	step ${b}_trig ktrace record --backend $b --stop-on-latency 10ms --after 50ms --comm victim \
 		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
 done
+# A fair thread preempted on CPU 1 by a SCHED_FIFO thread while CPU 0
+# idles: free to move there, and pinned to CPU 1.
+for b in kmod bpf; do
+	step ${b}_place ktrace record --backend $b -o $R/${b}_place.fxt -- \
+		placement $R/${b}_place.expect 6 20000
+	step ${b}_pinned ktrace record --backend $b -o $R/${b}_pinned.fxt -- \
+		placement $R/${b}_pinned.expect 6 20000 pinned
+done
 # Short-lived processes under a flight recorder, and beside the latency
 # trigger, with 200 pids for hundreds of children: pids are reused.
 pid_max=$(cat /proc/sys/kernel/pid_max)

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks `ktrace latency` on a recording of tests/placement.c: a fair
+thread preempted on CPU 1 by a SCHED_FIFO thread while CPU 0 may idle,
+free to run on both CPUs or pinned to CPU 1.  Each of the victim's waits
+is recomputed from the switch and migrate records: its pieces (one per run
+queue, split at its migrations), its causes (the queue's CPU idle, running
+a higher class, or another thread of its class) and idle_allowed_elsewhere
+(the time some other CPU it may use was idle), to the nanosecond.  The
+waits behind the FIFO thread are blamed on CPU 1, where they were queued.
+TAP output.
+usage: check_placement.py KTRACE TRACE.fxt EXPECT_FILE [MIN_FIFO_WAITS [quiet]]
+"quiet": nothing else runs (a test VM), so kt_fifo is what the victim waits
+behind longest on CPU 1, and the balancer moves the free victim to CPU 0."""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from tap import finish, ok, read_expect  # noqa: E402
+
+ktrace, trace, expect_path = sys.argv[1:4]
+min_fifo = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+quiet = len(sys.argv) > 5 and sys.argv[5] == 'quiet'
+e = read_expect(expect_path)
+victim, fifo = e['victim'], e['fifo']
+
+out = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(victim), '--top', '100000'],
+                     capture_output=True, text=True)
+ok(out.returncode == 0, 'ktrace latency --json reads the recording', out.stderr.strip())
+if out.returncode:
+    finish()
+waits = json.loads(out.stdout)['top']
+dump = subprocess.run([ktrace, 'dump', trace], capture_output=True, text=True).stdout
+
+# Each CPU's history from the switch records: (start, end, tid, weight).
+runs = collections.defaultdict(list)
+last = {}
+sw = re.compile(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=\d+ .*? ==> tid=(\d+) .*?incoming_weight=(-?\d+)', re.M)
+for m in sw.finditer(dump):
+    ts, cpu, tid, weight = int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4]), int(m[5])
+    if cpu in last:
+        runs[cpu].append((last[cpu][0], ts, last[cpu][1], last[cpu][2]))
+    last[cpu] = (ts, tid, weight)
+for cpu, (ts, tid, weight) in last.items():
+    runs[cpu].append((ts, 1 << 62, tid, weight))
+cpus = sorted(runs)
+moves = [(int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4])) for m in re.finditer(
+    r'^@\S+\s+(\d+)\.(\d+) instant: \d+/' + str(victim) + r' "ktrace:sched":"migrate" orig_cpu=(\d+) dest_cpu=(\d+)',
+    dump, re.M)]
+
+
+def overlap(a, b, lo, hi):
+    return max(0, min(b, hi) - max(a, lo))
+
+
+def union(spans):
+    ns, at = 0, 0
+    for a, b in sorted(spans):
+        a = max(a, at)
+        if b > a:
+            ns += b - a
+            at = b
+    return ns
+
+
+def may_use(w, cpu):
+    return w['cpus_allowed'] is None or (w['cpus_allowed'] >> cpu) & 1
+
+
+def expected(w):
+    """Pieces, causes and idle_allowed_elsewhere from the records."""
+    within = [mv for mv in moves if w['start'] < mv[0] < w['end']]
+    pieces, at = [], w['start']
+    cpu = within[0][1] if within else w['pieces'][-1]['cpu']
+    for ts, src, dst in within:
+        pieces.append((cpu, at, ts))
+        cpu, at = dst, ts
+    pieces.append((cpu, at, w['end']))
+    causes = collections.Counter()
+    idle = []
+    for cpu, a, b in pieces:
+        for s, t, tid, weight in runs[cpu]:
+            ns = overlap(s, t, a, b)
+            if not ns:
+                continue
+            if tid == 0:
+                causes['cpu_idle'] += ns
+            elif weight > 40:
+                causes['higher_priority'] += ns
+            else:
+                causes['same_class'] += ns
+        idle += [(max(s, a), min(t, b)) for other in cpus if other != cpu and may_use(w, other)
+                 for s, t, tid, _ in runs[other] if tid == 0 and overlap(s, t, a, b)]
+    return pieces, causes, union(idle)
+
+
+# Only waits the records explain whole: no unknown part, no interrupt time.
+clear = [w for w in waits if w['causes']['unknown'] == 0 and w['causes']['interrupts'] == 0]
+ok(len(clear) >= len(waits) // 2 and clear, f"most of the victim's waits are recorded whole ({len(clear)} of {len(waits)})")
+wrong = []
+for w in clear:
+    pieces, causes, idle = expected(w)
+    got = [(p['cpu'], p['start'], p['end']) for p in w['pieces']]
+    gc = {k: v for k, v in w['causes'].items() if v}
+    if got != pieces or gc != dict(causes) or w['idle_allowed_elsewhere'] != idle:
+        wrong.append((w['start'], w['latency'], got, pieces, gc, dict(causes), w['idle_allowed_elsewhere'], idle))
+ok(not wrong, f"each wait's run queues, causes and idle_allowed_elsewhere are what the switch and migrate records say "
+   f"({len(clear)} waits, {sum(1 for w in clear if w['idle_allowed_elsewhere'])} with an allowed CPU idle)", wrong[:3])
+ok(all(sum(w['causes'].values()) == w['latency'] for w in waits), "every wait's causes sum to its latency")
+
+# The waits behind the FIFO thread: the victim preempted on CPU 1 by it.
+fifo_in = {s for s, t, tid, _ in runs.get(1, []) if tid == fifo}
+behind = [w for w in waits if w['kind'] == 'preemption' and w['start'] in fifo_in]
+ok(len(behind) >= min_fifo, f"the victim is preempted by kt_fifo on CPU 1 ({len(behind)} times, {min_fifo} or more)")
+ok(all(w['pieces'][0]['cpu'] == 1 and w['causes']['higher_priority'] > 0 and
+       (not quiet or w['pieces'][0]['behind_tid'] == fifo) for w in behind),
+   f"each such wait is queued on CPU 1 first{', behind kt_fifo' if quiet else ''}, higher_priority",
+   [(w['start'], w['pieces'][0]) for w in behind if w['pieces'][0]['cpu'] != 1 or w['pieces'][0]['behind_tid'] != fifo][:3])
+if e['pinned']:
+    ok(all(w['cpus_allowed'] == 2 and w['idle_allowed_elsewhere'] == 0 and not w['migrations'] for w in behind),
+       "pinned to CPU 1: allowed CPUs 1, idle_allowed_elsewhere 0, never moved",
+       [(w['start'], w['cpus_allowed'], w['idle_allowed_elsewhere']) for w in behind][:3])
+else:
+    moved = [w for w in behind if w['migrations']]
+    ok(all(w['cpus_allowed'] is None and (not w['migrations'] or w['migrations'][0]['from'] == 1) for w in behind),
+       f"free to run anywhere: allowed CPUs all, and a move leaves CPU 1 ({len(moved)} waits moved)",
+       [(w['start'], w['cpus_allowed'], w['migrations'][:1]) for w in behind][:3])
+    if quiet:
+        ok(any(w['migrations'][0]['to'] == 0 and w['idle_allowed_elsewhere'] > 0 for w in moved),
+           "the balancer moves a waiting victim to the idle CPU 0, and the wait names CPU 0's idle time")
+    else:
+        print(f"# {len(moved)} waits moved to another CPU (not required on a busy machine)")
+
+text = subprocess.run([ktrace, 'latency', trace, '--pid', str(victim), '--top', '1'], capture_output=True, text=True).stdout
+ok('queued on CPU ' in text and 'idle_allowed_elsewhere ' in text, "the text report says where the worst wait was queued and what idled")
+finish()
