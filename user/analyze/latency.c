@@ -504,9 +504,13 @@ static void push_seg(struct lat_cpu *c, uint8_t kind, uint64_t id, int32_t weigh
 {
 	struct lat_seg *s;
 
-	if (!c->ring) {
-		c->ring = xrealloc(NULL, RING_SEGS * sizeof(*c->ring), "latency: CPU history");
-		c->nsegs = 0;
+	/*
+	 * The ring grows to RING_SEGS before it wraps: until then its segments
+	 * sit in order from 0, where the readers' RING_SEGS mask finds them.
+	 */
+	if (c->nsegs == c->ring_cap && c->ring_cap < RING_SEGS) {
+		c->ring_cap = c->ring_cap ? c->ring_cap * 2 : 64;
+		c->ring = xrealloc(c->ring, c->ring_cap * sizeof(*c->ring), "latency: CPU history");
 	}
 	s = &c->ring[c->nsegs++ & (RING_SEGS - 1)];
 	s->start = start;

@@ -78,7 +78,8 @@ struct lat_cpu {
 	uint64_t covered_from;		/* first switch seen: the ring knows nothing before */
 	uint64_t tid, since;
 	int32_t weight;
-	struct lat_seg *ring;
+	struct lat_seg *ring;		/* the last RING_SEGS segments */
+	uint32_t ring_cap;		/* allocated, up to RING_SEGS */
 	uint64_t nsegs;			/* segments ever pushed */
 	struct {
 		uint64_t start;
