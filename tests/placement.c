@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fifo_pipe[2], done_pipe[2];
+static int fifo_pipe[2], done_pipe[2], ready_pipe[2];
 static long spin_us;
 static int pinned;
 static int asked, ready, stop;	/* rounds the main thread asked for, the victim is ready for */
@@ -105,8 +105,11 @@ static void *victim(void *arg)
 		if (allow(1, 1) || (!pinned && allow(0, 1)))
 			die("set kt_victim's allowed CPUs");
 		sleep_us(100);
-		if (sched_getcpu() == 1)
-			__atomic_store_n(&ready, want, __ATOMIC_RELEASE);
+		if (sched_getcpu() != 1)
+			continue;
+		__atomic_store_n(&ready, want, __ATOMIC_RELEASE);
+		if (write(ready_pipe[1], "r", 1) != 1)
+			die("write ready pipe");
 	}
 	return NULL;
 }
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
 	}
 	if (allow(0, 0))
 		die("pin the main thread to CPU 0");
-	if (pipe(fifo_pipe) || pipe(done_pipe))
+	if (pipe(fifo_pipe) || pipe(done_pipe) || pipe(ready_pipe))
 		die("pipe");
 	if (pthread_create(&ft, NULL, fifo, NULL) || pthread_create(&vt, NULL, victim, NULL))
 		die("pthread_create");
@@ -145,11 +148,14 @@ int main(int argc, char **argv)
 	if (fclose(f))
 		die(argv[1]);
 	for (int r = 1; r <= rounds; r++) {
+		/*
+		 * Woken when the victim is on CPU 1, the main thread wakes kt_fifo
+		 * at once: left alone there, the victim may be moved to the idle
+		 * CPU 0 before kt_fifo comes.
+		 */
 		__atomic_store_n(&asked, r, __ATOMIC_RELEASE);
-		while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != r)
-			sleep_us(500);
-		sleep_us(2000);	/* the victim runs alone on CPU 1 a while */
-		if (write(fifo_pipe[1], "g", 1) != 1 || read(done_pipe[0], &c, 1) != 1)
+		if (read(ready_pipe[0], &c, 1) != 1 || write(fifo_pipe[1], "g", 1) != 1 ||
+		    read(done_pipe[0], &c, 1) != 1)
 			die("round");
 		sleep_us(5000);
 	}
