@@ -11,6 +11,16 @@ skip() {	# skip DESCRIPTION WHY
 	n=$((n + 1))
 	echo "ok $n - $1 # SKIP $2"
 }
+# Whether the BPF backend can record on this machine (root, BTF); if not,
+# DESCRIPTION is a SKIP that says why.
+need_host_bpf() {	# need_host_bpf DESCRIPTION
+	local why=
+	[ "$(id -u)" -eq 0 ] || why="not root: loading BPF programs needs root"
+	[ -z "$why" ] && [ ! -r /sys/kernel/btf/vmlinux ] && why="the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	[ -z "$why" ] && return 0
+	skip "$1" "$why"
+	return 1
+}
 # Whether DevTools' trace engine (tests/js) is installed; if not, DESCRIPTION is a SKIP.
 need_trace_engine() {	# need_trace_engine DESCRIPTION
 	[ -d tests/js/node_modules/@paulirish/trace_engine ] && return 0

@@ -12,14 +12,7 @@ trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
-if [ "$(id -u)" -ne 0 ]; then
-	skip "BPF backend" "not root: loading BPF programs needs root"
-	echo "1..$n"; exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip "BPF backend" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	echo "1..$n"; exit 0
-fi
+need_host_bpf "BPF backend" || { echo "1..$n"; exit 0; }
 
 run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/workload" "$tmp/expect" 2000
 ok $rc "record --backend bpf -- workload"

@@ -10,17 +10,9 @@ ktrace=$build/ktrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 echo "TAP version 13"
-if [ "$(id -u)" -ne 0 ]; then
-	skip "critical path on the host" "not root: loading BPF programs needs root"
-	echo "1..$n"; exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip "critical path on the host" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	echo "1..$n"; exit 0
-fi
+need_host_bpf "critical path on the host" || { echo "1..$n"; exit 0; }
 
 run "$ktrace" record --backend bpf --stacks -o "$tmp/c.fxt" -- "$build/tests/chain_workload" "$tmp/expect"
 if [ $rc -eq 4 ]; then

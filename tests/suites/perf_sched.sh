@@ -17,10 +17,9 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
+need_host_bpf "ktrace latency against perf sched timehist" || { finish; exit; }
 why=""
-[ "$(id -u)" -eq 0 ] || why="not root: the BPF backend and perf sched need root"
-[ -z "$why" ] && [ ! -r /sys/kernel/btf/vmlinux ] && why="the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-[ -z "$why" ] && ! command -v perf >/dev/null && why="perf is not installed (linux-perf)"
+! command -v perf >/dev/null && why="perf is not installed (linux-perf)"
 [ -z "$why" ] && ! command -v hackbench >/dev/null && why="hackbench is not installed (rt-tests)"
 if [ -n "$why" ]; then
 	skip "ktrace latency against perf sched timehist" "$why"

@@ -14,14 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
-if [ "$(id -u)" -ne 0 ]; then
-	skip "timer waits" "not root: loading BPF programs needs root"
-	echo "1..$n"; exit 0
-fi
-if [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip "timer waits" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	echo "1..$n"; exit 0
-fi
+need_host_bpf "timer waits" || { echo "1..$n"; exit 0; }
 
 # 100 sleep processes, one nanosleep each: 100 timer expiries, 100 timer
 # waits.  Under a name of their own: others on this machine sleep too.
