@@ -11,7 +11,11 @@ waits behind the FIFO thread are blamed on CPU 1, where they were queued.
 TAP output.
 usage: check_placement.py KTRACE TRACE.fxt EXPECT_FILE [MIN_FIFO_WAITS [quiet]]
 "quiet": nothing else runs (a test VM), so kt_fifo is what the victim waits
-behind longest on CPU 1, and the balancer moves the free victim to CPU 0."""
+behind longest on CPU 1, and the free victim waits there while CPU 0 idles.
+(Whether the balancer moves it then is the kernel's choice: on Debian's 6.12
+in a 2-CPU VM it mostly moves the victim while it runs, as CPU 1's capacity
+shrinks under the FIFO thread, and not while it waits; a move is checked
+where there is one.)"""
 import collections
 import json
 import os
@@ -130,10 +134,10 @@ else:
        f"free to run anywhere: allowed CPUs all, and a move leaves CPU 1 ({len(moved)} waits moved)",
        [(w['start'], w['cpus_allowed'], w['migrations'][:1]) for w in behind][:3])
     if quiet:
-        ok(any(w['migrations'][0]['to'] == 0 and w['idle_allowed_elsewhere'] > 0 for w in moved),
-           "the balancer moves a waiting victim to the idle CPU 0, and the wait names CPU 0's idle time")
-    else:
-        print(f"# {len(moved)} waits moved to another CPU (not required on a busy machine)")
+        ok(any(w['idle_allowed_elsewhere'] > 0 and w['idle_allowed_cpu'] == 0 for w in behind),
+           "a wait behind kt_fifo names CPU 0, idle meanwhile, as idle_allowed_elsewhere",
+           [(w['start'], w['idle_allowed_elsewhere'], w['idle_allowed_cpu']) for w in behind][:3])
+    print(f"# {len(moved)} of the waits behind kt_fifo moved to another CPU")
 
 text = subprocess.run([ktrace, 'latency', trace, '--pid', str(victim), '--top', '1'], capture_output=True, text=True).stdout
 ok('queued on CPU ' in text and 'idle_allowed_elsewhere ' in text, "the text report says where the worst wait was queued and what idled")

@@ -151,7 +151,7 @@ done
 for b in kmod bpf; do
 	for p in place pinned; do
 		[ "$(status ${b}_$p)" = 0 ] &&
-			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" 4 \
+			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" 2 \
 				quiet >"$R/${b}_$p.check"
 		okb $b $? "$b: placement ($p): each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
 			{ sed 's/^/# /' "$R/${b}_$p.err" 2>/dev/null | head -5; grep -E '^not ok|^#' "$R/${b}_$p.check" | sed 's/^/#   /'; }

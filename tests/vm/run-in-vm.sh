@@ -59,9 +59,9 @@ done
 # idles: free to move there, and pinned to CPU 1.
 for b in kmod bpf; do
 	step ${b}_place ktrace record --backend $b -o $R/${b}_place.fxt -- \
-		placement $R/${b}_place.expect 6 20000
+		placement $R/${b}_place.expect 8 20000
 	step ${b}_pinned ktrace record --backend $b -o $R/${b}_pinned.fxt -- \
-		placement $R/${b}_pinned.expect 6 20000 pinned
+		placement $R/${b}_pinned.expect 8 20000 pinned
 done
 # Short-lived processes under a flight recorder, and beside the latency
 # trigger, with 200 pids for hundreds of children: pids are reused.
