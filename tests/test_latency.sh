@@ -90,18 +90,41 @@ def same(r):
         s[w['tid']].update(w['causes'])
     return len(r['top']) == r['waits'] and all(
         g['causes'] == {k: s[g['key']][k] for k in g['causes']} for g in r['groups'])
+
+
+def p99_rows(r):
+    # Each row's waits of p99_from_ns or more: p99_waits of them, their
+    # causes summed in p99_causes, and fewer than 99% of its waits below.
+    waits = collections.defaultdict(list)
+    for w in r['top']:
+        waits[w['tid']].append(w)
+    for g in r['groups']:
+        ws = waits[g['key']]
+        worse = [w for w in ws if w['latency'] >= g['p99_from_ns']]
+        s = collections.Counter()
+        for w in worse:
+            s.update(w['causes'])
+        if ws and (len(worse) != g['p99_waits'] or not worse or (len(ws) - len(worse)) * 100 >= len(ws) * 99
+                   or g['p99_causes'] != {k: s[k] for k in g['p99_causes']}):
+            return False
+    return len(r['top']) == r['waits']
 EOF
 run "$ktrace" latency "$tmp/c.fxt" --json --top 100
 jcheck "__import__('sums').same(r) and r['causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300} and r['p99_waits'] == 1 and r['p99_causes']['higher_priority'] == 3600"
 ok $? "each thread's causes over all its waits, and the selection's, p99 and worse too" || diag "$tmp/out"
+jcheck "__import__('sums').p99_rows(r) and next(g for g in r['groups'] if g['key'] == 400)['p99_causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0}"
+ok $? "each thread's p99 and worse: its waits at or above its own p99 bucket, their causes summed" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --top 1
+grep -q '^     400 victim .*; p99 and worse (1 of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out"
+ok $? "the text gives each thread's p99 and worse beside its causes" || diag "$tmp/out"
 "$gen" synthetic 20000 "$tmp/syn.fxt"
 run "$ktrace" latency "$tmp/syn.fxt" --json --top 100000
-jcheck "__import__('sums').same(r) and r['waits'] > 5000"
+jcheck "__import__('sums').same(r) and __import__('sums').p99_rows(r) and r['waits'] > 5000"
 ok $? "on synthetic traffic, every thread's causes from the running totals equal the walks' to the nanosecond" ||
 	diag "$tmp/err"
 run "$ktrace" latency "$tmp/c.fxt"
 grep -q '^p99 and worse (1 waits of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out" &&
-	grep -q '^ *405 pinned  *405 ?  *100% higher_priority$' "$tmp/out"
+	grep -q '^ *405 pinned  *405 ?  *100% higher_priority; p99 and worse (1 of 1.5 us or more): 100% higher_priority$' "$tmp/out"
 ok $? "the text gives the selection's causes, p99 and worse, and each thread's" || diag "$tmp/out"
 # Cgroups (v2), as the state dump names them: victim and free in
 # /kubepods/pod1, pinned in /kubepods/pod2, kt_fifo in /, the rest unnamed.

@@ -104,6 +104,8 @@ static struct lat_group *group_get(struct lat_analysis *a, uint64_t key)
 					&a->cap_groups, sizeof(*g), &added, "latency: report rows");
 
 	g->key = key;
+	if (added)
+		g->id = a->ngroups - 1;
 	return g;
 }
 
@@ -235,6 +237,8 @@ void lat_free(struct lat_analysis *a)
 	free(a->wc);
 	free(a->causes_by_bucket);
 	free(a->waits_by_bucket);
+	free(a->gbuckets);
+	u64map_free(&a->gbucket_map);
 	free(a->top);
 	u64map_free(&a->thread_map);
 	u64map_free(&a->proc_map);
@@ -823,6 +827,8 @@ static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat
 {
 	uint64_t ns = ts - t->since, causes[LAT_CAUSES] = { 0 }, sum = 0;
 	uint32_t b = lat_bucket_of(ns);
+	struct lat_gbucket *gb;
+	bool added;
 	bool walk = t->snap_cpu != (int32_t)cpu || lat_is_rt(weight);
 
 	for (uint32_t i = 0; i < a->nuntraced && !walk; i++)
@@ -854,11 +860,15 @@ static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat
 		a->waits_by_bucket = xcalloc(LAT_BUCKETS, sizeof(*a->waits_by_bucket),
 					     "latency: causes");
 	}
+	gb = keyed_get(&a->gbucket_map, (uint64_t)g->id << 16 | b, &a->gbuckets, &a->ngbuckets,
+		       &a->cap_gbuckets, sizeof(*gb), &added, "latency: causes by row");
 	for (int k = 0; k < LAT_CAUSES; k++) {
 		g->causes[k] += causes[k];
 		a->causes_by_bucket[(size_t)b * LAT_CAUSES + k] += causes[k];
+		gb->causes[k] += causes[k];
 	}
 	a->waits_by_bucket[b]++;
+	gb->waits++;
 }
 
 /* A switch-in of @t on @cpu at @ts: the end of whatever it waited for. */

@@ -71,6 +71,7 @@ struct lat_group {
 	uint64_t no_wakeup;		/* switched in from sleep without a recorded wakeup */
 	uint64_t lossy;			/* overlapped records the recorder lost */
 	uint64_t causes[LAT_CAUSES];	/* every measured wait's, summed */
+	uint32_t id;			/* order of creation: its buckets' key */
 };
 
 #define LAT_BLAME_THREADS	6

@@ -135,6 +135,12 @@ struct lat_analysis {
 	uint64_t wc_waits;
 	/* Every measured wait's causes, by the wait's histogram bucket (p99 and worse). */
 	uint64_t *causes_by_bucket, *waits_by_bucket;
+	/* The same per row, for the buckets its waits use: key (group id << 16) | bucket. */
+	struct u64map gbucket_map;
+	struct lat_gbucket {
+		uint64_t waits, causes[LAT_CAUSES];
+	} *gbuckets;
+	uint32_t ngbuckets, cap_gbuckets;
 	uint64_t causes_walked;		/* waits whose causes needed the walk */
 	struct lat_wait *top;		/* the worst waits: worst.items */
 	struct topn worst;

@@ -473,6 +473,41 @@ static uint64_t p99_causes(struct lat_analysis *a, uint64_t *causes, uint64_t *f
 	return n;
 }
 
+/* Row @g's waits at or above its own p99 (to the bucket), as p99_causes() does for all. */
+static uint64_t group_p99_causes(struct lat_analysis *a, const struct lat_group *g,
+				 uint64_t *causes, uint64_t *from_ns)
+{
+	uint64_t total = 0, seen = 0, n = 0;
+	const struct lat_gbucket *gb;
+	uint32_t b, i;
+
+	memset(causes, 0, LAT_CAUSES * sizeof(*causes));
+	*from_ns = 0;
+	for (b = 0; b < LAT_BUCKETS; b++) {
+		i = u64map_find(&a->gbucket_map, (uint64_t)g->id << 16 | b);
+		total += i == U64MAP_NONE ? 0 : a->gbuckets[i].waits;
+	}
+	for (b = 0; b < LAT_BUCKETS && total; b++) {
+		i = u64map_find(&a->gbucket_map, (uint64_t)g->id << 16 | b);
+		gb = i == U64MAP_NONE ? NULL : &a->gbuckets[i];
+		seen += gb ? gb->waits : 0;
+		if (gb && seen * 100 >= total * 99)
+			break;
+	}
+	if (b == LAT_BUCKETS)
+		return 0;
+	*from_ns = lat_bucket_lo(b);
+	for (; b < LAT_BUCKETS; b++) {
+		i = u64map_find(&a->gbucket_map, (uint64_t)g->id << 16 | b);
+		if (i == U64MAP_NONE)
+			continue;
+		n += a->gbuckets[i].waits;
+		for (int c = 0; c < LAT_CAUSES; c++)
+			causes[c] += a->gbuckets[i].causes[c];
+	}
+	return n;
+}
+
 /* "causes of all waits: 91% higher_priority, ...; p99 and worse (N waits of D or more): ..." */
 static void put_selection_causes(struct lat_analysis *a, struct obuf *o)
 {
@@ -497,6 +532,13 @@ static void put_selection_causes(struct lat_analysis *a, struct obuf *o)
 		put_key(a, o, g->key);
 		obuf_lit(o, "  ");
 		lat_causes_line(g->causes, o);
+		n = group_p99_causes(a, g, p99, &from);
+		if (n) {
+			obuf_printf(o, "; p99 and worse (%llu of ", (unsigned long long)n);
+			lat_put_dur(o, from);
+			obuf_lit(o, " or more): ");
+			lat_causes_line(p99, o);
+		}
 		obuf_putc(o, '\n');
 	}
 }
@@ -751,7 +793,7 @@ static void json_causes(struct obuf *o, const char *key, const uint64_t *causes)
 
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 {
-	uint64_t before, nowake, lossy, causes[LAT_CAUSES];
+	uint64_t before, nowake, lossy, causes[LAT_CAUSES], from, n;
 
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
@@ -798,6 +840,10 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
 		json_blocked_in(a, o, g);
 		json_causes(o, "causes", g->causes);
+		n = group_p99_causes(a, g, causes, &from);
+		json_causes(o, "p99_causes", causes);
+		obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu", (unsigned long long)n,
+			    (unsigned long long)from);
 		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
 			    "\"overlaps_loss\":%llu}}",
 			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
@@ -900,7 +946,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 	obuf_lit(o, "]");
 	json_causes(o, "top_causes", causes);
 	{
-		uint64_t all[LAT_CAUSES] = { 0 }, from, n;
+		uint64_t all[LAT_CAUSES] = { 0 };
 
 		for (uint32_t i = 0; i < a->ngroups; i++)
 			for (int k = 0; k < LAT_CAUSES; k++)
@@ -914,10 +960,10 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 	}
 	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
 		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
-	for (uint32_t i = 0, n = 0; i < a->nwc; i++)
+	for (uint32_t i = 0, k = 0; i < a->nwc; i++)
 		if (a->wc[i].idle_ns)
 			obuf_printf(o, "%s{\"cpu\":%u,\"idle_ns\":%llu,\"longest_ns\":%llu}",
-				    n++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
+				    k++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
 				    (unsigned long long)a->wc[i].longest_ns);
 	obuf_lit(o, "]}");
 	obuf_lit(o, "}\n");
