@@ -218,10 +218,9 @@ static void args_obj(struct obuf *o, const struct fxt_arg *args, unsigned int na
 
 static const char *end_state(const struct fxt_record *rec, char *buf)
 {
-	const struct fxt_arg *ls = NULL;
+	/* Either layout: a compact archive's legacy switch has it from the reader. */
+	const struct fxt_arg *ls = fxt_find_arg(rec, "linux_state");
 
-	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
-		ls = fxt_find_arg(rec, "linux_state");
 	if (ls && ls->type == KTRACE_FXT_ARG_UINT32 && ls->u <= KTRACE_LINUX_STATE_MAX) {
 		buf[0] = KTRACE_LINUX_STATE_LETTERS[ls->u];
 		buf[1] = 0;
