@@ -856,7 +856,7 @@ static int t_compact_everything(void)
 
 	two_open(&t);
 	for (uint32_t tid = 1; tid < 700; tid++) {
-		pids[tid] = tid < 400 ? 5000 + tid / 10 : tid;	/* unnamed: its own pid */
+		pids[tid] = tid < 400 ? 5000 + tid / 10 : 0;	/* unnamed: no process known */
 		if (tid < 400)
 			CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, tid, pids[tid], "t", 1,
 									  0)));

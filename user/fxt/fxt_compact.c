@@ -20,8 +20,7 @@ static struct fxt_compact_thread *thread_get(struct fxt_compact *ac, uint64_t ti
 
 	t = u64map_vec_get(&ac->map, tid, &ac->threads, &ac->nthreads, &ac->cap_threads,
 			   sizeof(*t), &added);
-	if (t && added)
-		t->pid = tid;	/* as readers take a thread no record names */
+	/* No record names its process yet: 0, the process the readers do not know. */
 	return t;
 }
 

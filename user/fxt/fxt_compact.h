@@ -71,7 +71,7 @@ struct fxt_wake_state {
 #define FXT_COMPACT_SLOTS	256
 
 struct fxt_compact_thread {
-	uint64_t pid;			/* of its latest thread record; its tid before one */
+	uint64_t pid;			/* of its latest thread record; 0 before one */
 	struct fxt_wake_state wake;	/* as the reader will know it */
 	uint8_t slot;			/* its thread-table index, 0: none */
 };
