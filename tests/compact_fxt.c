@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 			if (!said) {
 				fxt_write_event(w, KTRACE_FXT_EV_INSTANT, rec.ts, 0, 0, "ktrace:meta",
 						"trace_info", &enc, 1, 0);
+				fxt_compact_init(&c, w);
 				said = true;
 			}
 			if (fxt_compact_sched(&c, w, &rec))

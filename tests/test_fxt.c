@@ -679,6 +679,7 @@ static void two_open(struct two_streams *t)
 	fxt_write_preamble(t->compact, 1, "ktrace");
 	fxt_write_event(t->compact, KTRACE_FXT_EV_INSTANT, 1, 0, 0, "ktrace:meta", "trace_info",
 			&enc, 1, 0);
+	fxt_compact_init(&t->c, t->compact);
 	fxt_reader_open_mem(&t->follow, NULL, 0);
 	fxt_reader_learn_well_known(&t->follow);
 }
@@ -829,6 +830,11 @@ static int t_compact_pingpong(void)
 	printf("# ping-pong: %.1f bytes per switch and wakeup (the recorders': %u)\n",
 	       bytes / 1000.0, (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
 	CHECK(bytes == 1000 * 56);
+	/* From an interrupt: its context and the interrupted thread in one argument. */
+	bytes = t.sched_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 1, 120, 2, KTRACE_CTX_HARDIRQ,
+						    0x1)));
+	CHECK(t.sched_bytes - bytes == 32);
 	CHECK(two_compare(&t, pids, 3, NULL));
 	two_close(&t);
 	return 1;
@@ -909,7 +915,7 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
-	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes, read back as recorded");
+	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes, a wakeup from an interrupt in 32, read back as recorded");
 	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, allowed CPUs, 700 threads in 255 slots, read back as recorded");
 	run_violations();
 	return tap_finish();

@@ -3,7 +3,7 @@
  * Scheduling records in fewer bytes: the writer's half of the rules in
  * fxt_compact.h, for the archive `ktrace record` writes.  A pipe
  * ping-pong's switch and wakeup take 56 + 48 bytes as the recorders write
- * them, 16 + 40 here.
+ * them, 16 + 40 here; a wakeup from an interrupt 56, here 32.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +22,11 @@ static struct fxt_compact_thread *thread_get(struct fxt_compact *ac, uint64_t ti
 			   sizeof(*t), &added);
 	/* No record names its process yet: 0, the process the readers do not know. */
 	return t;
+}
+
+void fxt_compact_init(struct fxt_compact *ac, struct fxt_writer *w)
+{
+	ac->interrupt = fxt_string_ref(w, FXT_COMPACT_INTERRUPT, strlen(FXT_COMPACT_INTERRUPT));
 }
 
 int fxt_compact_named(struct fxt_compact *ac, uint64_t tid, uint64_t pid)
@@ -132,14 +137,29 @@ static int compact_switch(struct fxt_compact *ac, struct fxt_writer *w,
 	return 1;
 }
 
+/* The uint32 argument "interrupt" at @w: the interrupt's context and the interrupted tid. */
+static uint32_t put_interrupt(const struct fxt_compact *ac, uint64_t *w, uint64_t ctx,
+			      uint64_t tid)
+{
+	uint32_t n = 1 + ktrace_fxt_sref_words(ac->interrupt);
+
+	w[0] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT32, n, ac->interrupt,
+				  ctx << FXT_COMPACT_INTERRUPT_SHIFT | tid);
+	if (ktrace_fxt_sref_is_inline(ac->interrupt))
+		ktrace_fxt_put_stream((__u64 *)&w[1], FXT_COMPACT_INTERRUPT,
+				      strlen(FXT_COMPACT_INTERRUPT));
+	return n;
+}
+
 /*
  * The wakeup without the weight and allowed CPUs its thread's previous
- * wakeup had.  1 when written, 0 when the record must stay as it is.
+ * wakeup had, an interrupt's context and interrupted thread in one
+ * argument.  1 when written, 0 when the record must stay as it is.
  */
 static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 			  const struct fxt_record *rec)
 {
-	const struct fxt_arg *weight = NULL, *cpus = NULL;
+	const struct fxt_arg *weight = NULL, *cpus = NULL, *ctx = NULL, *intr = NULL;
 	uint64_t words[KTRACE_FXT_MAX_RECORD_WORDS];
 	struct fxt_compact_thread *t;
 	uint32_t n = 3, nargs = 0, at = 3, size;
@@ -147,13 +167,21 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	uint64_t cpus_v;
 
 	for (unsigned int i = 0; i < rec->nargs; i++) {
-		if (rec->args[i].type == KTRACE_FXT_ARG_INT32 &&
-		    fxt_str_eq(rec->args[i].name, "weight"))
-			weight = &rec->args[i];
-		else if (rec->args[i].type == KTRACE_FXT_ARG_UINT64 &&
-			 fxt_str_eq(rec->args[i].name, "cpus"))
-			cpus = &rec->args[i];
+		const struct fxt_arg *a = &rec->args[i];
+
+		if (a->type == KTRACE_FXT_ARG_INT32 && fxt_str_eq(a->name, "weight"))
+			weight = a;
+		else if (a->type == KTRACE_FXT_ARG_UINT64 && fxt_str_eq(a->name, "cpus"))
+			cpus = a;
+		else if (a->type == KTRACE_FXT_ARG_UINT32 && fxt_str_eq(a->name, "irq_context"))
+			ctx = a;
+		else if (a->type == KTRACE_FXT_ARG_KOID && fxt_str_eq(a->name, "interrupted"))
+			intr = a;
 	}
+	/* Both, or neither: a reader gives back both from "interrupt". */
+	if (!ac->interrupt || !ctx || !intr || !ctx->u || ctx->u > KTRACE_CTX_MAX ||
+	    intr->u > FXT_COMPACT_INTERRUPT_TID)
+		ctx = intr = NULL;
 	/* The reader gives a wakeup without a weight its previous one's. */
 	if (!weight || rec->nwords > KTRACE_FXT_MAX_RECORD_WORDS)
 		return 0;
@@ -171,8 +199,14 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	/* The other arguments as the recorder wrote them, in their order. */
 	for (unsigned int i = 0; i < rec->nargs; i++, at += size) {
 		size = ktrace_fxt_get(rec->w[at], 4, 15);
-		if (&rec->args[i] == cpus || (&rec->args[i] == weight && !put_weight))
+		if (&rec->args[i] == cpus || (&rec->args[i] == weight && !put_weight) ||
+		    &rec->args[i] == ctx)
 			continue;
+		if (&rec->args[i] == intr) {
+			n += put_interrupt(ac, &words[n], ctx->u, intr->u);
+			nargs++;
+			continue;
+		}
 		memcpy(&words[n], &rec->w[at], size * 8);
 		n += size;
 		nargs++;

@@ -20,6 +20,9 @@
  *   same thread's previous wakeup, and its allowed CPUs ("cpus") too
  *   unless it says them; an explicit "cpus" of 0 says it may run anywhere.
  *   (The recorders' wakeups always have a weight, so none is lost.)
+ * - A wakeup from an interrupt may have, instead of "irq_context" and the
+ *   "interrupted" koid, the uint32 "interrupt": the context in bits 30..31
+ *   and the interrupted thread's tid in bits 0..29.
  */
 #ifndef KTRACE_FXT_COMPACT_H
 #define KTRACE_FXT_COMPACT_H
@@ -58,6 +61,10 @@ static inline int fxt_compact_linux_state(unsigned int fxt_state)
 	}
 }
 
+#define FXT_COMPACT_INTERRUPT		"interrupt"
+#define FXT_COMPACT_INTERRUPT_SHIFT	30
+#define FXT_COMPACT_INTERRUPT_TID	((1U << FXT_COMPACT_INTERRUPT_SHIFT) - 1)
+
 /* What a thread's wakeups may leave out: the values of its previous one. */
 struct fxt_wake_state {
 	uint64_t cpus;		/* 0: may run on every CPU */
@@ -88,9 +95,12 @@ struct fxt_compact {
 	uint32_t nthreads, cap_threads;
 	struct fxt_compact_slot slots[FXT_COMPACT_SLOTS];
 	uint64_t clock;			/* counts uses, for the least recently used slot */
+	uint16_t interrupt;		/* string ref of FXT_COMPACT_INTERRUPT */
 	uint64_t legacy, full;		/* context switches written each way */
 };
 
+/* Before the first record: interns the names the compact records use. */
+void fxt_compact_init(struct fxt_compact *ac, struct fxt_writer *w);
 /* A thread record (kernel object) named @tid's process: later references say so. */
 int fxt_compact_named(struct fxt_compact *ac, uint64_t tid, uint64_t pid);
 /*

@@ -541,8 +541,21 @@ static int restore_wakeup(struct fxt_reader *r, struct fxt_record *rec)
 {
 	struct fxt_arg *weight = arg_of_type(rec, "weight", KTRACE_FXT_ARG_INT32);
 	struct fxt_arg *cpus = arg_of_type(rec, "cpus", KTRACE_FXT_ARG_UINT64);
+	struct fxt_arg *intr = arg_of_type(rec, FXT_COMPACT_INTERRUPT, KTRACE_FXT_ARG_UINT32);
 	struct fxt_wake_state *st;
+	uint64_t v;
 	bool added;
+
+	/* An interrupt's context and the thread it interrupted, as two arguments again. */
+	if (intr) {
+		v = intr->u;
+		intr->name.p = "irq_context";
+		intr->name.len = strlen("irq_context");
+		intr->u = v >> FXT_COMPACT_INTERRUPT_SHIFT;
+		intr = restored_arg(rec, KTRACE_FXT_ARG_KOID, "interrupted");
+		if (intr)
+			intr->u = v & FXT_COMPACT_INTERRUPT_TID;
+	}
 
 	st = u64map_vec_get(&r->wake_map, rec->tid, &r->wake, &r->nwake, &r->cap_wake,
 			    sizeof(*st), &added);

@@ -208,6 +208,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	w->sink_ctx = &a;
 	fxt_write_preamble(w, 1, "ktrace");
 	trace_info(w, ops->name, start);
+	fxt_compact_init(&a.compact, w);
 	/* The BPF probes name their events by these indices. */
 	if (!ops->statedump_in_kernel)
 		for (unsigned int i = 0; i < ro->nprobes; i++)
