@@ -331,13 +331,18 @@ for s in scenario latency causes timer chain; do
 		same_json "$tmp/g.json" "$tmp/c.json" || bad="$bad, convert"
 	[ -z "$bad" ]
 	ok $? "$s: latency, --critical-path, --folded, dump --check and the JSON read both the same${bad:+ (not:${bad#,})}"
+	tests/check_perfetto_rules.py "$tmp/g-$s.fxt" "$tmp/c-$s.fxt" >"$tmp/pf"
+	ok $? "$s: by Perfetto's importer's rules, no import errors and the same sched rows, wakeups and threads" ||
+		grep -E '^not ok|^#' "$tmp/pf" | diag /dev/stdin
 done
 
 # -d with units, recording: the trace's own time span says how long it ran.
 if [ "$(id -u)" -ne 0 ]; then
 	skip "record -d 300ms and -d 5ms" "not root: loading BPF programs needs root"
+	skip "a recorded archive, by Perfetto's importer's rules" "not root: loading BPF programs needs root"
 elif [ ! -r /sys/kernel/btf/vmlinux ]; then
 	skip "record -d 300ms and -d 5ms" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	skip "a recorded archive, by Perfetto's importer's rules" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
 else
 	for d in 300ms 5ms; do
 		run timeout 120 "$ktrace" record --backend bpf -d $d -o "$tmp/d$d.fxt"
@@ -346,6 +351,9 @@ else
 		ok $? "record -d $d stops by itself: the trace spans ${span:-?} s, not $d read as seconds" ||
 			diag "$tmp/err"
 	done
+	tests/check_perfetto_rules.py "$tmp/d300ms.fxt" >"$tmp/pf"
+	ok $? "a recorded archive, by Perfetto's importer's rules: no import errors, a priority on every sched row" ||
+		grep -E '^not ok|^#' "$tmp/pf" | diag /dev/stdin
 fi
 
 finish
