@@ -182,8 +182,11 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	if (!ac->interrupt || !ctx || !intr || !ctx->u || ctx->u > KTRACE_CTX_MAX ||
 	    intr->u > FXT_COMPACT_INTERRUPT_TID)
 		ctx = intr = NULL;
-	/* The reader gives a wakeup without a weight its previous one's. */
-	if (!weight || rec->nwords > KTRACE_FXT_MAX_RECORD_WORDS)
+	/*
+	 * The reader gives a wakeup without a weight its previous one's; an
+	 * explicit "cpus" of 0 may make the record one word longer.
+	 */
+	if (!weight || rec->nwords + 1 > KTRACE_FXT_MAX_RECORD_WORDS)
 		return 0;
 	t = thread_get(ac, rec->tid);
 	if (!t)
