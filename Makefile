@@ -42,7 +42,7 @@ $(error CROSS=$(CROSS): only CROSS=arm64 is known)
 endif
 
 USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
-		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c \
+		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c user/fxt/fxt_compact.c \
 		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
 		   user/analyze/timeline.c user/analyze/causes.c
@@ -117,8 +117,9 @@ FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 FIFO_HOG	:= $(O)/tests/fifo_hog
 CHURN		:= $(O)/tests/churn
 PLACEMENT	:= $(O)/tests/placement
+COMPACT_FXT	:= $(O)/tests/compact_fxt
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG) $(CHURN) $(PLACEMENT)
+		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak

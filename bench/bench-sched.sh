@@ -3,7 +3,7 @@
 # sched_switch + sched_waking events and against no tracing, in one run:
 # a pinned pipe ping-pong (bench/pingpong.c), conditions interleaved round
 # by round.  Debian's runqlat runs as a reference.  Also bytes per context
-# switch (with its wakeup) for ktrace and ftrace.
+# switch (with its wakeup) for ktrace's archive, ftrace and perf sched record.
 #
 # Each run is timed in blocks of BLOCK round trips.  On a virtual machine
 # the host takes the CPU away now and then, which slows whole blocks down
@@ -52,9 +52,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 		echo >"$inst/trace"
 		echo 1 >"$inst/tracing_on"
 		"$pp" "$trips" $cpu $block
-		echo 0 >"$inst/tracing_on"
-		grep -h '^bytes:' "$inst"/per_cpu/cpu$cpu/stats | awk '{print $2}' >"$tmp/ftrace_bytes"
-		grep -h '^entries:' "$inst"/per_cpu/cpu$cpu/stats | awk '{print $2}' >"$tmp/ftrace_entries" ;;
+		echo 0 >"$inst/tracing_on" ;;
 	ftrace-read)
 		# As trace-cmd records: a reader drains the CPU's buffer meanwhile.
 		echo >"$inst/trace"
@@ -119,16 +117,40 @@ done | awk '{ a[NR] = ($4 - $1) / ($2 - $1); b[NR] = ($4 - $1) / ($3 - $1) }
 	END { printf "round by round (%d rounds): median %.2f, middle half %.2f to %.2f against ftrace; median %.2f, middle half %.2f to %.2f against ftrace with a reader\n",
 		NR, q(a, NR, 0.5), q(a, NR, 0.25), q(a, NR, 0.75), q(b, NR, 0.5), q(b, NR, 0.25), q(b, NR, 0.75) }'
 
-# Bytes per context switch with its wakeup, from the last round of each.
-fb=$(cat "$tmp/ftrace_bytes"); fe=$(cat "$tmp/ftrace_entries")
-"$ktrace" dump --stats --quiet "$tmp/k.fxt" >"$tmp/kstats"
-# A pinned thread's wakeup carries its allowed CPUs: 16 bytes more (the ping-pong is pinned).
-kc=$("$ktrace" dump "$tmp/k.fxt" | grep -c 'wakeup:.* cpus=')
-kb=$(awk -v kc="$kc" '/context switch \(args\)/ {s=$NF} /thread wakeup/ {w=$NF} END {print s*56 + w*48 + kc*16}' "$tmp/kstats")
-ks=$(awk '/context switch \(args\)/ {print $NF}' "$tmp/kstats")
-awk -v fb="$fb" -v fe="$fe" -v kb="$kb" -v ks="$ks" 'BEGIN {
-	printf "bytes per switch with its wakeup: ktrace %.1f (56 B switch + 48 B wakeup records, 64 B for a pinned thread), ftrace %.1f (buffer bytes / 2 events per switch, CPU 0)\n",
-		kb/ks, fb/(fe/2) }'
+# Bytes per context switch with its wakeup, for one more ping-pong of
+# $size_trips round trips each: ktrace's archive (`dump --stats`: its
+# switch and wakeup records, and the whole file), ftrace's sched_switch +
+# sched_waking as trace_pipe_raw gives them (the pages trace-cmd stores),
+# and `perf sched record`'s perf.data.  Each is divided by the switches
+# it recorded.
+size_trips=20000
+taskset -c $other "$ktrace" record --backend bpf -o "$tmp/size.fxt" -- "$pp" $size_trips $cpu \
+	>/dev/null 2>&1
+"$ktrace" dump --stats --quiet "$tmp/size.fxt" >"$tmp/kstats"
+awk -v file="$(stat -c %s "$tmp/size.fxt")" '
+	/^    context switch/ { n = $(NF - 3); sw += n; sb += n * substr($(NF - 2), 2) }
+	/^    thread wakeup/ { n = $(NF - 3); wn = n; wb = n * substr($(NF - 2), 2) }
+	END { if (sw) printf "bytes per switch with its wakeup: ktrace %.1f (a switch record %.1f B + a wakeup record %.1f B = %.1f B; %.2f wakeups per switch), %.1f with names and metadata (the whole archive)\n",
+		(sb + wb) / sw, sb / sw, wn ? wb / wn : 0, sb / sw + (wn ? wb / wn : 0), wn / sw, file / sw }' "$tmp/kstats"
+echo 16384 >"$inst/buffer_size_kb"	# all of it, so that it can be counted before it is read
+echo >"$inst/trace"
+echo 1 >"$inst/tracing_on"
+"$pp" $size_trips $cpu >/dev/null
+echo 0 >"$inst/tracing_on"
+fsw=$(grep -c ' sched_switch: ' "$inst/trace")
+fraw=0
+for f in "$inst"/per_cpu/cpu*/trace_pipe_raw; do
+	fraw=$((fraw + $(dd if="$f" iflag=nonblock bs=4096 2>/dev/null | wc -c)))
+done
+awk -v b="$fraw" -v n="$fsw" 'BEGIN { if (n) printf "bytes per switch with its wakeup: ftrace %.1f (trace_pipe_raw: %d bytes, %d sched_switch events)\n", b / n, b, n }'
+if command -v perf >/dev/null; then
+	perf sched record -o "$tmp/perf.data" -- "$pp" $size_trips $cpu >/dev/null 2>&1
+	psw=$(perf script -i "$tmp/perf.data" -F event 2>/dev/null | grep -c 'sched:sched_switch')
+	awk -v b="$(stat -c %s "$tmp/perf.data" 2>/dev/null || echo 0)" -v n="$psw" 'BEGIN {
+		if (n) printf "bytes per switch with its wakeup: perf sched record %.1f (perf.data: %d bytes, %d sched_switch events)\n", b / n, b, n }'
+else
+	echo "bytes per switch with its wakeup: perf sched record: perf is not installed"
+fi
 
 # The reader's own CPU time per record while it drains a context-switch
 # storm, sampled from /proc during the recording (the final merge is not in

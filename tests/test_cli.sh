@@ -298,11 +298,51 @@ else
 	skip "convert onto a full disk" "mounting a 4 KiB tmpfs needs root"
 fi
 
+# The compact archive (fxt_compact.h) reads as the recorders' records do:
+# each analysis and the JSON are the same for a trace as gen_trace writes
+# it and the same trace compacted as `ktrace record` writes archives.
+compact=$build/tests/compact_fxt
+same_json() {
+	node -e '
+		const fs = require("fs");
+		const [a, b] = process.argv.slice(1).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+		/* More, smaller records: the one thing allowed to differ. */
+		delete a.otherData.records; delete b.otherData.records;
+		process.exit(JSON.stringify(a) === JSON.stringify(b) ? 0 : 1);' "$1" "$2"
+}
+for s in scenario latency causes timer chain; do
+	"$gen" $s "$tmp/g-$s.fxt" >/dev/null 2>&1 && "$compact" "$tmp/g-$s.fxt" "$tmp/c-$s.fxt"
+	ok $? "$s: compact_fxt rewrites gen_trace's trace as record writes archives" || continue
+	"$ktrace" dump --stats "$tmp/c-$s.fxt" >"$tmp/cs" 2>&1
+	grep -q '^    context switch  .*(16.0 bytes each)$' "$tmp/cs" &&
+		[ "$(stat -c %s "$tmp/c-$s.fxt")" -lt "$(stat -c %s "$tmp/g-$s.fxt")" ]
+	ok $? "$s: its switches are 16-byte legacy records, and the archive is smaller" ||
+		diag "$tmp/cs"
+	bad=
+	for cmd in "latency" "latency --critical-path" "latency --folded" "dump --check"; do
+		# shellcheck disable=SC2086 # $cmd is a command and its options
+		"$ktrace" $cmd "$tmp/g-$s.fxt" 2>&1 | sed "s|$tmp/g-$s|T|g; s/(offset [0-9]*)//" >"$tmp/o1"
+		# shellcheck disable=SC2086
+		"$ktrace" $cmd "$tmp/c-$s.fxt" 2>&1 | sed "s|$tmp/c-$s|T|g; s/(offset [0-9]*)//" >"$tmp/o2"
+		cmp -s "$tmp/o1" "$tmp/o2" || { bad="$bad, $cmd"; diff "$tmp/o1" "$tmp/o2" | head -5 | diag /dev/stdin; }
+	done
+	"$ktrace" convert "$tmp/g-$s.fxt" -o "$tmp/g.json" 2>/dev/null &&
+		"$ktrace" convert "$tmp/c-$s.fxt" -o "$tmp/c.json" 2>/dev/null &&
+		same_json "$tmp/g.json" "$tmp/c.json" || bad="$bad, convert"
+	[ -z "$bad" ]
+	ok $? "$s: latency, --critical-path, --folded, dump --check and the JSON read both the same${bad:+ (not:${bad#,})}"
+	tests/check_perfetto_rules.py "$tmp/g-$s.fxt" "$tmp/c-$s.fxt" >"$tmp/pf"
+	ok $? "$s: by Perfetto's importer's rules, no import errors and the same sched rows, wakeups and threads" ||
+		grep -E '^not ok|^#' "$tmp/pf" | diag /dev/stdin
+done
+
 # -d with units, recording: the trace's own time span says how long it ran.
 if [ "$(id -u)" -ne 0 ]; then
 	skip "record -d 300ms and -d 5ms" "not root: loading BPF programs needs root"
+	skip "a recorded archive, by Perfetto's importer's rules" "not root: loading BPF programs needs root"
 elif [ ! -r /sys/kernel/btf/vmlinux ]; then
 	skip "record -d 300ms and -d 5ms" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	skip "a recorded archive, by Perfetto's importer's rules" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
 else
 	for d in 300ms 5ms; do
 		run timeout 120 "$ktrace" record --backend bpf -d $d -o "$tmp/d$d.fxt"
@@ -311,6 +351,9 @@ else
 		ok $? "record -d $d stops by itself: the trace spans ${span:-?} s, not $d read as seconds" ||
 			diag "$tmp/err"
 	done
+	tests/check_perfetto_rules.py "$tmp/d300ms.fxt" >"$tmp/pf"
+	ok $? "a recorded archive, by Perfetto's importer's rules: no import errors, a priority on every sched row" ||
+		grep -E '^not ok|^#' "$tmp/pf" | diag /dev/stdin
 fi
 
 finish

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fxt_compact.h"
 #include "fxt_reader.h"
 #include "lib/tap.h"
 #include "fxt_writer.h"
@@ -652,6 +653,253 @@ static int t_decode(void)
 	return 1;
 }
 
+
+/* ---- the compact archive ------------------------------------------------ */
+
+/*
+ * The same recorder records, as they are and through the compact
+ * encoding (what the archive writer does: a trace_info saying so, thread
+ * records through fxt_compact_named), each into its own stream.
+ */
+struct two_streams {
+	struct fxt_writer *full, *compact;
+	struct fxt_reader follow;	/* the compact writer's input, decoded */
+	struct fxt_compact c;
+	uint64_t sched_bytes, nsched;	/* of the compact stream's scheduling records */
+};
+
+static void two_open(struct two_streams *t)
+{
+	struct fxt_arg enc = fxt_arg_str("encoding", FXT_COMPACT_ENCODING);
+
+	memset(t, 0, sizeof(*t));
+	t->full = writer_new(false);
+	t->compact = writer_new(false);
+	fxt_write_preamble(t->full, 1, "ktrace");
+	fxt_write_preamble(t->compact, 1, "ktrace");
+	fxt_write_event(t->compact, KTRACE_FXT_EV_INSTANT, 1, 0, 0, "ktrace:meta", "trace_info",
+			&enc, 1, 0);
+	fxt_compact_init(&t->c, t->compact);
+	fxt_reader_open_mem(&t->follow, NULL, 0);
+	fxt_reader_learn_well_known(&t->follow);
+}
+
+static int two_add(struct two_streams *t, const __u64 *w, uint32_t n)
+{
+	const struct fxt_arg *proc;
+	struct fxt_record rec;
+	size_t before = t->compact->out.len;
+
+	fxt_write_words(t->full, w, n);
+	if (fxt_reader_decode(&t->follow, (const uint64_t *)w, n, &rec) != 1)
+		return -1;
+	if (rec.type == KTRACE_FXT_REC_SCHED) {
+		if (fxt_compact_sched(&t->c, t->compact, &rec))
+			return -1;
+		t->sched_bytes += t->compact->out.len - before;
+		t->nsched++;
+		return 0;
+	}
+	proc = fxt_find_arg(&rec, "process");
+	if (rec.type == KTRACE_FXT_REC_KERNEL_OBJ && proc &&
+	    fxt_compact_named(&t->c, rec.koid, proc->u))
+		return -1;
+	fxt_write_words(t->compact, w, n);
+	return 0;
+}
+
+static void two_close(struct two_streams *t)
+{
+	fxt_reader_close(&t->follow);
+	fxt_compact_free(&t->c);
+	fxt_writer_finish(t->full);
+	fxt_writer_finish(t->compact);
+	obuf_free(&t->full->out);
+	obuf_free(&t->compact->out);
+	free(t->full);
+	free(t->compact);
+}
+
+static int next_sched(struct fxt_reader *r, struct fxt_record *rec)
+{
+	int ret;
+
+	while ((ret = fxt_reader_next(r, rec)) > 0)
+		if (rec->type == KTRACE_FXT_REC_SCHED)
+			return 1;
+	return ret;
+}
+
+/* A side's weight, from either layout (the legacy record's idle rule). */
+static int64_t side_weight(const struct fxt_record *rec, bool out)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, out ? "outgoing_weight" : "incoming_weight");
+
+	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
+		unsigned int prio = out ? rec->out_prio : rec->in_prio;
+		uint64_t pid = out ? rec->out_pid : rec->in_pid;
+
+		return !prio && !pid ? KTRACE_FXT_IDLE_WEIGHT : (int64_t)prio;
+	}
+	return a && a->type == KTRACE_FXT_ARG_INT32 ? a->i : -1;
+}
+
+/* Whether @b has @a's argument @name, of the same type and value. */
+static bool same_arg(const struct fxt_record *a, const struct fxt_record *b, const char *name)
+{
+	const struct fxt_arg *x = fxt_find_arg(a, name), *y = fxt_find_arg(b, name);
+
+	if (!x || !y)
+		return !x && !y;
+	return x->type == y->type && x->u == y->u;
+}
+
+/* A thread that changes process at @ts, from @before to @after. */
+struct moved {
+	uint64_t tid, ts, before, after;
+};
+
+/*
+ * Both streams read back: every scheduling record says the same, in the
+ * same order, whichever layout it took; @pids: each tid's process, as the
+ * kernel objects said it, which the legacy records' thread table must give.
+ */
+static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
+		       const struct moved *mv)
+{
+	static const char *const wake_args[] = { "weight", "waker", "irq_context", "interrupted",
+						 "cpus" };
+	struct fxt_reader rf, rc;
+	struct fxt_record a, b;
+	uint64_t n = 0;
+	int ret;
+
+	fxt_reader_open_mem(&rf, t->full->out.buf, t->full->out.len);
+	fxt_reader_open_mem(&rc, t->compact->out.buf, t->compact->out.len);
+	while ((ret = next_sched(&rf, &a)) == 1) {
+		CHECK(next_sched(&rc, &b) == 1);
+		n++;
+		CHECK(a.ts == b.ts && a.cpu == b.cpu);
+		if (mv && mv->tid < npids)
+			pids[mv->tid] = a.ts < mv->ts ? mv->before : mv->after;
+		if (a.sub == KTRACE_FXT_SCHED_WAKEUP) {
+			CHECK(b.sub == KTRACE_FXT_SCHED_WAKEUP && a.tid == b.tid);
+			CHECK(a.nargs == b.nargs);
+			for (size_t i = 0; i < ARRAY_SIZE(wake_args); i++)
+				CHECK(same_arg(&a, &b, wake_args[i]));
+			continue;
+		}
+		CHECK(a.out_tid == b.out_tid && a.in_tid == b.in_tid && a.out_state == b.out_state);
+		CHECK(same_arg(&a, &b, "linux_state") && same_arg(&a, &b, "kstack"));
+		CHECK(side_weight(&a, true) == side_weight(&b, true));
+		CHECK(side_weight(&a, false) == side_weight(&b, false));
+		if (b.sub == KTRACE_FXT_SCHED_CSWITCH) {
+			CHECK(b.out_tid >= npids || b.out_pid == pids[b.out_tid]);
+			CHECK(b.in_tid >= npids || b.in_pid == pids[b.in_tid]);
+		}
+	}
+	CHECK(ret == 0 && next_sched(&rc, &b) == 0 && n == t->nsched);
+	CHECK(rf.violations == 0 && rc.violations == 0 && rc.compact && !rf.compact);
+	fxt_reader_close(&rf);
+	fxt_reader_close(&rc);
+	return 1;
+}
+
+/* A pipe ping-pong: a switch and a wakeup in 56 bytes, and nothing lost. */
+static int t_compact_pingpong(void)
+{
+	uint64_t pids[3] = { 0, 0, 0 };
+	struct two_streams t;
+	__u64 w[16];
+	uint64_t bytes;
+
+	two_open(&t);
+	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 1, 1, "ping", 4, 0x1)));
+	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 2, 1, "pong", 4, 0x1)));
+	pids[1] = pids[2] = 1;
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint32_t a = 1 + i % 2, b = 2 - i % 2;
+
+		CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100 + 10 * i, b, 120, a, 0, 0x1)));
+		CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, 105 + 10 * i, a, 120,
+							     KTRACE_LINUX_INTERRUPTIBLE, b, 120,
+							     0)));
+	}
+	/* Two thread records, and each thread's first wakeup says its weight and CPUs. */
+	bytes = t.sched_bytes - 2 * 24 - 2 * 24;
+	printf("# ping-pong: %.1f bytes per switch and wakeup (the recorders': %u)\n",
+	       bytes / 1000.0, (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
+	CHECK(bytes == 1000 * 56);
+	/* From an interrupt: its context and the interrupted thread in one argument. */
+	bytes = t.sched_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 1, 120, 2, KTRACE_CTX_HARDIRQ,
+						    0x1)));
+	CHECK(t.sched_bytes - bytes == 32);
+	CHECK(two_compare(&t, pids, 3, NULL));
+	two_close(&t);
+	return 1;
+}
+
+/*
+ * What the legacy record cannot say stays in the recorder's record: a
+ * Linux state other than the one its Zircon state stands for, a blocked-in
+ * stack, a CPU above 255; the idle task; wakeups from interrupts, a new
+ * weight, allowed CPUs that change and go; more threads than the table
+ * holds; and a thread that changes process.
+ */
+static int t_compact_everything(void)
+{
+	static const uint32_t states[] = {
+		KTRACE_LINUX_RUNNING, KTRACE_LINUX_INTERRUPTIBLE, KTRACE_LINUX_UNINTERRUPTIBLE,
+		KTRACE_LINUX_STOPPED, KTRACE_LINUX_TRACED, KTRACE_LINUX_DEAD, KTRACE_LINUX_ZOMBIE,
+		KTRACE_LINUX_PARKED, KTRACE_LINUX_IDLE,
+	};
+	uint64_t pids[700] = { 0 };
+	struct moved mv = { .tid = 8, .before = 5000, .after = 42 };
+	struct two_streams t;
+	__u64 w[16];
+	uint64_t ts = 1000;
+
+	two_open(&t);
+	for (uint32_t tid = 1; tid < 700; tid++) {
+		pids[tid] = tid < 400 ? 5000 + tid / 10 : 0;	/* unnamed: no process known */
+		if (tid < 400)
+			CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, tid, pids[tid], "t", 1,
+									  0)));
+	}
+	for (uint32_t i = 0; i < 6000; i++) {
+		uint32_t out = 1 + (i * 7) % 699, in = 1 + (i * 13 + 5) % 699;
+		uint32_t cpu = i % 5 == 0 ? 300 : i % 4;
+		int prio = i % 11 == 0 ? 0 : i % 3 == 0 ? 50 : 120;
+
+		if (i % 17 == 0)
+			in = 0;
+		if (i % 19 == 0)
+			out = 0;
+		CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, cpu, ts++, out, prio,
+							     states[i % ARRAY_SIZE(states)], in,
+							     prio, i % 23 == 0 ? 7 : 0)));
+		CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, i % 3, ts++, 1 + i % 29,
+							    i % 31 == 0 ? 100 : 120, 1 + i % 37,
+							    i % 13 == 0 ? KTRACE_CTX_HARDIRQ : 0,
+							    i % 9 < 3 ? 0 : i % 9 < 6 ? 0x3 : 0x5)));
+		if (i == 3000) {	/* a thread in the table moves to another process */
+			CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, ts++, 8, 120,
+								     KTRACE_LINUX_RUNNING, 9, 120,
+								     0)));
+			CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 8, 42, "moved", 5, 0)));
+			mv.ts = ts;
+			CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, ts++, 9, 120,
+								     KTRACE_LINUX_RUNNING, 8, 120,
+								     0)));
+		}
+	}
+	CHECK(t.c.legacy > 1000 && t.c.full > 1000);
+	CHECK(two_compare(&t, pids, ARRAY_SIZE(pids), &mv));
+	two_close(&t);
+	return 1;
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -667,6 +915,8 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
+	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes, a wakeup from an interrupt in 32, read back as recorded");
+	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, allowed CPUs, 700 threads in 255 slots, read back as recorded");
 	run_violations();
 	return tap_finish();
 }

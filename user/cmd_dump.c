@@ -215,26 +215,19 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			break;
 		}
 		a = fxt_find_arg(rec, "linux_state");
-		/* The variant with arguments carries thread koids only. */
-		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
-			fprintf(f, "[%03u] switch: %llu/%llu prio=%u", rec->cpu,
-				(unsigned long long)rec->out_pid,
-				(unsigned long long)rec->out_tid, rec->out_prio);
-		else
-			fprintf(f, "[%03u] switch: tid=%llu", rec->cpu,
-				(unsigned long long)rec->out_tid);
-		fprintf(f, " %s", fxt_thread_state_name(rec->out_state));
+		fprintf(f, "[%03u] switch: tid=%llu %s", rec->cpu, (unsigned long long)rec->out_tid,
+			fxt_thread_state_name(rec->out_state));
 		if (a && a->u <= KTRACE_LINUX_STATE_MAX)
 			fprintf(f, " (%c)", KTRACE_LINUX_STATE_LETTERS[a->u]);
 		if (kstack_of(rec))
 			fprintf(f, " in %s", kstack_names_blocked_in(ks, kstack_of(rec)) ?: "?");
+		fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
+		/* The spec's record has processes and priorities; the variant, arguments. */
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
-			fprintf(f, " ==> %llu/%llu prio=%u", (unsigned long long)rec->in_pid,
-				(unsigned long long)rec->in_tid, rec->in_prio);
-		else
-			fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
-		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
-			put_args(f, rec);
+			fprintf(f, " out_pid=%llu out_prio=%u in_pid=%llu in_prio=%u",
+				(unsigned long long)rec->out_pid, rec->out_prio,
+				(unsigned long long)rec->in_pid, rec->in_prio);
+		put_args(f, rec);
 		fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid, buf[0]),
 			name_of(names, rec->in_tid, buf[1]));
 		break;
@@ -271,7 +264,7 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 struct stats {
 	uint64_t by_type[16];
 	uint64_t events[KTRACE_FXT_EV_MAX + 1];
-	uint64_t sched[3];
+	uint64_t sched[3], sched_bytes[3];
 	uint64_t bytes;
 	uint64_t first_ts, last_ts;
 	bool have_ts;
@@ -311,6 +304,7 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
 			break;
 		s->sched[rec->sub]++;
+		s->sched_bytes[rec->sub] += rec->nwords * 8ULL;
 		s->cpus[(rec->cpu & 0xffff) / 64] |= 1ULL << (rec->cpu % 64);
 		timed = true;
 		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
@@ -367,8 +361,9 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 		if (i == KTRACE_FXT_REC_SCHED)
 			for (unsigned int e = 0; e < 3; e++)
 				if (s->sched[e])
-					fprintf(f, "    %-20s %llu\n", sched_names[e],
-						(unsigned long long)s->sched[e]);
+					fprintf(f, "    %-20s %llu (%.1f bytes each)\n",
+						sched_names[e], (unsigned long long)s->sched[e],
+						(double)s->sched_bytes[e] / s->sched[e]);
 	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(s->cpus); i++)
 		ncpus += __builtin_popcountll(s->cpus[i]);

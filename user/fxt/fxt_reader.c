@@ -181,6 +181,10 @@ void fxt_reader_close(struct fxt_reader *r)
 	}
 	if (r->own_buf)
 		free(r->buf);
+	u64map_free(&r->wake_map);
+	free(r->wake);
+	r->wake = NULL;
+	r->nwake = r->cap_wake = 0;
 	r->providers = r->cur = NULL;
 	r->buf = NULL;
 }
@@ -494,6 +498,109 @@ static int decode_string(struct fxt_reader *r, struct fxt_record *rec, struct cu
 	return 0;
 }
 
+/* ktrace's trace_info instant says how the archive is encoded. */
+static void note_encoding(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	const struct fxt_arg *enc;
+
+	if (!fxt_str_eq(rec->name, "trace_info") || !fxt_str_eq(rec->cat, "ktrace:meta"))
+		return;
+	enc = fxt_find_arg(rec, "encoding");
+	r->compact = enc && enc->type == KTRACE_FXT_ARG_STRING &&
+		     fxt_str_eq(enc->s, FXT_COMPACT_ENCODING);
+}
+
+/* An argument the record left out, given back as the recorder wrote it. */
+static struct fxt_arg *restored_arg(struct fxt_record *rec, unsigned int type, const char *name)
+{
+	struct fxt_arg *a;
+
+	if (rec->nargs >= KTRACE_FXT_MAX_ARGS)
+		return NULL;
+	a = &rec->args[rec->nargs++];
+	memset(a, 0, sizeof(*a));
+	a->type = type;
+	a->name.p = name;
+	a->name.len = strlen(name);
+	return a;
+}
+
+static struct fxt_arg *arg_of_type(struct fxt_record *rec, const char *name, unsigned int type)
+{
+	for (unsigned int i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == type && fxt_str_eq(rec->args[i].name, name))
+			return &rec->args[i];
+	return NULL;
+}
+
+/*
+ * A compact archive's wakeup: the weight and allowed CPUs it leaves out
+ * are its thread's previous wakeup's (fxt_compact.h).
+ */
+static int restore_wakeup(struct fxt_reader *r, struct fxt_record *rec)
+{
+	struct fxt_arg *weight = arg_of_type(rec, "weight", KTRACE_FXT_ARG_INT32);
+	struct fxt_arg *cpus = arg_of_type(rec, "cpus", KTRACE_FXT_ARG_UINT64);
+	struct fxt_arg *intr = arg_of_type(rec, FXT_COMPACT_INTERRUPT, KTRACE_FXT_ARG_UINT32);
+	struct fxt_wake_state *st;
+	uint64_t v;
+	bool added;
+
+	/* An interrupt's context and the thread it interrupted, as two arguments again. */
+	if (intr) {
+		v = intr->u;
+		intr->name.p = "irq_context";
+		intr->name.len = strlen("irq_context");
+		intr->u = v >> FXT_COMPACT_INTERRUPT_SHIFT;
+		intr = restored_arg(rec, KTRACE_FXT_ARG_KOID, "interrupted");
+		if (intr)
+			intr->u = v & FXT_COMPACT_INTERRUPT_TID;
+	}
+
+	st = u64map_vec_get(&r->wake_map, rec->tid, &r->wake, &r->nwake, &r->cap_wake,
+			    sizeof(*st), &added);
+	if (!st)
+		return -ENOMEM;
+	if (weight) {
+		st->weight = (int32_t)weight->i;
+		st->cpus = cpus ? cpus->u : 0;
+		st->valid = true;
+		return 0;
+	}
+	if (!st->valid)
+		return 0;
+	weight = restored_arg(rec, KTRACE_FXT_ARG_INT32, "weight");
+	if (weight)
+		weight->i = st->weight;
+	if (cpus) {
+		st->cpus = cpus->u;
+		/* "May run anywhere" is no argument at all in the recorders' records. */
+		if (!cpus->u)
+			*cpus = rec->args[--rec->nargs];
+	} else if (st->cpus) {
+		cpus = restored_arg(rec, KTRACE_FXT_ARG_UINT64, "cpus");
+		if (cpus)
+			cpus->u = st->cpus;
+	}
+	return 0;
+}
+
+/* What a compact archive's scheduling record leaves out, given back. */
+static int restore_sched(struct fxt_reader *r, struct fxt_record *rec)
+{
+	struct fxt_arg *a;
+	int state;
+
+	if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
+		return restore_wakeup(r, rec);
+	if (rec->sub != KTRACE_FXT_SCHED_CSWITCH)
+		return 0;
+	state = fxt_compact_linux_state(rec->out_state);
+	if (state >= 0 && (a = restored_arg(rec, KTRACE_FXT_ARG_UINT32, "linux_state")))
+		a->u = state;
+	return 0;
+}
+
 static int decode_event(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
 {
 	uint64_t h = rec->w[0];
@@ -531,6 +638,8 @@ static int decode_event(struct fxt_reader *r, struct fxt_record *rec, struct cur
 				(unsigned long long)rec->extra, (unsigned long long)rec->ts);
 	}
 	trailing(r, rec, c);
+	if (!r->compact && rec->sub == KTRACE_FXT_EV_INSTANT && rec->nargs)
+		note_encoding(r, rec);
 	return 0;
 }
 
@@ -591,7 +700,7 @@ static int decode_sched(struct fxt_reader *r, struct fxt_record *rec, struct cur
 	if (rec->sub != KTRACE_FXT_SCHED_WAKEUP && rec->out_state > KTRACE_FXT_THREAD_DEAD)
 		violate(r, rec, "outgoing state", "unknown thread state %u", rec->out_state);
 	trailing(r, rec, c);
-	return 0;
+	return r->compact ? restore_sched(r, rec) : 0;
 }
 
 static int decode_large(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)

@@ -9,6 +9,9 @@
 
 #include <linux/ktrace_fxt.h>
 
+#include "fxt_compact.h"
+#include "u64map.h"
+
 struct fxt_str {
 	const char *p;
 	uint32_t len;
@@ -96,6 +99,16 @@ struct fxt_reader {
 	uint32_t undecoded;
 	/* Stop at once (fatal) when the input does not start with the magic. */
 	bool require_magic;
+
+	/*
+	 * A compact archive (fxt_compact.h): its records are given back as
+	 * the recorders wrote them, with what they leave out as arguments;
+	 * @wake holds the wakeup values to restore, by tid through @wake_map.
+	 */
+	bool compact;
+	struct u64map wake_map;
+	struct fxt_wake_state *wake;
+	uint32_t nwake, cap_wake;
 };
 
 /* Read from a file descriptor (streaming) or from memory (no copy). */

@@ -218,10 +218,9 @@ static void args_obj(struct obuf *o, const struct fxt_arg *args, unsigned int na
 
 static const char *end_state(const struct fxt_record *rec, char *buf)
 {
-	const struct fxt_arg *ls = NULL;
+	/* Either layout: a compact archive's legacy switch has it from the reader. */
+	const struct fxt_arg *ls = fxt_find_arg(rec, "linux_state");
 
-	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
-		ls = fxt_find_arg(rec, "linux_state");
 	if (ls && ls->type == KTRACE_FXT_ARG_UINT32 && ls->u <= KTRACE_LINUX_STATE_MAX) {
 		buf[0] = KTRACE_LINUX_STATE_LETTERS[ls->u];
 		buf[1] = 0;
@@ -326,9 +325,10 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 	on_cpu_seen(j, rec->cpu);
 	c = cpu_get(j, rec->cpu);
 	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
-		if (rec->out_tid)
+		/* Process 0 is none known: a kernel object may have said which. */
+		if (rec->out_tid && rec->out_pid)
 			thread_get(j, rec->out_tid)->pid = rec->out_pid;
-		if (rec->in_tid)
+		if (rec->in_tid && rec->in_pid)
 			thread_get(j, rec->in_tid)->pid = rec->in_pid;
 		in_w = rec->in_pid == 0 && rec->in_prio == 0 ? KTRACE_FXT_IDLE_WEIGHT :
 		       (int32_t)rec->in_prio;

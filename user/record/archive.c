@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fxt_compact.h"
 #include "names.h"
 #include "record.h"
 #include "timeline.h"
@@ -20,7 +21,7 @@
 
 static void trace_info(struct fxt_writer *w, const char *backend, uint64_t ts)
 {
-	struct fxt_arg args[4];
+	struct fxt_arg args[5];
 	struct utsname u;
 
 	uname(&u);
@@ -28,7 +29,9 @@ static void trace_info(struct fxt_writer *w, const char *backend, uint64_t ts)
 	args[1] = fxt_arg_str("kernel", u.release);
 	args[2] = fxt_arg_str("backend", backend);
 	args[3] = fxt_arg_str("clock", "CLOCK_MONOTONIC");
-	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 4, 0);
+	/* Readers give back what the compact records leave out (fxt_compact.h). */
+	args[4] = fxt_arg_str("encoding", FXT_COMPACT_ENCODING);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 5, 0);
 }
 
 /*
@@ -63,7 +66,9 @@ struct archive_check {
 	struct fxt_reader r;
 	struct timeline tl;
 	struct archive_names names;
+	struct fxt_compact compact;
 	uint64_t untraced;
+	int err;		/* the first error of a record on its way */
 	bool writing;		/* our own record, on its way through */
 	bool at_end;		/* the names of the threads alive at the end */
 };
@@ -82,17 +87,32 @@ static void untraced_switch(struct archive_check *a, const struct fxt_record *sw
 	a->untraced++;
 }
 
+/* A thread record on its way: the process of the thread's references from now on. */
+static void note_process(struct archive_check *a, const struct fxt_record *rec)
+{
+	const struct fxt_arg *proc = fxt_find_arg(rec, "process");
+
+	if (rec->obj_type != KTRACE_FXT_OBJ_THREAD || !proc || proc->type != KTRACE_FXT_ARG_KOID)
+		return;
+	if (fxt_compact_named(&a->compact, rec->koid, proc->u) && !a->err)
+		a->err = -ENOMEM;
+}
+
 /* Before a record that uses @tid: the name it had then, if another is in effect. */
 static void name_thread(struct archive_check *a, uint64_t tid, uint64_t ts, bool ran)
 {
 	__u64 proc[KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS];
 	uint32_t nthread, nproc;
 	const uint64_t *thread;
+	struct fxt_record rec;
 
 	if (!archive_names_use(&a->names, tid, ts, ran, &thread, &nthread, proc, &nproc))
 		return;
 	obuf_put(&a->w->out, thread, (size_t)nthread * 8);
 	a->w->records++;
+	/* The process the thread table's references to @tid give from now on. */
+	if (fxt_reader_decode(&a->r, thread, nthread, &rec) == 1)
+		note_process(a, &rec);
 	if (nproc) {
 		obuf_put(&a->w->out, proc, (size_t)nproc * 8);
 		a->w->records++;
@@ -120,6 +140,7 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 	struct fxt_record rec;
 	struct tl_cpu was;
 	uint32_t cpu;
+	int ret;
 
 	if (!a->writing && fxt_reader_decode(&a->r, words, n, &rec) == 1) {
 		if (rec.type == KTRACE_FXT_REC_SCHED && rec.sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
@@ -129,10 +150,17 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 		} else if (timeline_meta(&rec, &cpu) != TL_META_NONE) {
 			timeline_forget(&a->tl, cpu);
 		}
-		if (rec.type == KTRACE_FXT_REC_SCHED)
+		if (rec.type == KTRACE_FXT_REC_SCHED) {
 			name_threads(a, &rec);
-		else if (rec.type == KTRACE_FXT_REC_KERNEL_OBJ)
+			ret = fxt_compact_sched(&a->compact, a->w, &rec);
+			if (ret && !a->err)
+				a->err = ret;
+			return ret;
+		}
+		if (rec.type == KTRACE_FXT_REC_KERNEL_OBJ) {
 			archive_names_written(&a->names, &rec, a->at_end);
+			note_process(a, &rec);
+		}
 	} else if (a->writing) {
 		/* Its strings, for the records that use them later. */
 		fxt_reader_decode(&a->r, words, n, &rec);
@@ -180,6 +208,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	w->sink_ctx = &a;
 	fxt_write_preamble(w, 1, "ktrace");
 	trace_info(w, ops->name, start);
+	fxt_compact_init(&a.compact, w);
 	/* The BPF probes name their events by these indices. */
 	if (!ops->statedump_in_kernel)
 		for (unsigned int i = 0; i < ro->nprobes; i++)
@@ -198,6 +227,8 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		ops->head(priv, w, start);
 	ret = merge_spools(spools, n, w, from);
 	w->sink = NULL;
+	if (!ret)
+		ret = a.err;
 	st->bytes = w->out.total + w->out.len;
 	st->records = w->records;
 	st->untraced = a.untraced;
@@ -209,6 +240,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	fxt_reader_close(&a.r);
 	timeline_free(&a.tl);
 	archive_names_free(&a.names);
+	fxt_compact_free(&a.compact);
 	free(w);
 	return ret;
 }
