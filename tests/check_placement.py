@@ -43,7 +43,7 @@ dump = subprocess.run([ktrace, 'dump', trace], capture_output=True, text=True).s
 # Each CPU's history from the switch records: (start, end, tid, weight).
 runs = collections.defaultdict(list)
 last = {}
-sw = re.compile(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=\d+ .*? ==> tid=(\d+) .*?incoming_weight=(-?\d+)', re.M)
+sw = re.compile(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=\d+ .*? ==> tid=(\d+) .*?(?:incoming_weight|in_prio)=(-?\d+)', re.M)
 for m in sw.finditer(dump):
     ts, cpu, tid, weight = int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4]), int(m[5])
     if cpu in last:
