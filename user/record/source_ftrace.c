@@ -228,11 +228,17 @@ static int read_events(struct source_ftrace *fc)
 	return 0;
 }
 
-/* The recorder's poll waits; ftrace's buffers are read right after. */
+/*
+ * Reads every CPU until it is empty, then waits @timeout_ms: on a thread of
+ * its own, a pass lasts as long as a busy CPU keeps producing.
+ */
 static int ftrace_poll(void *priv, int timeout_ms)
 {
-	(void)timeout_ms;
-	return read_events(priv);
+	int ret = read_events(priv);
+
+	if (!ret && timeout_ms > 0)
+		usleep(timeout_ms * 1000);
+	return ret;
 }
 
 /*

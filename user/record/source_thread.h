@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A source drained on a thread of its own while the recorder's is drained on the main one. */
+#ifndef KTRACE_SOURCE_THREAD_H
+#define KTRACE_SOURCE_THREAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "record.h"
+
+/*
+ * One source polled in a loop by its own thread, from
+ * source_thread_start() until source_thread_stop(): its poll only ever
+ * touches its own spools and state, so nothing is shared with the main
+ * thread but @stop and @err.
+ */
+struct source_thread {
+	const struct source_ops *ops;
+	void *priv;
+	int interval_ms;	/* passed to each poll */
+	pthread_t thread;
+	bool running;
+	int stop;		/* set by the main thread, atomic */
+	int err;		/* the poll's first error, atomic; the thread ends on it */
+};
+
+int source_thread_start(struct source_thread *t, const struct source_ops *ops, void *priv,
+			int interval_ms);
+/* 0 while it polls without error, else the poll's -errno. */
+int source_thread_error(struct source_thread *t);
+/* Ends the loop and waits for it; its poll's -errno, if one failed. */
+int source_thread_stop(struct source_thread *t);
+
+#endif
