@@ -377,9 +377,6 @@ static void record_loop(struct record_run *rs, uint64_t duration_ns)
 			progress(rs->start, rs->spools, rs->nspools, false);
 		}
 	}
-	/* Their errors, if any, were said above; stop() reads what is left. */
-	for (unsigned int i = 1; i < rs->nsrc; i++)
-		source_thread_stop(&rs->src[i].thread);
 	/* It may have fired as the command ended. */
 	if (rs->ro->trigger_ns && !rs->said_trigger)
 		trigger_done(rs->src[0].ops, rs->src[0].priv, &rs->trep, &rs->said_trigger);
@@ -414,12 +411,43 @@ static void end_names(struct record_run *rs)
 	spool_writer_free(w);
 }
 
+/*
+ * The sources on threads of their own, quiesced and their loops ended.
+ * A pass under way may be long (a busy CPU's whole buffer), so the
+ * backend is still drained until each has ended.  Their errors, if any,
+ * were said while recording; stop() reads what is left.
+ */
+static void stop_threads(struct record_run *rs)
+{
+	bool busy = true;
+	int ret = 0;
+
+	for (unsigned int i = 1; i < rs->nsrc; i++) {
+		if (!rs->src[i].thread.running)
+			continue;
+		if (rs->src[i].ops->quiesce)
+			rs->src[i].ops->quiesce(rs->src[i].priv);
+		source_thread_ask_stop(&rs->src[i].thread);
+	}
+	while (busy && !ret) {
+		busy = false;
+		for (unsigned int i = 1; i < rs->nsrc; i++)
+			busy |= source_thread_busy(&rs->src[i].thread);
+		if (busy)
+			ret = rs->src[0].ops->poll(rs->src[0].priv, 1);
+	}
+	for (unsigned int i = 1; i < rs->nsrc; i++)
+		source_thread_stop(&rs->src[i].thread);
+}
+
 /* The last sync point, every source stopped and drained, its clock aligned; the command ended. */
 static void record_stop(struct record_run *rs)
 {
 	int ret;
 
+	/* ftrace's marker goes in while its thread reads: another file, no shared state. */
 	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
+	stop_threads(rs);
 	for (unsigned int i = 0; i < rs->nsrc; i++) {
 		ret = rs->src[i].ops->stop(rs->src[i].priv, &rs->st);
 		if (ret && i == 0)

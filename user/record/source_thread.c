@@ -20,6 +20,7 @@ static void *poll_loop(void *arg)
 	while (!err && !__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE))
 		err = t->ops->poll(t->priv, t->interval_ms);
 	__atomic_store_n(&t->err, err, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -49,11 +50,21 @@ int source_thread_error(struct source_thread *t)
 	return __atomic_load_n(&t->err, __ATOMIC_ACQUIRE);
 }
 
+void source_thread_ask_stop(struct source_thread *t)
+{
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+}
+
+bool source_thread_busy(struct source_thread *t)
+{
+	return t->running && !__atomic_load_n(&t->done, __ATOMIC_ACQUIRE);
+}
+
 int source_thread_stop(struct source_thread *t)
 {
 	if (!t->running)
 		return 0;
-	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+	source_thread_ask_stop(t);
 	pthread_join(t->thread, NULL);
 	t->running = false;
 	return t->err;

@@ -10,17 +10,20 @@
 
 /*
  * One source polled in a loop by its own thread, from
- * source_thread_start() until source_thread_stop(): its poll only ever
- * touches its own spools and state, so nothing is shared with the main
- * thread but @stop and @err.
+ * source_thread_start() until source_thread_ask_stop(): its poll only
+ * ever touches its own spools and state, so nothing is shared with the
+ * main thread but the flags below.  A pass may last long (as long as a busy
+ * CPU keeps producing), so the main thread asks it to stop, goes on
+ * draining its own source until it has, then joins it.
  */
 struct source_thread {
 	const struct source_ops *ops;
 	void *priv;
 	int interval_ms;	/* passed to each poll */
 	pthread_t thread;
-	bool running;
+	bool running;		/* started and not joined */
 	int stop;		/* set by the main thread, atomic */
+	int done;		/* set by the thread as its loop ends, atomic */
 	int err;		/* the poll's first error, atomic; the thread ends on it */
 };
 
@@ -28,6 +31,10 @@ int source_thread_start(struct source_thread *t, const struct source_ops *ops, v
 			int interval_ms);
 /* 0 while it polls without error, else the poll's -errno. */
 int source_thread_error(struct source_thread *t);
+/* Ends the loop after the pass under way, without waiting for it. */
+void source_thread_ask_stop(struct source_thread *t);
+/* Whether the loop still runs (asked to stop or not). */
+bool source_thread_busy(struct source_thread *t);
 /* Ends the loop and waits for it; its poll's -errno, if one failed. */
 int source_thread_stop(struct source_thread *t);
 
