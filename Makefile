@@ -332,6 +332,7 @@ bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
 	@bench/bench-sched.sh $(O)
+	@bench/bench-loaded.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	@bench/bench-timer.sh $(O)
