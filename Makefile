@@ -277,7 +277,7 @@ check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
 
 # What runs in the VM, for arm64 kernels built with CROSS=arm64 in $(O)/arm64.
-VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
+VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong $(O)/bench/kmod_bench
 .PHONY: vm-progs vm-progs-arm64
 vm-progs: $(VM_PROGS)
 vm-progs-arm64:
@@ -328,7 +328,8 @@ $(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $^
 
-bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
+bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong \
+	$(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS) $(O)/bench/kmod_bench)
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
 	@bench/bench-sched.sh $(O)
