@@ -75,11 +75,11 @@ awk '
 		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
 	END {
-		printf "\nVM (TCG), the record path alone (KTRACE_IOC_BENCH, %d rounds, each way in alternating batches on one CPU):\n", n
+		printf "\nVM (TCG), the record path alone (KTRACE_IOC_BENCH, %d rounds, each way in alternating batches on one CPU; clocksource %s):\n", n, cs
 		printf "  ns per context switch record, fastest batch (median of rounds): ktrace.ko %.1f (%d bytes), ftrace %.1f (%d bytes of fields)\n",
 			med(v["ktrace_best"]), med(v["ktrace_bytes"]), med(v["ftrace_best"]), med(v["ftrace_bytes"])
 		printf "  ns per record over every batch (median of rounds): ktrace.ko %.1f, ftrace %.1f\n",
 			med(v["ktrace_ns"]), med(v["ftrace_ns"])
 		printf "  ktrace.ko / ftrace per record: %.3f from the fastest batches, %.3f over all (target: at most 0.5)\n",
 			med(v["best_ratio"]), med(v["ratio"])
-	}' "$R/record.txt"
+	}' cs="$(cat "$R/clocksource" 2>/dev/null)" "$R/record.txt"
