@@ -51,9 +51,10 @@ USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_recor
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
-		   user/record/bpf_exact.c user/record/buffer_size.c
+		   user/record/bpf_exact.c user/record/buffer_size.c user/record/source_thread.c \
+		   user/record/drain_stats.c
 USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
-USER_LIBS	:= -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
+USER_LIBS	:= -pthread -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 # The kernel ktrace.ko is built for, as every out-of-tree module picks it:
@@ -278,7 +279,7 @@ check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
 
 # What runs in the VM, for arm64 kernels built with CROSS=arm64 in $(O)/arm64.
-VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong
+VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong $(O)/bench/kmod_bench
 .PHONY: vm-progs vm-progs-arm64
 vm-progs: $(VM_PROGS)
 vm-progs-arm64:
@@ -329,10 +330,12 @@ $(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $^
 
-bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong $(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS))
+bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong \
+	$(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS) $(O)/bench/kmod_bench)
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
 	@bench/bench-sched.sh $(O)
+	@bench/bench-loaded.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	@bench/bench-timer.sh $(O)

@@ -4,7 +4,10 @@
 # interleaved.  TCG is noisy, and the noise (the host taking the CPU away)
 # only ever adds time, to whole rounds: each condition is summarised by
 # the 10th percentile of its rounds, as on the host (bench-sched.sh), with
-# the median and spread beside it.
+# the median and spread beside it.  Then, in their own VM runs, the probes
+# against ftrace's kprobe events, and the record path alone: N context
+# switch records through ktrace.ko against N ftrace events of
+# sched_switch's fields, timed in the kernel (KTRACE_IOC_BENCH).
 # usage: bench/bench-vm.sh BUILD_DIR
 set -eu
 build=${1:-build}
@@ -60,3 +63,23 @@ awk '
 		printf "  kretprobed function: ktrace.ko duration %d (+%d), ftrace kretprobe event %d (+%d); ratio %.2f\n", kr, kr - b, fr, fr - b, (fr > b) ? (kr - b) / (fr - b) : 0
 		printf "  API instant event: no session %d ns (static key off), recording %d ns\n", an, ak
 	}' "$build/vm/$krel/results/probes.txt"
+
+# The record path alone, timed in the kernel: ktrace.ko against ftrace.
+KTRACE_VM_SCRIPT=bench/vm-bench-record-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm-bench.log" 2>&1 || {
+	echo "bench-vm: the record-path VM run failed; see $build/vm-bench.log"; exit 1; }
+R=$build/vm/$krel/results
+[ -s "$R/record.txt" ] || { echo "bench-vm: no record-path figures:"; cat "$R/record.err"; exit 1; }
+awk '
+	{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = v[kv[1]] " " kv[2] } n++ }
+	function med(s,   a, m, i, j, t) { m = split(substr(s, 2), a, " ")
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+	END {
+		printf "\nVM (TCG), the record path alone (KTRACE_IOC_BENCH, %d rounds, each way in alternating batches on one CPU; clocksource %s):\n", n, cs
+		printf "  ns per context switch record, fastest batch (median of rounds): ktrace.ko %.1f (%d bytes), ftrace %.1f (%d bytes of fields)\n",
+			med(v["ktrace_best"]), med(v["ktrace_bytes"]), med(v["ftrace_best"]), med(v["ftrace_bytes"])
+		printf "  ns per record over every batch (median of rounds): ktrace.ko %.1f, ftrace %.1f\n",
+			med(v["ktrace_ns"]), med(v["ftrace_ns"])
+		printf "  ktrace.ko / ftrace per record: %.3f from the fastest batches, %.3f over all (target: at most 0.5)\n",
+			med(v["best_ratio"]), med(v["ratio"])
+	}' cs="$(cat "$R/clocksource" 2>/dev/null)" "$R/record.txt"

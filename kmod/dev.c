@@ -74,6 +74,7 @@ union ktrace_ioctl_arg {
 	struct ktrace_stats st;
 	struct ktrace_probe probe;
 	struct ktrace_stacks stacks;
+	struct ktrace_bench bench;
 };
 
 static void ktrace_geometry_locked(struct ktrace_session *s, struct ktrace_geometry *geo)
@@ -120,6 +121,8 @@ static int ktrace_ioctl_locked(struct ktrace_session *s, unsigned int cmd,
 		return 0;
 	case KTRACE_IOC_STACKS:
 		return s->configured ? 0 : -EINVAL;	/* copied after unlocking */
+	case KTRACE_IOC_BENCH:
+		return ktrace_bench_locked(s, &u->bench);
 	default:
 		return -ENOTTY;
 	}
@@ -147,6 +150,8 @@ static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg
 		ret = copy_arg_in(&u.probe, sizeof(u.probe), arg);
 	else if (cmd == KTRACE_IOC_STACKS)
 		ret = copy_arg_in(&u.stacks, sizeof(u.stacks), arg);
+	else if (cmd == KTRACE_IOC_BENCH)
+		ret = copy_arg_in(&u.bench, sizeof(u.bench), arg);
 	if (ret)
 		return ret;
 
@@ -160,6 +165,8 @@ static long ktrace_ioctl(struct file *file, unsigned int cmd, unsigned long uarg
 		return copy_arg_out(arg, &u.geo, sizeof(u.geo));
 	if (cmd == KTRACE_IOC_STATS)
 		return copy_arg_out(arg, &u.st, sizeof(u.st));
+	if (cmd == KTRACE_IOC_BENCH)
+		return copy_arg_out(arg, &u.bench, sizeof(u.bench));
 	if (cmd == KTRACE_IOC_STACKS) {
 		ret = ktrace_stacks_copy(s, &u.stacks);
 		return ret ? ret : copy_arg_out(arg, &u.stacks, sizeof(u.stacks));

@@ -170,6 +170,9 @@ int ktrace_hotplug_init(void);
 void ktrace_hotplug_exit(void);
 
 /* dev.c */
+/* bench.c: KTRACE_IOC_BENCH on a running ring session. */
+int ktrace_bench_locked(struct ktrace_session *s, struct ktrace_bench *bench);
+
 int ktrace_dev_init(void);
 void ktrace_dev_exit(void);
 

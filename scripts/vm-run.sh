@@ -94,6 +94,7 @@ done
 progs="$pbuild/ktrace $pbuild/tests/workload $pbuild/tests/latency_workload $pbuild/tests/fifo_hog
 	$pbuild/selftests/ktrace_test"
 [ -x "$pbuild/bench/pingpong" ] && progs="$progs $pbuild/bench/pingpong"
+[ -x "$pbuild/bench/kmod_bench" ] && progs="$progs $pbuild/bench/kmod_bench"
 [ -x "$pbuild/tests/chain_workload" ] && progs="$progs $pbuild/tests/chain_workload"
 [ -x "$pbuild/tests/churn" ] && progs="$progs $pbuild/tests/churn"
 [ -x "$pbuild/tests/placement" ] && progs="$progs $pbuild/tests/placement"

@@ -18,9 +18,14 @@
 #include "cli.h"
 #include "commands.h"
 #include "record.h"
+#include "source_thread.h"
 #include "utils.h"
 
 #define MAX_CPUS		4096
+/* How long the backend's poll may wait for records before it returns. */
+#define SOURCE_POLL_MS		100
+/* How long a source on its own thread waits between passes (ftrace: 4 MiB fill in 200 ms). */
+#define THREAD_POLL_MS		10
 
 static volatile sig_atomic_t stop_requested;
 
@@ -144,6 +149,7 @@ struct record_run {
 		void *priv;
 		struct spool *spools;
 		unsigned int nspools;
+		struct source_thread thread;	/* all but the backend's, while recording */
 	} src[2];			/* the backend, then ftrace (--ftrace) */
 	unsigned int nsrc;
 	struct spool *spools;		/* the backend's, ktrace's own (cli), ftrace's */
@@ -299,6 +305,38 @@ static int record_start(struct record_run *rs)
 }
 
 /*
+ * The other sources (ftrace) drained each on a thread of its own, so that
+ * a slow pass of theirs never holds the recorder's drain back; one whose
+ * thread cannot start is polled after the recorder, on this thread.
+ */
+static void start_threads(struct record_run *rs)
+{
+	for (unsigned int i = 1; i < rs->nsrc && !rs->ro->ring; i++) {
+		int ret = source_thread_start(&rs->src[i].thread, rs->src[i].ops,
+					      rs->src[i].priv, THREAD_POLL_MS);
+
+		if (ret)
+			pr_warn("cannot start a thread to read %s: %s; reading it between the recorder's passes",
+				rs->src[i].ops->name, strerror(-ret));
+	}
+}
+
+/* One pass over every source: the recorder's poll waits, the rest are checked. */
+static int poll_sources(struct record_run *rs, const char **failed)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < rs->nsrc && !ret; i++) {
+		*failed = rs->src[i].ops->name;
+		if (rs->src[i].thread.running)
+			ret = source_thread_error(&rs->src[i].thread);
+		else
+			ret = rs->src[i].ops->poll(rs->src[i].priv, i ? 0 : SOURCE_POLL_MS);
+	}
+	return ret;
+}
+
+/*
  * Until the time is up, the command ends, a signal, or the latency
  * trigger's window has passed.  A ring is read once, when it stops.
  */
@@ -306,16 +344,18 @@ static void record_loop(struct record_run *rs, uint64_t duration_ns)
 {
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t last_progress = 0;
+	const char *failed = NULL;
 	int ret = 0;
 
+	start_threads(rs);
 	while (!stop_requested) {
 		if (rs->ro->ring)
 			usleep(100000);
-		for (unsigned int i = 0; i < rs->nsrc && !rs->ro->ring && !ret; i++)
-			ret = rs->src[i].ops->poll(rs->src[i].priv, 100);
+		else
+			ret = poll_sources(rs, &failed);
 		if (ret) {
-			pr_err("reading the recorder's buffers: %s; stopping, what was read is kept",
-			       strerror(-ret));
+			pr_err("reading the %s buffers: %s; stopping, what was read is kept",
+			       failed, strerror(-ret));
 			break;
 		}
 		if (rs->child > 0 && waitpid(rs->child, &rs->status, WNOHANG) == rs->child) {
@@ -371,12 +411,43 @@ static void end_names(struct record_run *rs)
 	spool_writer_free(w);
 }
 
+/*
+ * The sources on threads of their own, quiesced and their loops ended.
+ * A pass under way may be long (a busy CPU's whole buffer), so the
+ * backend is still drained until each has ended.  Their errors, if any,
+ * were said while recording; stop() reads what is left.
+ */
+static void stop_threads(struct record_run *rs)
+{
+	bool busy = true;
+	int ret = 0;
+
+	for (unsigned int i = 1; i < rs->nsrc; i++) {
+		if (!rs->src[i].thread.running)
+			continue;
+		if (rs->src[i].ops->quiesce)
+			rs->src[i].ops->quiesce(rs->src[i].priv);
+		source_thread_ask_stop(&rs->src[i].thread);
+	}
+	while (busy && !ret) {
+		busy = false;
+		for (unsigned int i = 1; i < rs->nsrc; i++)
+			busy |= source_thread_busy(&rs->src[i].thread);
+		if (busy)
+			ret = rs->src[0].ops->poll(rs->src[0].priv, 1);
+	}
+	for (unsigned int i = 1; i < rs->nsrc; i++)
+		source_thread_stop(&rs->src[i].thread);
+}
+
 /* The last sync point, every source stopped and drained, its clock aligned; the command ended. */
 static void record_stop(struct record_run *rs)
 {
 	int ret;
 
+	/* ftrace's marker goes in while its thread reads: another file, no shared state. */
 	clock_sync_point(&rs->sync, &rs->spools[rs->cli]);
+	stop_threads(rs);
 	for (unsigned int i = 0; i < rs->nsrc; i++) {
 		ret = rs->src[i].ops->stop(rs->src[i].priv, &rs->st);
 		if (ret && i == 0)

@@ -179,6 +179,54 @@ TEST_F(dev, stacks_of_a_sleep)
 	free(buf);
 }
 
+TEST_F(dev, bench_needs_a_running_ring)
+{
+	struct ktrace_bench b = { .size = sizeof(b), .count = 1000 };
+
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);	/* not configured */
+	ASSERT_EQ(0, configure(self->fd, 1 << 20, 0, 0));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);	/* stream mode */
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+}
+
+TEST_F(dev, bench_writes_its_records)
+{
+	struct ktrace_bench b = { .size = sizeof(b), .count = 0 };
+	struct ktrace_stats before = { .size = sizeof(before) }, after = { .size = sizeof(after) };
+
+	ASSERT_EQ(0, configure(self->fd, 1 << 20, 0, KTRACE_CFG_RING));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);	/* not running */
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);	/* no records */
+	b.count = KTRACE_BENCH_MAX_COUNT + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.count = 1000;
+	b.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.reserved[1] = 0;
+	b.ftrace_ns = b.ftrace_batch_ns = b.ftrace_bytes = ~0u;	/* outputs: overwritten */
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &before));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &after));
+	EXPECT_EQ(1000, b.count);
+	EXPECT_GT(b.ktrace_ns, 0);
+	EXPECT_GT(b.ktrace_batch_ns, 0);
+	EXPECT_LE(b.ktrace_batch_ns * (1000 / KTRACE_BENCH_BATCH), b.ktrace_ns);
+	EXPECT_EQ(0, b.ftrace_ns);	/* no tracefs instance has the event on */
+	EXPECT_EQ(0, b.ftrace_batch_ns);
+	EXPECT_EQ(KTRACE_FXT_CSWITCH_WORDS * 8, b.ktrace_bytes);
+	EXPECT_GE(b.ftrace_bytes, 64);	/* sched_switch's fields and the common ones (more on RT) */
+	EXPECT_GE(after.records - before.records, 1000);
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+}
+
 TEST_F(dev, configure_bad_trigger)
 {
 	struct ktrace_config cfg = { .size = sizeof(cfg), .flags = KTRACE_CFG_TRIGGER,

@@ -99,7 +99,10 @@ check_timeline "$tmp/d.fxt" "record -d 0.5"
 # Ctrl-C (SIGINT), and SIGHUP when the terminal goes away, stop cleanly and
 # still write the file.
 for sig in INT HUP; do
-	"$ktrace" record -o "$tmp/$sig.fxt" >"$tmp/out" 2>"$tmp/err" &
+	# Emptied here: the background job's own redirection may come after
+	# wait_for has read the last run's start line.
+	: >"$tmp/err"
+	"$ktrace" record -o "$tmp/$sig.fxt" >"$tmp/out" 2>>"$tmp/err" &
 	pid=$!
 	wait_for "$tmp/err" 'recording with .*Ctrl-C stops'
 	kill -$sig $pid
@@ -198,7 +201,8 @@ wait_for "$tmp/err" 'recording with'
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 0 ] && ! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1 &&
+# Its own instance: other recordings on this machine may have theirs.
+[ $rc -eq 0 ] && [ ! -e /sys/kernel/tracing/instances/ktrace-$pid ] &&
 	"$ktrace" dump --strict --quiet "$tmp/ftint.fxt"
 ok $? "Ctrl-C during --ftrace: the trace is written and the instance removed" ||
 	{ echo "# exit status $rc"; sed 's/^/# /' "$tmp/err"; ls /sys/kernel/tracing/instances | sed 's/^/# instance: /'; }

@@ -102,6 +102,11 @@ struct source_ops {
 	int (*trigger)(void *priv, struct trigger_report *t);
 	/* A source on its own clock: a sync marker in its buffers, and alignment at the end. */
 	int (*marker)(void *priv, const char *id);
+	/*
+	 * Takes no more events, called from another thread while a poll may
+	 * be running, so that its pass ends; what is buffered is still read.
+	 */
+	void (*quiesce)(void *priv);
 	void (*align)(void *priv, const struct sync_point *points, unsigned int n);
 	/* Records the archive needs before any event (the stacks' names), after stop. */
 	void (*head)(void *priv, struct fxt_writer *w, uint64_t ts);

@@ -18,6 +18,7 @@
 #include "sched.bpf.h"
 #include "sched.skel.h"
 
+#include "drain_stats.h"
 #include "kstacks.h"
 #include "record.h"
 #include "utils.h"
@@ -37,6 +38,7 @@ struct source_bpf {
 	unsigned int nlinks;
 	struct kstack_table kstacks;	/* where threads blocked, read at stop */
 	uint64_t start_ns;		/* when the programs were attached */
+	struct drain_stats drain;
 	int err;
 };
 
@@ -464,9 +466,11 @@ static int bpf_poll(void *priv, int timeout_ms)
 	struct source_bpf *s = priv;
 	bool busy = false;
 
+	drain_stats_pass(&s->drain);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 
+		drain_stats_fill(&s->drain, buf, __atomic_load_n(&c->head, __ATOMIC_RELAXED) - c->tail);
 		drain_buf(s, buf, false);
 		if (__atomic_load_n(&c->head, __ATOMIC_RELAXED) - c->tail > s->words * 2)
 			busy = true;	/* a quarter full already: come back at once */
@@ -590,10 +594,12 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(10000);
 	stop_ns = now_mono_ns();
+	drain_stats_pass(&s->drain);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
 		__u64 rec[KTRACE_FXT_DROP_WORDS], total = s->words * 8;
 
+		drain_stats_fill(&s->drain, buf, c->head - c->tail);
 		if (s->opts->ring && c->head > total) {
 			/* The last buffer's worth, from its first whole chunk. */
 			c->tail = (c->head - total + KTRACE_BPF_CHUNK_WORDS * 8 - 1) &
@@ -609,6 +615,8 @@ static int bpf_stop(void *priv, struct record_stats *st)
 				  8 * ktrace_fxt_put_drop(rec, c->last_ts, buf % s->ncpus,
 							  c->pending, c->first_ts, c->last_ts));
 	}
+	if (s->opts->verbose && !s->opts->ring)
+		drain_stats_report(&s->drain, "bpf", s->words * 8, s->ncpus);
 	if (s->uncommitted)
 		pr_warn("%llu bytes were reserved in the buffers but never published",
 			(unsigned long long)s->uncommitted);

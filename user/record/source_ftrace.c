@@ -27,6 +27,8 @@ struct source_ftrace {
 	struct ftrace_conv conv;	/* events and sync markers into spools */
 	bool mono;			/* trace_clock is mono */
 	bool ring;			/* read only at the end */
+	bool verbose;
+	uint64_t passes, longest_pass;	/* reads while recording; ns */
 	int err;
 };
 
@@ -105,6 +107,7 @@ static int ftrace_open(void **out, const struct record_opts *ro, struct spool *s
 			kb);
 	/* A flight recorder, as the recorder is: read at the end, newest kept. */
 	fc->ring = ro->ring;
+	fc->verbose = ro->verbose;
 	if (fc->ring && tracefs_instance_file_write(fc->inst, "options/overwrite", "1") <= 0)
 		pr_warn("--ftrace: cannot make the instance overwrite its oldest events");
 	/* The recorder's clock; without it the sync markers align the two. */
@@ -151,6 +154,14 @@ static int ftrace_start(void *priv)
 		return 0;
 	pr_err("--ftrace: cannot turn tracing on in the instance");
 	return -EIO;
+}
+
+/* Ends a pass running on another thread: nothing new to read, what is there is. */
+static void ftrace_quiesce(void *priv)
+{
+	struct source_ftrace *fc = priv;
+
+	tracefs_trace_off(fc->inst);
 }
 
 /* A clock sync marker in the instance's own buffers. */
@@ -228,11 +239,23 @@ static int read_events(struct source_ftrace *fc)
 	return 0;
 }
 
-/* The recorder's poll waits; ftrace's buffers are read right after. */
+/*
+ * Reads every CPU until it is empty, then waits @timeout_ms: on a thread of
+ * its own, a pass lasts as long as a busy CPU keeps producing.
+ */
 static int ftrace_poll(void *priv, int timeout_ms)
 {
-	(void)timeout_ms;
-	return read_events(priv);
+	struct source_ftrace *fc = priv;
+	uint64_t t0 = now_mono_ns();
+	int ret = read_events(fc);
+
+	fc->passes++;
+	if (now_mono_ns() - t0 > fc->longest_pass)
+		fc->longest_pass = now_mono_ns() - t0;
+
+	if (!ret && timeout_ms > 0)
+		usleep(timeout_ms * 1000);
+	return ret;
 }
 
 /*
@@ -277,6 +300,9 @@ static int ftrace_stop(void *priv, struct record_stats *st)
 	}
 	if (ret)
 		pr_err("--ftrace: reading the events: %s", strerror(-ret));
+	if (fc->verbose && !fc->ring)
+		pr_info("ftrace reader: %llu passes, the longest %.1f ms",
+			(unsigned long long)fc->passes, fc->longest_pass / 1e6);
 	if (fc->conv.lost)
 		pr_warn("--ftrace: ftrace lost %llu events in its buffers (in the trace as loss records; try a larger --buffer-size)",
 			(unsigned long long)fc->conv.lost);
@@ -335,6 +361,7 @@ const struct source_ops source_ftrace_ops = {
 	.poll = ftrace_poll,
 	.stop = ftrace_stop,
 	.marker = ftrace_marker,
+	.quiesce = ftrace_quiesce,
 	.align = ftrace_align,
 	.close = ftrace_close,
 };

@@ -12,6 +12,7 @@
 
 #include <linux/ktrace.h>
 
+#include "drain_stats.h"
 #include "kstacks.h"
 #include "record.h"
 #include "utils.h"
@@ -35,6 +36,7 @@ struct source_kmod {
 	uint64_t overwritten;
 	const struct record_opts *opts;
 	struct kstack_table kstacks;	/* where tasks blocked, read at stop */
+	struct drain_stats drain;
 	int err;
 };
 
@@ -258,7 +260,12 @@ static int kmod_poll(void *priv, int timeout_ms)
 		ioctl(s->fd, KTRACE_IOC_FLUSH);
 		s->last_flush = now_mono_ns();
 	}
+	drain_stats_pass(&s->drain);
 	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus; cpu++) {
+		if (s->cpus[cpu].meta)
+			drain_stats_fill(&s->drain, cpu,
+					 __atomic_load_n(&s->cpus[cpu].meta->head, __ATOMIC_RELAXED) -
+					 s->cpus[cpu].next);
 		ret = drain_cpu(s, cpu);
 		if (ret)
 			return ret;
@@ -314,11 +321,14 @@ static int kmod_stop(void *priv, struct record_stats *st)
 		return -errno;
 	}
 	s->started = false;
+	drain_stats_pass(&s->drain);
 	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus && !ret; cpu++) {
 		const struct ktrace_meta *m = s->cpus[cpu].meta;
 		__u64 rec[KTRACE_FXT_DROP_WORDS];
 		uint64_t unreported;
 
+		if (m)
+			drain_stats_fill(&s->drain, cpu, m->head - s->cpus[cpu].next);
 		ret = drain_cpu(s, cpu);
 		if (!m)
 			continue;
@@ -330,6 +340,8 @@ static int kmod_stop(void *priv, struct record_stats *st)
 				  8 * ktrace_fxt_put_drop(rec, m->lost_last_ts, cpu, unreported,
 							  m->lost_first_ts, m->lost_last_ts));
 	}
+	if (s->opts->verbose && !s->ring)
+		drain_stats_report(&s->drain, "kmod", s->geo.buffer_size, s->geo.nr_cpus);
 	if (s->overwritten)
 		pr_info("ring mode kept the newest data; %llu older sub-buffers were overwritten",
 			(unsigned long long)s->overwritten);

@@ -186,6 +186,36 @@ struct ktrace_mark {
 	__u64 reserved[2];
 };
 
+/*
+ * For benchmarks only (root): the recording path's own cost, which a
+ * whole-system measurement under emulation cannot separate from its noise.
+ * On the calling CPU, with preemption off, @count context-switch records
+ * (the calling task switching to itself, preempted) are written through
+ * the module's record path, and @count events of the tracepoint
+ * ktrace_bench:ktrace_bench_switch, whose fields are sched_switch's,
+ * through ftrace when a tracefs instance has it enabled; in alternating
+ * batches, each timed.  The session must be running in ring mode (stream
+ * mode would stop writing once full, and time a cheaper path).
+ */
+#define KTRACE_BENCH_MAX_COUNT	(1U << 20)
+#define KTRACE_BENCH_BATCH	256	/* records each way per timed batch */
+
+struct ktrace_bench {
+	__u32 size;
+	__u32 count;		/* in: 1 to KTRACE_BENCH_MAX_COUNT */
+	__u64 ktrace_ns;	/* out: the records through ktrace.ko, in all */
+	__u64 ftrace_ns;	/* out: the ftrace events; 0 when none is enabled */
+	__u32 ktrace_bytes;	/* out: one record, as written */
+	__u32 ftrace_bytes;	/* out: one event's fields, ftrace's common ones included */
+	/*
+	 * out: the fastest whole batch of KTRACE_BENCH_BATCH, each way: an
+	 * interrupt or a host that takes the CPU away only ever adds time.
+	 */
+	__u64 ktrace_batch_ns;
+	__u64 ftrace_batch_ns;
+	__u64 reserved[2];
+};
+
 #define KTRACE_IOC_MAGIC	0xb7
 
 #define KTRACE_IOC_ABI_VERSION	_IO(KTRACE_IOC_MAGIC, 0)
@@ -199,5 +229,6 @@ struct ktrace_mark {
 #define KTRACE_IOC_STATS	_IOWR(KTRACE_IOC_MAGIC, 7, struct ktrace_stats)
 #define KTRACE_IOC_ADD_PROBE	_IOW(KTRACE_IOC_MAGIC, 8, struct ktrace_probe)
 #define KTRACE_IOC_STACKS	_IOWR(KTRACE_IOC_MAGIC, 9, struct ktrace_stacks)
+#define KTRACE_IOC_BENCH	_IOWR(KTRACE_IOC_MAGIC, 20, struct ktrace_bench)
 
 #endif /* _UAPI_LINUX_KTRACE_H */

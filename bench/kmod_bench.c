@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace.ko's record path against ftrace's, timed in the kernel
+ * (KTRACE_IOC_BENCH): a ring session is set up on /dev/ktrace, then each
+ * round writes COUNT context-switch records through the module and COUNT
+ * ktrace_bench:ktrace_bench_switch events (sched_switch's fields) through
+ * ftrace, which a tracefs instance must have enabled.  One line per round:
+ * ns per record for each, and their ratio.
+ * usage: kmod_bench [ROUNDS] [COUNT] [CPU]   (as root, ktrace.ko loaded)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/ktrace.h>
+
+int main(int argc, char **argv)
+{
+	struct ktrace_config cfg = {
+		.size = sizeof(cfg), .flags = KTRACE_CFG_RING,
+		.buffer_size = 16 << 20,
+	};
+	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+	unsigned int count = argc > 2 ? strtoul(argv[2], NULL, 0) : 100000;
+	int cpu = argc > 3 ? atoi(argv[3]) : 0;
+	cpu_set_t set;
+	int fd, ret = 0;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("kmod_bench: sched_setaffinity");
+	fd = open("/dev/ktrace", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "kmod_bench: /dev/ktrace: %s (insmod ktrace.ko)\n", strerror(errno));
+		return 1;
+	}
+	if (ioctl(fd, KTRACE_IOC_CONFIGURE, &cfg) || ioctl(fd, KTRACE_IOC_START)) {
+		fprintf(stderr, "kmod_bench: setting up a ring session: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int r = 0; r < rounds && !ret; r++) {
+		struct ktrace_bench b = { .size = sizeof(b), .count = count };
+
+		if (ioctl(fd, KTRACE_IOC_BENCH, &b)) {
+			fprintf(stderr, "kmod_bench: KTRACE_IOC_BENCH: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
+		if (!b.ftrace_ns) {
+			fprintf(stderr, "kmod_bench: enable ktrace_bench:ktrace_bench_switch in a tracefs instance\n");
+			ret = 1;
+			break;
+		}
+		/* All records, and the fastest batch each way, which noise only slows. */
+		printf("ktrace_ns=%.1f ftrace_ns=%.1f ratio=%.3f ktrace_best=%.1f ftrace_best=%.1f best_ratio=%.3f ktrace_bytes=%u ftrace_bytes=%u\n",
+		       (double)b.ktrace_ns / count, (double)b.ftrace_ns / count,
+		       (double)b.ktrace_ns / b.ftrace_ns,
+		       (double)b.ktrace_batch_ns / KTRACE_BENCH_BATCH,
+		       (double)b.ftrace_batch_ns / KTRACE_BENCH_BATCH,
+		       b.ftrace_batch_ns ? (double)b.ktrace_batch_ns / b.ftrace_batch_ns : 0.0,
+		       b.ktrace_bytes, b.ftrace_bytes);
+		fflush(stdout);
+	}
+	ioctl(fd, KTRACE_IOC_STOP);
+	close(fd);
+	return ret;
+}
