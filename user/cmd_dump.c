@@ -233,6 +233,10 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 				(unsigned long long)rec->in_tid, rec->in_prio);
 		else
 			fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
+		/* Where the incoming thread blocked, as recorders give it: at its switch-in. */
+		if (incoming_kstack_of(rec))
+			fprintf(f, " (blocked in %s)",
+				kstack_names_blocked_in(ks, incoming_kstack_of(rec)) ?: "?");
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
 			put_args(f, rec);
 		fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid, buf[0]),
