@@ -490,10 +490,10 @@ static __always_inline __u32 current_preempt_count(void)
 }
 #endif
 
-static __always_inline __u32 irq_context(__u64 now)
+static __always_inline __u32 irq_context(struct task_struct *cur, __u64 now)
 {
 	__u32 pc = current_preempt_count();
-	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
+	struct task_struct___rt *t = (void *)cur;
 
 	if (bpf_core_field_exists(t->softirq_disable_cnt))
 		pc |= BPF_CORE_READ(t, softirq_disable_cnt) & KTRACE_PC_SOFTIRQ_OFFSET;
@@ -555,9 +555,9 @@ static __always_inline int irq_depth_add(bool hard, int delta)
  * and the CPU's count then stays raised while others run: there the task's
  * own count says whether the waker serves a softirq, as in the exact build.
  */
-static __always_inline __u32 irq_context(__u64 now)
+static __always_inline __u32 irq_context(struct task_struct *cur, __u64 now)
 {
-	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
+	struct task_struct___rt *t = (void *)cur;
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
 
@@ -604,7 +604,7 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	struct task_struct *waker = bpf_get_current_task_btf();
 	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(ts);
+	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
 
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
