@@ -538,6 +538,7 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 		ro->ring = true;
 		break;
 	case OPT_BLOCKED_IN:
+		ro->blocked_min_ns = KTRACE_KSTACK_MIN_OFF_NS;
 		if (a->text && cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED,
 						  &ro->blocked_min_ns))
 			return -EINVAL;

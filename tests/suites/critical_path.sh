@@ -95,6 +95,9 @@ ok $? "--blocked-in=0 names every block ($(head -1 "$tmp/check"))" || diag "$tmp
 run "$ktrace" record --backend bpf --no-blocked-in -o "$tmp/n.fxt" -- "$build/bench/pingpong" 2000 0
 [ $rc -eq 0 ] && tests/check_blocked_in.py "$ktrace" "$tmp/n.fxt" 0 --none >"$tmp/check"
 ok $? "--no-blocked-in names none" || diag "$tmp/err" "$tmp/check"
+run "$ktrace" record --blocked-in=5 -d 0.1
+[ $rc -eq 2 ] && grep -q -- "--blocked-in '5': give a unit" "$tmp/err"
+ok $? "--blocked-in=5 (no unit) is refused with a message"
 run "$ktrace" record --no-blocked-in --stacks -d 0.1
 [ $rc -eq 2 ] && grep -q -- '--no-blocked-in goes with neither' "$tmp/err"
 ok $? "--no-blocked-in with --stacks is refused with a message"
