@@ -272,8 +272,8 @@ VM_ALL_KERNELS	= $(VM_KERNELS)
 vm-kmods:
 	@for k in $(VM_KMODS); do $(MAKE) --no-print-directory kmod KREL=$$k || exit 1; done
 
-check: $(KTRACE) $(TEST_PROGS) $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
-	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong)
+check: $(KTRACE) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
+	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
 	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(call vm_installed,$(VM_KERNELS))) \
 		VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
 	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)

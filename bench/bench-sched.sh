@@ -23,7 +23,8 @@ ktrace=$build/ktrace
 pp=$build/bench/pingpong
 tmp=$(mktemp -d)
 tracing=/sys/kernel/tracing
-inst=$tracing/instances/ktrace-bench
+# Its own instance: another run of this benchmark may be going on beside it.
+inst=$tracing/instances/ktrace-bench-$$
 cleanup() {
 	[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
 	rm -rf "$tmp"
@@ -65,9 +66,17 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	ktrace-bpf)
 		taskset -c $other "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- "$pp" "$trips" $cpu $block \
 			2>"$tmp/kerr" ;;
-	ktrace-blocked|ktrace-stacks)
-		# Where each thread blocked: every switch here is a pipe_read block.
-		taskset -c $other "$ktrace" record --backend bpf --${1#ktrace-} -o "$tmp/$1.fxt" -- \
+	ktrace-noblocked|ktrace-every|ktrace-stacks)
+		# Where each thread blocked (every switch here is a pipe_read
+		# block, of microseconds): by default only blocks of 100 us or
+		# more are walked; off, for every block, for every block whole.
+		local opt
+		case $1 in
+		ktrace-noblocked) opt=--no-blocked-in ;;
+		ktrace-every) opt=--blocked-in=0 ;;
+		ktrace-stacks) opt="--stacks --blocked-in=0" ;;
+		esac
+		taskset -c $other "$ktrace" record --backend bpf $opt -o "$tmp/$1.fxt" -- \
 			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
 	runqlat)
 		taskset -c $other "$runqlat" 60 1 >/dev/null 2>&1 &
@@ -78,7 +87,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	esac
 }
 
-conds="none ftrace ftrace-read ktrace-bpf ktrace-blocked ktrace-stacks"
+conds="none ftrace ftrace-read ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks"
 [ -x "$runqlat" ] && conds="$conds runqlat"
 echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) timed in blocks of $block, $rounds rounds, conditions interleaved"
 for r in $(seq "$rounds"); do
@@ -92,7 +101,7 @@ done
 pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ktrace-bpf ktrace-blocked ktrace-stacks runqlat; do
+for c in none ftrace ftrace-read ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
 	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
@@ -101,12 +110,17 @@ for c in none ftrace ftrace-read ktrace-bpf ktrace-blocked ktrace-stacks runqlat
 done
 f=$(pct "$tmp/ftrace" 10); fr=$(pct "$tmp/ftrace-read" 10); k=$(pct "$tmp/ktrace-bpf" 10)
 awk -v f="$f" -v fr="$fr" -v k="$k" -v b="$base" 'BEGIN {
-	printf "\nktrace-bpf added cost / ftrace added cost: %.2f against ftrace with no reader, %.2f against ftrace drained by a reader (target: at most 1)\n", (k-b)/(f-b), (k-b)/(fr-b) }'
-# record --blocked-in and --stacks against the default, per switch.
-kb=$(pct "$tmp/ktrace-blocked" 10); kst=$(pct "$tmp/ktrace-stacks" 10)
-awk -v k="$k" -v kb="$kb" -v ks="$kst" -v b="$base" 'BEGIN {
-	printf "where threads blocked: --blocked-in adds %.1f ns per switch to ktrace-bpf (%.0f%% more than its %.1f ns), --stacks %.1f ns (%.0f%% more); on by default only within 20%%\n",
-		(kb-k)/2, 100*(kb-k)/(k-b), (k-b)/2, (ks-k)/2, 100*(ks-k)/(k-b) }'
+	printf "\nktrace-bpf added cost / ftrace added cost: %.2f against ftrace with no reader, %.2f against ftrace drained by a reader (target: at most 0.6)\n", (k-b)/(f-b), (k-b)/(fr-b) }'
+# Where threads blocked, per switch: the default (blocks of 100 us or more)
+# against --no-blocked-in (the default before it was on), and every block.
+knb=$(pct "$tmp/ktrace-noblocked" 10); ke=$(pct "$tmp/ktrace-every" 10); kst=$(pct "$tmp/ktrace-stacks" 10)
+awk -v k="$k" -v knb="$knb" -v ke="$ke" -v ks="$kst" -v b="$base" -v f="$f" 'BEGIN {
+	printf "where threads blocked: the default adds %.1f ns per switch to --no-blocked-in (%.0f%% more than its %.1f ns; target: at most 20%%); --no-blocked-in / ftrace %.2f\n",
+		(k-knb)/2, 100*(k-knb)/(knb-b), (knb-b)/2, (knb-b)/(f-b)
+	printf "every block (--blocked-in=0) adds %.1f ns per switch (%.0f%% more), whole stacks (--stacks --blocked-in=0) %.1f ns (%.0f%% more)\n",
+		(ke-knb)/2, 100*(ke-knb)/(knb-b), (ks-knb)/2, 100*(ks-knb)/(knb-b) }'
+walked=$("$ktrace" dump "$tmp/k.fxt" | awk '/switch:/ {n++} /incoming_kstack=/ {k++} END {printf "%d of %d (%.2f%%)", k, n, n ? 100 * k / n : 0}')
+echo "switches that walked a stack by default (blocks of 100 us or more, the last round): $walked"
 # The same ratio round by round, for its spread.
 for r in $(seq "$rounds"); do
 	echo "$(pct "$tmp/none.$r" 10) $(pct "$tmp/ftrace.$r" 10) $(pct "$tmp/ftrace-read.$r" 10) $(pct "$tmp/ktrace-bpf.$r" 10)"
@@ -172,7 +186,7 @@ awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="${recs:-0}" 'BEGIN {
 if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -q kernel.bpf_stats_enabled=1
-	for opt in "" --blocked-in --stacks; do
+	for opt in "" --no-blocked-in --blocked-in=0 "--stacks --blocked-in=0"; do
 		taskset -c $other "$ktrace" record --backend bpf $opt -o "$tmp/s.fxt" -- sh -c \
 			"'$pp' $trips $cpu >/dev/null; bpftool prog show -j >'$tmp/progs.json'" 2>/dev/null
 		python3 - "$tmp/progs.json" "${opt:-default}" <<'PY'

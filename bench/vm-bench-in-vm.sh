@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs inside the test VM: the pinned ping-pong with no tracing, with
-# ftrace's sched_switch + sched_waking, and with ktrace.ko recording, by
-# default and with --blocked-in (a stack walk at every switch-out in S or
-# D), interleaved round by round; ns per round trip to /results/bench.txt.
+# ftrace's sched_switch + sched_waking, and with ktrace.ko recording: by
+# default (where threads blocked, for blocks of 100 us or more), with
+# --no-blocked-in, and with --blocked-in=0 (a stack walk at the end of
+# every block), interleaved round by round; ns per round trip to
+# /results/bench.txt.
 # A step line per round on the console feeds the host's watchdog (scripts/vm-run.sh).
 R=/results
 mkdir -p $R
@@ -30,9 +32,12 @@ while [ $r -lt $rounds ]; do
 	grep '^entries:' $I/per_cpu/cpu0/stats >$R/ftrace_entries
 	# Flight-recorder mode: like ftrace here, no reader runs during the measurement.
 	echo "ktrace-kmod $(ktrace record --backend kmod --ring -b 16M -o /tmp/k.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
-	echo "blocked-in $(ktrace record --backend kmod --ring -b 16M --blocked-in -o /tmp/b.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
+	echo "no-blocked-in $(ktrace record --backend kmod --ring -b 16M --no-blocked-in -o /tmp/n.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
+	echo "every-block $(ktrace record --backend kmod --ring -b 16M --blocked-in=0 -o /tmp/b.fxt -- pingpong $trips 0 2>/dev/null)" >>$R/bench.txt
 	r=$((r + 1))
 done
 ktrace dump --stats --quiet /tmp/k.fxt >$R/kstats
+# How many of the default's switches walked a stack (blocks of 100 us or more).
+ktrace dump /tmp/k.fxt | awk '/switch:/ {n++} /incoming_kstack=/ {k++} END {print n + 0, k + 0}' >$R/walked
 rmdir $I
 dmesg >$R/dmesg.txt

@@ -43,14 +43,16 @@ const volatile char trigger_comm[16] = {};
 struct ktrace_bpf_trigger trigger = {};
 
 /*
- * Where threads block (see ktrace_fxt_put_cswitch()): at a switch-out in S
- * or D, the kernel stack, at most stack_depth frames (0: not recorded),
+ * Where threads block (see KTRACE_KSTACK_MIN_OFF_NS): at the switch-in
+ * that ends a block in S or D of at least blocked_min_ns, the incoming
+ * task's kernel stack, at most stack_depth frames (0: not recorded),
  * interned in kstack_ids by its frames.  The ids are handed out from
  * kstack_next, 1 up; a stack that finds the table full gets 0 and is
  * counted in kstack_full.  User space sets the key size to stack_depth
  * words and the table's size before load, and reads the table at the end.
  */
 const volatile __u32 stack_depth = 0;
+const volatile __u64 blocked_min_ns = 0;
 
 __u32 kstack_next = 0;
 __u64 kstack_full = 0;
@@ -72,6 +74,14 @@ struct {
 	__type(key, struct kstack);	/* resized to stack_depth words */
 	__type(value, __u32);
 } kstack_ids SEC(".maps");
+
+/* Each thread's last switch-out, when stacks are recorded (see ktrace_off_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* KTRACE_WAKE_SLOTS with stack_depth */
+	__type(key, __u32);
+	__type(value, __u64);
+} off_slots SEC(".maps");
 
 /* Each watched thread's latest wakeup (see ktrace_wake_slot()). */
 struct {
@@ -357,11 +367,17 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 }
 
 /*
- * The interned id of the current kernel stack (the outgoing task's: @ctx
- * is sched_switch's, which runs in it), or 0.  Bounded: one walk of at
- * most stack_depth frames, one lookup, and on a first sighting one insert.
+ * The interned id of @p's kernel stack, or 0.  @p is sched_switch's next:
+ * not running anywhere (its on_cpu is set after the tracepoint, by
+ * prepare_task()), so its stack is the one it switched out with, and
+ * stays put while the run queue's lock is held.  bpf_get_task_stack()
+ * pins the stack with try_get_task_stack() and walks it with
+ * stack_trace_save_tsk(), which leaves out the scheduler's own frames
+ * (.sched.text); neither takes a lock, PREEMPT_RT included.  Bounded: one
+ * walk of at most stack_depth frames, one lookup, and on a first
+ * sighting one insert.
  */
-static __always_inline __u32 kstack_id(void *ctx)
+static __always_inline __u32 kstack_id(struct task_struct *p)
 {
 	__u32 zero = 0, id, *found;
 	struct kstack *st = bpf_map_lookup_elem(&kstack_scratch, &zero);
@@ -370,11 +386,11 @@ static __always_inline __u32 kstack_id(void *ctx)
 	if (!st || size > sizeof(st->ip))
 		return 0;
 	/*
-	 * Frames past the stack's end are part of the key: bpf_get_stack()
+	 * Frames past the stack's end are part of the key: the helper
 	 * zeroes the rest of @size itself (kernel/bpf/stackmap.c, since it
 	 * was added), so the scratch area is not cleared here first.
 	 */
-	if (bpf_get_stack(ctx, st->ip, size, 0) <= 0)
+	if (bpf_get_task_stack(p, st->ip, size, 0) <= 0)
 		return 0;
 	found = bpf_map_lookup_elem(&kstack_ids, st);
 	if (found)
@@ -391,6 +407,29 @@ static __always_inline __u32 kstack_id(void *ctx)
 	return id;
 }
 
+/*
+ * Notes when @prev left the CPU and how, and returns the stack @next
+ * blocked with if it was off the CPU for blocked_min_ns or more, else 0.
+ * A thread's switch-out and its next switch-in never run at once, so
+ * plain stores do; two threads that share a slot only cost a walk.
+ */
+static __always_inline __u32 blocked_kstack(struct task_struct *prev, __u32 state,
+					    struct task_struct *next, __u64 ts)
+{
+	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
+	__u64 *slot;
+
+	slot = bpf_map_lookup_elem(&off_slots, &key);
+	if (slot && pid)
+		*slot = ktrace_off_slot(pid, ts, state);
+	pid = next->pid;
+	key = pid & (KTRACE_WAKE_SLOTS - 1);
+	slot = bpf_map_lookup_elem(&off_slots, &key);
+	if (!slot || !pid || !ktrace_off_long(*slot, pid, ts, blocked_min_ns))
+		return 0;
+	return kstack_id(next);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -398,12 +437,13 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	__u64 rec[KTRACE_FXT_CSWITCH_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 kstack = 0;
+	__u32 in_kstack = 0;
 
-	if (stack_depth && ktrace_linux_state_blocks(state))
-		kstack = kstack_id(ctx);
-	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
-						      next->pid, next->prio, kstack), ts, true);
+	if (stack_depth)
+		in_kstack = blocked_kstack(prev, state, next, ts);
+	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch_stacks(rec, cpu, ts, prev->pid, prev->prio,
+							     state, next->pid, next->prio, 0,
+							     in_kstack), ts, true);
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
 	if (ktrace_linux_state_exits(state))
 		emit_names(prev, prev->comm, ts);
@@ -450,10 +490,10 @@ static __always_inline __u32 current_preempt_count(void)
 }
 #endif
 
-static __always_inline __u32 irq_context(__u64 now)
+static __always_inline __u32 irq_context(struct task_struct *cur, __u64 now)
 {
 	__u32 pc = current_preempt_count();
-	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
+	struct task_struct___rt *t = (void *)cur;
 
 	if (bpf_core_field_exists(t->softirq_disable_cnt))
 		pc |= BPF_CORE_READ(t, softirq_disable_cnt) & KTRACE_PC_SOFTIRQ_OFFSET;
@@ -515,9 +555,9 @@ static __always_inline int irq_depth_add(bool hard, int delta)
  * and the CPU's count then stays raised while others run: there the task's
  * own count says whether the waker serves a softirq, as in the exact build.
  */
-static __always_inline __u32 irq_context(__u64 now)
+static __always_inline __u32 irq_context(struct task_struct *cur, __u64 now)
 {
-	struct task_struct___rt *t = (void *)bpf_get_current_task_btf();
+	struct task_struct___rt *t = (void *)cur;
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_depth, &zero);
 
@@ -564,7 +604,7 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	struct task_struct *waker = bpf_get_current_task_btf();
 	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(ts);
+	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
 
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,

@@ -107,6 +107,9 @@ struct ktrace_session {
 	struct ktrace_stack_scratch __percpu *stack_scratch;
 	u32 stack_depth;		/* frames per slot, 0 if off */
 	atomic64_t stacks_full;		/* switches that found no slot */
+	/* Each task's last switch-out (ktrace_off_slot()), by the switch probe. */
+	u64 *off_slots;			/* KTRACE_WAKE_SLOTS words, NULL if off */
+	u64 blocked_min_ns;
 };
 
 extern struct ktrace_session __rcu *ktrace_active;
@@ -131,9 +134,11 @@ bool ktrace_bufs_readable(struct ktrace_session *s);
 int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 consumed);
 
 /* stacks.c */
-int ktrace_stacks_alloc_locked(struct ktrace_session *s, u32 flags);
+int ktrace_stacks_alloc_locked(struct ktrace_session *s, const struct ktrace_config *cfg);
 void ktrace_stacks_free(struct ktrace_session *s);
-u32 ktrace_stack_id(struct ktrace_session *s);
+void ktrace_stacks_reset_locked(struct ktrace_session *s);
+u32 ktrace_blocked_stack_id(struct ktrace_session *s, struct task_struct *prev, u32 state,
+			    struct task_struct *next, u64 ts);
 int ktrace_stacks_copy(struct ktrace_session *s, struct ktrace_stacks *st);
 
 /* session.c */

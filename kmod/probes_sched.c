@@ -100,7 +100,7 @@ static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u6
 static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 {
 	struct ktrace_cpu_buf *b = this_buf();
-	u32 state, kstack = 0, words;
+	u32 state, in_kstack = 0, words;
 	u64 pos, *rec, ts;
 
 	if (!b)
@@ -108,15 +108,14 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 	ts = ktrace_now();
 	state = ktrace_linux_state(preempt, ktrace_switch_prev_state(prev),
 				   READ_ONCE(prev->exit_state));
-	/* prev is current here: its stack is where it blocked. */
-	if (b->session->stack_depth && ktrace_linux_state_blocks(state))
-		kstack = ktrace_stack_id(b->session);
-	words = kstack ? KTRACE_FXT_CSWITCH_MAX_WORDS : KTRACE_FXT_CSWITCH_WORDS;
+	if (b->session->stack_depth)
+		in_kstack = ktrace_blocked_stack_id(b->session, prev, state, next, ts);
+	words = KTRACE_FXT_CSWITCH_WORDS + !!in_kstack;
 	rec = ktrace_buf_reserve(b, words * 8, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
-			       next->pid, next->prio, kstack);
+	ktrace_fxt_put_cswitch_stacks(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
+				      next->pid, next->prio, 0, in_kstack);
 	ktrace_buf_commit(b, pos, words * 8);
 	/*
 	 * A task's last switch names it again, right after: a ring keeps its

@@ -97,7 +97,7 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		s->trigger_pid = cfg->trigger_pid;
 		memcpy(s->trigger_comm, cfg->trigger_comm, sizeof(s->trigger_comm));
 	}
-	ret = ktrace_stacks_alloc_locked(s, cfg->flags);
+	ret = ktrace_stacks_alloc_locked(s, cfg);
 	if (!ret)
 		ret = ktrace_bufs_alloc_locked(s);
 	if (!ret) {
@@ -120,6 +120,7 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	if (s->running || rcu_access_pointer(ktrace_active))
 		return -EBUSY;
 	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
+	ktrace_stacks_reset_locked(s);
 	if (s->wake_slots) {
 		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
 		atomic_set(&s->fired, 0);

@@ -204,11 +204,17 @@ static int t_recorder_records(void)
 
 	fxt_write_preamble(w, 1, "t");
 	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5000, 1234, 120, KTRACE_LINUX_UNINTERRUPTIBLE,
-				     0, 120, 42) == KTRACE_FXT_CSWITCH_MAX_WORDS);
-	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_MAX_WORDS);
+				     0, 120, 42) == KTRACE_FXT_CSWITCH_WORDS + 1);
+	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS + 1);
 	CHECK(ktrace_fxt_put_cswitch(buf, 3, 5500, 0, 120, KTRACE_LINUX_RUNNING, 1234, 120, 0) ==
 	      KTRACE_FXT_CSWITCH_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS);
+	CHECK(ktrace_fxt_put_cswitch_stacks(buf, 3, 5600, 0, 120, KTRACE_LINUX_RUNNING, 1234, 120,
+					    0, 43) == KTRACE_FXT_CSWITCH_WORDS + 1);
+	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_WORDS + 1);
+	CHECK(ktrace_fxt_put_cswitch_stacks(buf, 3, 5700, 1234, 120, KTRACE_LINUX_INTERRUPTIBLE,
+					    1235, 120, 44, 45) == KTRACE_FXT_CSWITCH_MAX_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_CSWITCH_MAX_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_wakeup(buf, 1, 6000, 1234, 99, 77, 0, 0));
 	CHECK(ktrace_fxt_put_wakeup(buf, 0, 6100, 1234, 99, 55, KTRACE_CTX_HARDIRQ, 0) ==
 	      KTRACE_FXT_WAKEUP_WORDS + 1);
@@ -243,7 +249,18 @@ static int t_recorder_records(void)
 	a = fxt_find_arg(&rec, "kstack");
 	CHECK(rec.nargs == 4 && a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 42);
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 5500 && rec.nargs == 3);
-	CHECK(!fxt_find_arg(&rec, "kstack"));
+	CHECK(!fxt_find_arg(&rec, "kstack") && !fxt_find_arg(&rec, "incoming_kstack"));
+	/* Where the incoming thread blocked, given at its switch-in. */
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 5600 && rec.nargs == 4);
+	a = fxt_find_arg(&rec, "incoming_kstack");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 43 && !fxt_find_arg(&rec, "kstack"));
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 5700 && rec.nargs == 5);
+	a = fxt_find_arg(&rec, "kstack");
+	CHECK(a && a->u == 44);
+	a = fxt_find_arg(&rec, "incoming_kstack");
+	CHECK(a && a->u == 45);
+	a = fxt_find_arg(&rec, "linux_state");
+	CHECK(a && a->u == KTRACE_LINUX_INTERRUPTIBLE);
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_SCHED_WAKEUP);
 	CHECK(rec.cpu == 1 && rec.ts == 6000 && rec.tid == 1234);
@@ -320,6 +337,36 @@ static int t_recorder_records(void)
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 2);
 	CHECK(rb.r.violations == 0);
 	rb_close(&rb);
+	return 1;
+}
+
+/* The recorders' threshold for where a thread blocked: off-CPU time per thread. */
+static int t_off_slots(void)
+{
+	const __u64 ms = 1000000, t0 = 5000 * ms;
+	__u64 v = ktrace_off_slot(1234, t0, KTRACE_LINUX_INTERRUPTIBLE);
+
+	/* A block is long from the threshold on, to the nanosecond, and not before. */
+	CHECK(ktrace_off_long(v, 1234, t0 + ms / 10, ms / 10));
+	CHECK(ktrace_off_long(v, 1234, t0 + 5 * ms, ms / 10));
+	CHECK(!ktrace_off_long(v, 1234, t0 + ms / 20, ms / 10));
+	CHECK(!ktrace_off_long(v, 1234, t0 + ms / 10 - 2048, ms / 10));
+	for (__u64 t = t0; t < t0 + 4096; t += 97)
+		CHECK(ktrace_off_long(ktrace_off_slot(1234, t, KTRACE_LINUX_UNINTERRUPTIBLE), 1234,
+				      t + ms / 10, ms / 10));
+	/* 0: every block. */
+	CHECK(ktrace_off_long(v, 1234, t0, 0));
+	/* Preempted or dying: no block, however long ago. */
+	v = ktrace_off_slot(1234, t0, KTRACE_LINUX_RUNNING);
+	CHECK(!ktrace_off_long(v, 1234, t0 + 1000 * ms, 0));
+	CHECK(!ktrace_off_long(ktrace_off_slot(1234, t0, KTRACE_LINUX_DEAD), 1234, t0 + ms, 0));
+	/* Another thread's slot (or none yet): not known, so walked. */
+	CHECK(ktrace_off_long(v, 1234 + KTRACE_WAKE_SLOTS, t0, ms));
+	CHECK(ktrace_off_long(0, 1234, t0, ms));
+	/* A time whose units look like "not blocked" still counts as a block. */
+	v = ktrace_off_slot(1234, KTRACE_OFF_NOT_BLOCKED << KTRACE_WAKE_TS_SHIFT,
+			    KTRACE_LINUX_INTERRUPTIBLE);
+	CHECK((v & KTRACE_WAKE_TS_MASK) != KTRACE_OFF_NOT_BLOCKED);
 	return 1;
 }
 
@@ -912,6 +959,7 @@ int main(void)
 	ok(t_args(true), "every argument type, inline names, event and kernel object");
 	ok(t_recorder_records(), "recorder records: switch, wakeup, kernel objects, drops");
 	ok(t_state_mapping(), "Linux state to FXT state and weights");
+	ok(t_off_slots(), "off-CPU slots: a block is long from the threshold, to the nanosecond");
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");

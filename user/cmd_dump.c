@@ -222,6 +222,10 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		if (kstack_of(rec))
 			fprintf(f, " in %s", kstack_names_blocked_in(ks, kstack_of(rec)) ?: "?");
 		fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
+		/* Where the incoming thread blocked, as recorders give it: at its switch-in. */
+		if (incoming_kstack_of(rec))
+			fprintf(f, " (blocked in %s)",
+				kstack_names_blocked_in(ks, incoming_kstack_of(rec)) ?: "?");
 		/* The spec's record has processes and priorities; the variant, arguments. */
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
 			fprintf(f, " out_pid=%llu out_prio=%u in_pid=%llu in_prio=%u",

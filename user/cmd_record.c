@@ -103,6 +103,7 @@ enum {
 	OPT_BACKEND = 256,
 	OPT_RING,
 	OPT_BLOCKED_IN,
+	OPT_NO_BLOCKED_IN,
 	OPT_STACKS,
 	OPT_RAW_STACKS,
 	OPT_FTRACE,
@@ -552,7 +553,29 @@ struct record_args {
 	const char *out_path, *format, *backend, *ftrace_spec;
 	uint64_t duration_ns;
 	bool has_after, has_pid, has_comm;
+	bool blocked_in, no_blocked_in;
 };
+
+/*
+ * Where threads blocked is recorded by default, past the default
+ * threshold; --stacks and --raw-stacks say what to record of it.
+ */
+static int check_blocked_in_opts(struct record_args *ra)
+{
+	struct record_opts *ro = &ra->ro;
+
+	if (ra->no_blocked_in && (ra->blocked_in || ro->stacks || ro->raw_stacks)) {
+		cli_usage_error("--no-blocked-in goes with neither --blocked-in, --stacks nor --raw-stacks");
+		return -EINVAL;
+	}
+	if (ra->no_blocked_in)
+		return 0;
+	if (!ro->stack_depth)
+		ro->stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
+	if (!ra->blocked_in)
+		ro->blocked_min_ns = KTRACE_KSTACK_MIN_OFF_NS;
+	return 0;
+}
 
 static int record_opt(void *ctx, const struct cli_arg *a)
 {
@@ -586,8 +609,14 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 		ro->ring = true;
 		break;
 	case OPT_BLOCKED_IN:
-		if (!ro->stack_depth)
-			ro->stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
+		ro->blocked_min_ns = KTRACE_KSTACK_MIN_OFF_NS;
+		if (a->text && cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED,
+						  &ro->blocked_min_ns))
+			return -EINVAL;
+		ra->blocked_in = true;
+		break;
+	case OPT_NO_BLOCKED_IN:
+		ra->no_blocked_in = true;
 		break;
 	case OPT_STACKS:
 		ro->stacks = true;
@@ -595,8 +624,6 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 		break;
 	case OPT_RAW_STACKS:
 		ro->raw_stacks = true;
-		if (!ro->stack_depth)
-			ro->stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
 		break;
 	case OPT_FTRACE:
 		ra->ftrace_spec = a->text;
@@ -648,7 +675,8 @@ static const struct option record_options[] = {
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "ring", no_argument, NULL, OPT_RING },
-	{ "blocked-in", no_argument, NULL, OPT_BLOCKED_IN },
+	{ "blocked-in", optional_argument, NULL, OPT_BLOCKED_IN },
+	{ "no-blocked-in", no_argument, NULL, OPT_NO_BLOCKED_IN },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "raw-stacks", no_argument, NULL, OPT_RAW_STACKS },
 	{ "ftrace", required_argument, NULL, OPT_FTRACE },
@@ -660,7 +688,7 @@ static const struct option record_options[] = {
 static const struct cli_command record_cmd = {
 	.name = "record",
 	.usage = "usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
-		 "                     [--blocked-in] [--stacks] [--raw-stacks]\n"
+		 "                     [--blocked-in[=DUR] | --no-blocked-in] [--stacks] [--raw-stacks]\n"
 		 "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
 		 "                     [--comm NAME]]] [-d DUR] [-v] [-- COMMAND [ARGS...]]\n"
 		 "\n"
@@ -683,7 +711,10 @@ static const struct cli_command record_cmd = {
 		 "      --after DUR        with --stop-on-latency: record this much more (default 0)\n"
 		 "      --pid PID          with --stop-on-latency: only this thread or process\n"
 		 "      --comm NAME        with --stop-on-latency: only threads so named\n"
-		 "      --blocked-in       record the kernel function each thread blocked in (S, D)\n"
+		 "      --blocked-in[=DUR] the kernel function each thread blocked in (S, D), for\n"
+		 "                         blocks of DUR or more off the CPU (on by default, 100us;\n"
+		 "                         0: every block); shorter blocks are not named\n"
+		 "      --no-blocked-in    do not record where threads blocked\n"
 		 "      --stacks           record its whole kernel stack too (ktrace latency --folded)\n"
 		 "      --raw-stacks       keep kernel addresses, not names from /proc/kallsyms\n"
 		 "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
@@ -758,7 +789,8 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	out_path = ra.out_path;
 	if (cli_output_format(ra.format, out_path, &json) ||
-	    check_trigger_opts(ro, ra.has_after, ra.has_pid, ra.has_comm))
+	    check_trigger_opts(ro, ra.has_after, ra.has_pid, ra.has_comm) ||
+	    check_blocked_in_opts(&ra))
 		return 2;
 	if (ra.has_pid && check_trigger_pid(ro->trigger_pid))
 		return 1;

@@ -111,11 +111,13 @@ done
 # (the timer expiries of the workload's sleeper included), but for the runs
 # the kernel skipped of a BPF program, which only the BPF backend can have.
 # Which threads are pinned ("cpus", on wakeups and on the state dump's
-# thread records) depends on what ran, so that argument is compared apart.
+# thread records) depends on what ran, so that argument is compared apart;
+# so does where threads blocked long enough to be named.
 shapes() {
 	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped|"migrate"|"ktrace:timer"' |
 		grep -v 'program=' |
 		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/ cpus=[0-9]+//;
+			s/ \(blocked in [^)]*\)/ (blocked in F)/;
 			s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
 			s/[0-9]+/N/g; s/"[^"]*"/S/g' | sort -u
 }
@@ -312,6 +314,14 @@ if [ -x "$build/tests/chain_workload" ]; then
 		tests/check_critical_path.py "$ktrace" "$R/kchain.fxt" "$R/kchain.expect" >"$R/kchain.check" 2>&1
 	ok $? "kmod: where each thread blocked, and the critical path of the pipe <- mutex <- hog chain and the timer chain" ||
 		{ sed 's/^/# /' "$R/kmod_chain.err" | head -5; grep -E '^not ok|^#' "$R/kchain.check" | sed 's/^/#   /'; }
+	[ "$(status kmod_dchain)" = 0 ] &&
+		tests/check_critical_path.py "$ktrace" "$R/kdchain.fxt" "$R/kdchain.expect" >"$R/kdchain.check" 2>&1
+	ok $? "kmod, default options: the critical path names pipe_read, the futex wait and the timer" ||
+		{ sed 's/^/# /' "$R/kmod_dchain.err" | head -5; grep -E '^not ok|^#' "$R/kdchain.check" | sed 's/^/#   /'; }
+	[ "$(status kmod_dchain)" = 0 ] &&
+		tests/check_blocked_in.py "$ktrace" "$R/kdchain.fxt" 100000 >"$R/kdchain.blocked" 2>&1
+	ok $? "kmod, default options: every block of 100 us or more is named at its switch-in ($(head -1 "$R/kdchain.blocked"))" ||
+		sed 's/^/# /' "$R/kdchain.blocked" | head -12
 fi
 
 # CPU hotplug while recording (the 4-CPU boot): each CPU's offline and
@@ -378,7 +388,7 @@ done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
+	kchain kdchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"

@@ -112,6 +112,9 @@ step marks ktrace record --backend kmod -o $R/marks.fxt -- sh -c \
 # ends in a timer, with where each thread blocked.
 [ -x ./chain_workload ] &&
 	step kmod_chain ktrace record --backend kmod --stacks -o $R/kchain.fxt -- chain_workload $R/kchain.expect
+# The same with no option, as a first recording is made.
+[ -x ./chain_workload ] &&
+	step kmod_dchain ktrace record --backend kmod -o $R/kdchain.fxt -- chain_workload $R/kdchain.expect
 
 # A SCHED_FIFO 50 hog on CPU 1, where the recorder reads, for 5 s while
 # the workload runs on CPU 0: the reader gets only what RT throttling

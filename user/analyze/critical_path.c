@@ -353,6 +353,23 @@ static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint6
 	topn_placed(&cp->worst);
 }
 
+/*
+ * Recorders give where a thread blocked at the switch-in that ends the
+ * block (incoming_kstack): its last span before this one, if blocked, or
+ * the one before it, if woken since.
+ */
+static void name_block(struct cp_thread *t, const struct fxt_arg *x)
+{
+	struct cp_seg *s = &t->cur;
+
+	if (!x || x->type != KTRACE_FXT_ARG_UINT32)
+		return;
+	if (s->state == CP_RUNNABLE && t->nhist)
+		s = &t->hist[(t->nhist - 1) & (CP_HIST - 1)];
+	if (s->state == CP_BLOCKED && !s->kstack)
+		s->kstack = x->u;
+}
+
 static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
 {
 	const struct fxt_arg *x;
@@ -390,6 +407,7 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 	if (!rec->in_tid)
 		return;
 	t = thread_get(cp, rec->in_tid);
+	name_block(t, arg_named(rec, "incoming_kstack", 15));
 	off = t->cur.start;
 	state = t->cur.state;
 	/* Woken when first seen: when it left the CPU is not known. */

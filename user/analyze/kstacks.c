@@ -122,11 +122,31 @@ static const char *ksym_name(const struct ksym *v, size_t n, uint64_t addr)
 	return v[lo].name;
 }
 
+/*
+ * The kernel's .sched.text: schedule() and what is marked __sched (the
+ * waits with timeouts, do_nanosleep(), the sleeping locks' slow paths).
+ * The BPF backend's stacks never have those frames (bpf_get_task_stack()
+ * leaves them out); the module's are made alike here.  Empty if unknown.
+ */
+static void sched_text(const struct ksym *v, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	*lo = *hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(v[i].name, "__sched_text_start"))
+			*lo = v[i].addr;
+		else if (!strcmp(v[i].name, "__sched_text_end"))
+			*hi = v[i].addr;
+	}
+	if (*hi <= *lo)
+		*lo = *hi = 0;
+}
+
 void kstacks_resolve(struct kstack_table *t, bool raw)
 {
 	const char *why = NULL;
 	struct ksym *syms = NULL;
 	size_t nsyms = 0;
+	uint64_t sched_lo, sched_hi;
 
 	if (!t->n)
 		return;
@@ -137,9 +157,15 @@ void kstacks_resolve(struct kstack_table *t, bool raw)
 				why);
 	}
 	t->resolved = nsyms > 0;
+	sched_text(syms, nsyms, &sched_lo, &sched_hi);
 	for (uint32_t i = 0; i < t->n; i++) {
 		struct kstack_entry *e = &t->e[i];
+		uint32_t kept = 0;
 
+		for (uint32_t j = 0; j < e->nframes; j++)
+			if (e->ip[j] < sched_lo || e->ip[j] >= sched_hi)
+				e->ip[kept++] = e->ip[j];
+		e->nframes = kept;
 		e->names = calloc(e->nframes ? e->nframes : 1, sizeof(*e->names));
 		for (uint32_t j = 0; e->names && j < e->nframes; j++) {
 			const char *s = ksym_name(syms, nsyms, e->ip[j]);
@@ -330,15 +356,25 @@ const char *kstack_names_frames(const struct kstack_names *k, uint64_t id)
 	return id && id < k->n ? k->frames[id] : NULL;
 }
 
-uint64_t kstack_of(const struct fxt_record *rec)
+static uint64_t kstack_arg(const struct fxt_record *rec, const char *name, size_t len)
 {
 	for (unsigned int i = rec->nargs; i-- > 0;) {
 		const struct fxt_arg *x = &rec->args[i];
 
-		if (x->name.len == 6 && !memcmp(x->name.p, "kstack", 6))
+		if (x->name.len == len && !memcmp(x->name.p, name, len))
 			return x->type == KTRACE_FXT_ARG_UINT32 ? x->u : 0;
 	}
 	return 0;
+}
+
+uint64_t kstack_of(const struct fxt_record *rec)
+{
+	return kstack_arg(rec, "kstack", 6);
+}
+
+uint64_t incoming_kstack_of(const struct fxt_record *rec)
+{
+	return kstack_arg(rec, "incoming_kstack", 15);
 }
 
 void kstack_names_free(struct kstack_names *k)

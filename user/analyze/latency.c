@@ -671,6 +671,7 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 /* The arguments the analysis reads, found in one pass over a record's. */
 struct sched_args {
 	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack, *cpus;
+	const struct fxt_arg *in_kstack;
 };
 
 static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
@@ -698,6 +699,8 @@ static void find_args(const struct fxt_record *rec, struct sched_args *sa)
 			sa->kstack = x;
 		else if (name_is(x, "cpus", 4))
 			sa->cpus = x;
+		else if (name_is(x, "incoming_kstack", 15))
+			sa->in_kstack = x;
 	}
 }
 
@@ -906,6 +909,33 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	keep_top(a, t, c, kind, cpu, ts, weight);
 }
 
+/* Blocked time by where: one entry per state and stack, at most LAT_BLOCKED_IN_MAX. */
+static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint64_t ns)
+{
+	struct lat_blocked_in *b = NULL;
+
+	for (uint32_t i = 0; i < g->nblocked_in; i++) {
+		if (g->blocked_in[i].kstack == t->kstack && g->blocked_in[i].block == t->block) {
+			b = &g->blocked_in[i];
+			break;
+		}
+	}
+	if (!b) {
+		if (g->nblocked_in >= LAT_BLOCKED_IN_MAX)
+			return;
+		/* Grows by doubling: every power of two is a new allocation. */
+		if (!(g->nblocked_in & (g->nblocked_in - 1)))
+			g->blocked_in = xrealloc(g->blocked_in, (g->nblocked_in ? 2 * g->nblocked_in : 1) *
+						 sizeof(*g->blocked_in), "latency: blocked-in split");
+		b = &g->blocked_in[g->nblocked_in++];
+		b->kstack = t->kstack;
+		b->block = t->block;
+		b->ns = b->n = 0;
+	}
+	b->ns += ns;
+	b->n++;
+}
+
 static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
 {
 	struct lat_cpu *c = cpu_get(a, rec->cpu);
@@ -969,39 +999,17 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	if (!rec->in_tid)
 		return;
 	t = thread_get(a, rec->in_tid);
+	if (t->unnamed_ns && sa.in_kstack && sa.in_kstack->type == KTRACE_FXT_ARG_UINT32) {
+		t->kstack = sa.in_kstack->u;
+		add_blocked_in(group_get(a, t->unnamed_key), t, t->unnamed_ns);
+	}
+	t->unnamed_ns = 0;
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
 	t->state = ST_RUNNING;
 	t->timer = TIMER_NONE;
 	t->early_wake = 0;
 	t->last_cpu = rec->cpu;
 	t->weight = c->weight;
-}
-
-/* Blocked time by where: one entry per state and stack, at most LAT_BLOCKED_IN_MAX. */
-static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint64_t ns)
-{
-	struct lat_blocked_in *b = NULL;
-
-	for (uint32_t i = 0; i < g->nblocked_in; i++) {
-		if (g->blocked_in[i].kstack == t->kstack && g->blocked_in[i].block == t->block) {
-			b = &g->blocked_in[i];
-			break;
-		}
-	}
-	if (!b) {
-		if (g->nblocked_in >= LAT_BLOCKED_IN_MAX)
-			return;
-		/* Grows by doubling: every power of two is a new allocation. */
-		if (!(g->nblocked_in & (g->nblocked_in - 1)))
-			g->blocked_in = xrealloc(g->blocked_in, (g->nblocked_in ? 2 * g->nblocked_in : 1) *
-						 sizeof(*g->blocked_in), "latency: blocked-in split");
-		b = &g->blocked_in[g->nblocked_in++];
-		b->kstack = t->kstack;
-		b->block = t->block;
-		b->ns = b->n = 0;
-	}
-	b->ns += ns;
-	b->n++;
 }
 
 /*
@@ -1084,8 +1092,14 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 
 		g->blocked_ns[t->block] += ts - t->since;
 		g->blocked_n[t->block]++;
-		if (t->kstack)
+		if (t->kstack) {
 			add_blocked_in(g, t, ts - t->since);
+		} else {
+			/* Named, if at all, at its switch-in (KTRACE_KSTACK_MIN_OFF_NS). */
+			t->unnamed_ns = ts - t->since ?: 1;
+			t->unnamed_key = group_key(a, t, t->last_cpu < 0 ? 0 :
+						   (uint32_t)t->last_cpu);
+		}
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;

@@ -39,6 +39,11 @@ struct lat_thread {
 	uint64_t since;
 	uint64_t waker;
 	uint64_t kstack;		/* where it blocked, 0 if not recorded */
+	/*
+	 * A block that ended without its stack (the recorder gives it at the
+	 * switch-in that follows): its time and group, for that switch-in.
+	 */
+	uint64_t unnamed_ns, unnamed_key;
 	uint64_t early_wake;		/* woken while still running (racing its sleep), 0: not */
 	uint32_t cgroup;		/* its cgroup's index + 1 in the analysis, 0: not known */
 	bool raced;			/* runnable since such a wakeup, as far as the trace says */

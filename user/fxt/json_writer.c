@@ -30,6 +30,7 @@ struct cpu {
 	uint64_t tid;			/* running thread, 0 = idle */
 	uint64_t since;			/* when it was switched in */
 	int32_t weight;
+	uint64_t after_kstack;		/* where it blocked before it was switched in, 0 */
 	bool seen;
 };
 
@@ -230,12 +231,23 @@ static const char *end_state(const struct fxt_record *rec, char *buf)
 }
 
 /* The kernel function a slice's thread blocked in at its end, if recorded. */
-static void put_blocked_in(struct obuf *o, const char *fn)
+static void put_fn(struct obuf *o, const char *key, const char *fn)
 {
 	if (!fn)
 		return;
-	obuf_lit(o, ",\"blocked_in\":");
+	obuf_printf(o, ",\"%s\":", key);
 	obuf_json_str(o, fn, strlen(fn));
+}
+
+/*
+ * Where the thread blocked: before this slice (after_blocked_in, as the
+ * recorders give it, at the switch-in), or at its end (blocked_in, as
+ * older recordings have it).
+ */
+static void put_blocked_in(struct json_writer *j, const struct cpu *c, const char *blocked_in)
+{
+	put_fn(j->o, "after_blocked_in", kstack_names_blocked_in(&j->kstacks, c->after_kstack));
+	put_fn(j->o, "blocked_in", blocked_in);
 }
 
 /* What names a thread no record names: never empty, never a real name. */
@@ -273,7 +285,7 @@ static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uin
 	obuf_lit(o, ",\"end_state\":\"");
 	obuf_puts(o, state);
 	obuf_putc(o, '"');
-	put_blocked_in(o, blocked_in);
+	put_blocked_in(j, c, blocked_in);
 	obuf_lit(o, "}}");
 
 	ev_begin(j, "Running", 7, sched_cat, 5, 'X', c->since, t->pid, t->tid);
@@ -284,7 +296,7 @@ static void emit_run(struct json_writer *j, unsigned int cpu, struct cpu *c, uin
 	obuf_lit(o, ",\"end_state\":\"");
 	obuf_puts(o, state);
 	obuf_putc(o, '"');
-	put_blocked_in(o, blocked_in);
+	put_blocked_in(j, c, blocked_in);
 	obuf_lit(o, "}}");
 }
 
@@ -348,6 +360,7 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 	c->tid = rec->in_tid;
 	c->since = rec->ts;
 	c->weight = in_w;
+	c->after_kstack = incoming_kstack_of(rec);
 	if (!rec->in_tid)
 		return;
 	in = thread_get(j, rec->in_tid);

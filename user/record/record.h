@@ -63,8 +63,13 @@ struct record_opts {
 	uint64_t trigger_ns, after_ns;
 	uint32_t trigger_pid;	/* --pid: its tid or tgid; 0 any */
 	char trigger_comm[16];	/* --comm; empty: any */
-	/* Where threads blocked: stack frames walked at a switch-out in S or D (0: none). */
+	/*
+	 * Where threads blocked: stack frames walked at the switch-in that
+	 * ends a block in S or D (0: none), if the thread was off the CPU
+	 * for blocked_min_ns or more (KTRACE_KSTACK_MIN_OFF_NS by default).
+	 */
 	uint32_t stack_depth;
+	uint64_t blocked_min_ns;
 	bool stacks;		/* --stacks: the whole stacks into the archive too */
 	bool raw_stacks;	/* --raw-stacks: addresses, not names */
 };

@@ -41,10 +41,12 @@ static inline int ktrace_buffer_size_valid(__u64 size)
 #define KTRACE_CFG_RING		(1U << 0)	/* overwrite the oldest data */
 #define KTRACE_CFG_TRIGGER	(1U << 1)	/* stop on a wakeup latency (ring only) */
 /*
- * Where tasks block: at a switch-out in S or D, the kernel stack (at most
- * KTRACE_KSTACK_BLOCKED_DEPTH frames, or KTRACE_KSTACK_MAX_DEPTH with
- * KTRACE_CFG_STACKS) is interned in a table of KTRACE_STACK_SLOTS, read
- * with KTRACE_IOC_STACKS, and its id is the switch record's kstack.
+ * Where tasks block: at the switch-in that ends a block in S or D, if the
+ * task was off the CPU for ktrace_config.blocked_min_ns or more, its
+ * kernel stack (at most KTRACE_KSTACK_BLOCKED_DEPTH frames, or
+ * KTRACE_KSTACK_MAX_DEPTH with KTRACE_CFG_STACKS) is interned in a table
+ * of KTRACE_STACK_SLOTS, read with KTRACE_IOC_STACKS, and its id is the
+ * switch record's incoming_kstack.
  */
 #define KTRACE_CFG_BLOCKED_IN	(1U << 2)
 #define KTRACE_CFG_STACKS	(1U << 3)	/* whole stacks; implies BLOCKED_IN */
@@ -71,6 +73,7 @@ struct ktrace_config {
 	__u64 trigger_ns;
 	__u64 after_ns;
 	char trigger_comm[KTRACE_COMM_LEN];	/* NUL-terminated */
+	__u64 blocked_min_ns;	/* KTRACE_CFG_BLOCKED_IN or _STACKS: 0 for every block */
 };
 
 /* Read with KTRACE_IOC_GEOMETRY once configured. */

@@ -237,6 +237,7 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_ORIG_CPU		= 42,
 	KTRACE_FXT_STR_DEST_CPU		= 43,
 	KTRACE_FXT_STR_CPUS		= 44,
+	KTRACE_FXT_STR_INCOMING_KSTACK	= 46,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -293,6 +294,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
 	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
 	[KTRACE_FXT_STR_CPUS]			= "cpus",
+	[KTRACE_FXT_STR_INCOMING_KSTACK]	= "incoming_kstack",
 };
 #endif
 
@@ -688,18 +690,26 @@ static inline __s32 ktrace_fxt_weight(__u32 tid, int linux_prio)
 }
 
 #define KTRACE_FXT_CSWITCH_WORDS	7
-#define KTRACE_FXT_CSWITCH_MAX_WORDS	8
+#define KTRACE_FXT_CSWITCH_MAX_WORDS	9
 
 /*
- * Where a thread blocked: the kernel stack of a task switched out in S or
- * D, interned per session by the recorder.  Id 0 is "not recorded"; the
- * archive says what every other id is (a "ktrace:meta" "kstack" instant
- * per id, before any event, with the function the thread blocked in and,
- * with record --stacks, the whole stack), so no kernel address is kept.
- * A stack is at most KTRACE_KSTACK_MAX_DEPTH frames, innermost first.
+ * Where a thread blocked: the kernel stack of a task that was switched
+ * out in S or D, interned per session by the recorder.  Id 0 is "not
+ * recorded"; the archive says what every other id is (a "ktrace:meta"
+ * "kstack" instant per id, before any event, with the function the thread
+ * blocked in and, with record --stacks, the whole stack), so no kernel
+ * address is kept.  A stack is at most KTRACE_KSTACK_MAX_DEPTH frames,
+ * innermost first.
+ *
+ * The recorders take it at the switch-in that ends the block, from the
+ * incoming task's stack (still the one it blocked on), and only when the
+ * task was off the CPU for at least the recording's threshold: most blocks
+ * are short, and a walk costs several times a switch.  Older recordings
+ * took it at the switch-out, from the outgoing task's.
  */
 #define KTRACE_KSTACK_MAX_DEPTH		64
 #define KTRACE_KSTACK_BLOCKED_DEPTH	16	/* enough to get past the scheduler */
+#define KTRACE_KSTACK_MIN_OFF_NS	100000ULL	/* default threshold: 100 us */
 
 /* Whether a switch-out in @linux_state records where the thread blocked. */
 static inline int ktrace_linux_state_blocks(__u32 linux_state)
@@ -710,19 +720,20 @@ static inline int ktrace_linux_state_blocks(__u32 linux_state)
 
 /*
  * Context switch with arguments: outgoing_weight, incoming_weight (int32,
- * as Perfetto reads them), linux_state (the exact task_state_index()) and,
+ * as Perfetto reads them), linux_state (the exact task_state_index()),
  * when not 0, kstack (uint32: the interned stack the outgoing thread
- * blocked with).  Returns the words: KTRACE_FXT_CSWITCH_WORDS, or one more
- * with a stack.
+ * blocked with, as older recorders wrote it) and, when not 0,
+ * incoming_kstack (uint32: the stack the incoming thread blocked with, if
+ * its last switch-out was in S or D).  Returns the words:
+ * KTRACE_FXT_CSWITCH_WORDS, plus one per stack.
  */
-static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
-					   __u32 out_tid, int out_prio, __u32 linux_state,
-					   __u32 in_tid, int in_prio, __u32 kstack)
+static inline __u32 ktrace_fxt_put_cswitch_stacks(__u64 *w, __u32 cpu, __u64 ts,
+						  __u32 out_tid, int out_prio, __u32 linux_state,
+						  __u32 in_tid, int in_prio, __u32 kstack,
+						  __u32 in_kstack)
 {
-	__u32 n = kstack ? KTRACE_FXT_CSWITCH_MAX_WORDS : KTRACE_FXT_CSWITCH_WORDS;
+	__u32 n = KTRACE_FXT_CSWITCH_WORDS;
 
-	w[0] = ktrace_fxt_cswitch_args_hdr(n, kstack ? 4 : 3, cpu,
-					   ktrace_fxt_state_from_linux(linux_state));
 	w[1] = ts;
 	w[2] = out_tid;
 	w[3] = in_tid;
@@ -732,8 +743,20 @@ static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
 				  ktrace_fxt_weight(in_tid, in_prio));
 	w[6] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_LINUX_STATE, linux_state);
 	if (kstack)
-		w[7] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_KSTACK, kstack);
+		w[n++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_KSTACK, kstack);
+	if (in_kstack)
+		w[n++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_INCOMING_KSTACK, in_kstack);
+	w[0] = ktrace_fxt_cswitch_args_hdr(n, n - 4, cpu,
+					   ktrace_fxt_state_from_linux(linux_state));
 	return n;
+}
+
+static inline __u32 ktrace_fxt_put_cswitch(__u64 *w, __u32 cpu, __u64 ts,
+					   __u32 out_tid, int out_prio, __u32 linux_state,
+					   __u32 in_tid, int in_prio, __u32 kstack)
+{
+	return ktrace_fxt_put_cswitch_stacks(w, cpu, ts, out_tid, out_prio, linux_state,
+					     in_tid, in_prio, kstack, 0);
 }
 
 /*
@@ -839,6 +862,40 @@ static inline __u64 ktrace_wake_latency(__u64 slot, __u32 pid, __u64 now)
 		return 0;
 	units = ((now >> KTRACE_WAKE_TS_SHIFT) - then) & KTRACE_WAKE_TS_MASK;
 	return units << KTRACE_WAKE_TS_SHIFT;
+}
+
+/*
+ * Each thread's last switch-out, for the threshold: a pid-indexed slot
+ * (ktrace_wake_slot()) holding when it blocked, or KTRACE_OFF_NOT_BLOCKED
+ * in place of the time when it was switched out runnable or dying.
+ */
+#define KTRACE_OFF_NOT_BLOCKED		KTRACE_WAKE_TS_MASK
+
+static inline __u64 ktrace_off_slot(__u32 pid, __u64 ts, __u32 linux_state)
+{
+	__u64 v = ktrace_wake_slot(pid, ts);
+
+	if (!ktrace_linux_state_blocks(linux_state))
+		v |= KTRACE_OFF_NOT_BLOCKED;
+	else if ((v & KTRACE_WAKE_TS_MASK) == KTRACE_OFF_NOT_BLOCKED)
+		v--;	/* once in 52 days: a microsecond early */
+	return v;
+}
+
+/*
+ * Whether @pid, switched in at @now, may end a block of at least @min_ns,
+ * by its @slot: yes if it blocked that long ago, and also when the slot is
+ * another thread's (pids that share it, or its first switch-in of the
+ * recording), so that no block that long goes unnamed.
+ */
+static inline int ktrace_off_long(__u64 slot, __u32 pid, __u64 now, __u64 min_ns)
+{
+	if (slot >> KTRACE_WAKE_TS_BITS != pid)
+		return 1;
+	if ((slot & KTRACE_WAKE_TS_MASK) == KTRACE_OFF_NOT_BLOCKED)
+		return 0;
+	/* The slot keeps time in 1024 ns units: round so that none is missed. */
+	return ktrace_wake_latency(slot, pid, now) + (1ULL << KTRACE_WAKE_TS_SHIFT) > min_ns;
 }
 
 #define KTRACE_FXT_TRIGGER_WORDS	9
