@@ -391,6 +391,67 @@ static __always_inline __u32 kstack_id(void *ctx)
 	return id;
 }
 
+/*
+ * CFS bandwidth throttling.  No tracepoint covers it, so the switch-out
+ * that it causes is recognised.  Linux 6.18's task-based model dequeues a
+ * throttled task on its way back to user space and marks the task
+ * (task_struct.throttled); before, a throttled cfs_rq was dequeued whole,
+ * and each cfs_rq below a throttled one counts it in throttle_count.
+ */
+struct task_struct___throttle {
+	bool throttled;
+} __attribute__((preserve_access_index));
+
+/* Whether runnable fair-class @prev leaves the CPU because its group is throttled. */
+static __always_inline bool throttled_out(struct task_struct *prev)
+{
+	struct task_struct___throttle *t = (void *)prev;
+
+	if (bpf_core_field_exists(t->throttled))
+		return t->throttled;
+	if (!bpf_core_field_exists(struct cfs_rq, throttle_count))
+		return false;	/* no CFS bandwidth control */
+	return prev->se.cfs_rq && prev->se.cfs_rq->throttle_count > 0;
+}
+
+#define THROTTLE_DEPTH	16	/* cgroup levels searched for the throttled one */
+
+/*
+ * The cgroup id of the lowest throttled cfs_rq above @p, 0 if none.  Each
+ * cfs_rq counts in throttle_count the throttled ones at or above it, so
+ * the lowest throttled one counts more than its parent.  (Its "throttled"
+ * flag became a bit field in 6.18, which CO-RE cannot read here.)  Each
+ * group's entity on this CPU leads to its parent group's cfs_rq.
+ */
+static __always_inline __u64 throttled_cgroup(struct task_struct *p)
+{
+	struct sched_entity *se = &p->se, *parent;
+	struct cfs_rq *cfs_rq = BPF_CORE_READ(se, cfs_rq), *up;
+
+	for (int i = 0; i < THROTTLE_DEPTH && cfs_rq; i++) {
+		int count = BPF_CORE_READ(cfs_rq, throttle_count);
+
+		if (count <= 0)
+			return 0;
+		parent = BPF_CORE_READ(se, parent);
+		up = parent ? BPF_CORE_READ(parent, cfs_rq) : NULL;
+		if (!up || BPF_CORE_READ(up, throttle_count) < count)
+			return BPF_CORE_READ(cfs_rq, tg, css.cgroup, kn, id);
+		se = parent;
+		cfs_rq = up;
+	}
+	return 0;
+}
+
+static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu, __u64 ts)
+{
+	__u64 rec[KTRACE_FXT_THROTTLE_WORDS], id = throttled_cgroup(prev);
+
+	if (id)
+		emit_to(cpu, cpu, rec, ktrace_fxt_put_throttle(rec, ts, prev->tgid, prev->pid,
+							       cpu, id), ts, true);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -404,6 +465,10 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		kstack = kstack_id(ctx);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
 						      next->pid, next->prio, kstack), ts, true);
+	/* Fair class and runnable: the cost on every other switch is one compare. */
+	if (state == KTRACE_LINUX_RUNNING && prev->prio >= 100 && prev->pid &&
+	    throttled_out(prev))
+		record_throttle(prev, cpu, ts);
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
 	if (ktrace_linux_state_exits(state))
 		emit_names(prev, prev->comm, ts);
@@ -631,6 +696,42 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
  */
 extern const void hrtimer_wakeup __ksym __weak;
 
+/*
+ * A cgroup's CFS bandwidth timers: the period timer refills its quota and
+ * the slack timer hands out runtime returned by other CPUs; both then
+ * unthrottle the run queues the runtime covers.  Recorded only while the
+ * cgroup has throttled run queues, so a limited cgroup that keeps within
+ * its quota writes nothing.  Both functions are static: found through
+ * kallsyms, 0 where the kernel has no CFS bandwidth control.
+ */
+extern const void sched_cfs_period_timer __ksym __weak;
+extern const void sched_cfs_slack_timer __ksym __weak;
+
+static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
+{
+	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts, id;
+	void *fn = (void *)timer->function;
+	struct cfs_bandwidth *cfs_b;
+	struct task_group *tg;
+	struct list_head *head;
+
+	if (!&sched_cfs_period_timer || (fn != &sched_cfs_period_timer &&
+					 fn != &sched_cfs_slack_timer))
+		return 0;
+	if (fn == &sched_cfs_period_timer)
+		cfs_b = (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, period_timer);
+	else
+		cfs_b = (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, slack_timer);
+	head = (void *)cfs_b + bpf_core_field_offset(struct cfs_bandwidth, throttled_cfs_rq);
+	if (BPF_CORE_READ(head, next) == head)
+		return 0;
+	tg = (void *)cfs_b - bpf_core_field_offset(struct task_group, cfs_bandwidth);
+	id = BPF_CORE_READ(tg, css.cgroup, kn, id);
+	ts = bpf_ktime_get_ns();
+	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(), id), ts);
+	return 0;
+}
+
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
@@ -639,7 +740,7 @@ int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 	struct task_struct *p;
 
 	if (!&hrtimer_wakeup || (void *)timer->function != &hrtimer_wakeup)
-		return 0;
+		return cfs_bandwidth_timer(timer);
 	ts = bpf_ktime_get_ns();
 	sl = (void *)timer - bpf_core_field_offset(struct hrtimer_sleeper, timer);
 	p = BPF_CORE_READ(sl, task);

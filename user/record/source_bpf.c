@@ -652,6 +652,24 @@ static void bpf_close(void *priv)
 	free(s);
 }
 
+/*
+ * The recorder sees throttling where the kernel has CFS bandwidth control:
+ * its period timer's function is then in vmlinux BTF (sched.bpf.c finds
+ * its address in kallsyms).
+ */
+static const char *bpf_throttling(void *priv)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	(void)priv;
+	if (!btf)
+		return "not recorded: the kernel has no BTF";
+	found = btf__find_by_name_kind(btf, "sched_cfs_period_timer", BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
+	return found ? NULL : "not recorded: the kernel has no CFS bandwidth control";
+}
+
 const struct source_ops source_bpf_ops = {
 	.name = "bpf",
 	.probe = bpf_probe,
@@ -660,6 +678,7 @@ const struct source_ops source_bpf_ops = {
 	.poll = bpf_poll,
 	.stop = bpf_stop,
 	.trigger = bpf_trigger,
+	.throttling = bpf_throttling,
 	.head = bpf_head,
 	.close = bpf_close,
 };

@@ -237,6 +237,10 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_ORIG_CPU		= 42,
 	KTRACE_FXT_STR_DEST_CPU		= 43,
 	KTRACE_FXT_STR_CPUS		= 44,
+	/* CFS bandwidth throttling (ktrace_fxt_put_throttle(), _put_cfs_refill()). */
+	KTRACE_FXT_STR_THROTTLE		= 45,
+	KTRACE_FXT_STR_CFS_REFILL	= 46,
+	KTRACE_FXT_STR_CGROUP_ID	= 47,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -293,6 +297,9 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
 	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
 	[KTRACE_FXT_STR_CPUS]			= "cpus",
+	[KTRACE_FXT_STR_THROTTLE]		= "throttle",
+	[KTRACE_FXT_STR_CFS_REFILL]		= "cfs_refill",
+	[KTRACE_FXT_STR_CGROUP_ID]		= "cgroup_id",
 };
 #endif
 
@@ -904,6 +911,52 @@ static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_DEST_CPU, dest_cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_MIGRATE, 0);
+}
+
+#define KTRACE_FXT_THROTTLE_WORDS	7
+
+/*
+ * A fair-class task left the CPU runnable because CFS bandwidth control
+ * throttled its cgroup there: an instant in "ktrace:sched" named
+ * "throttle" on the task, at its switch-out, with the CPU and "cgroup_id",
+ * the cgroup v2 id (its directory's inode number) of the group whose run
+ * queue on that CPU is throttled (the task's own group or a parent).  The
+ * group stays throttled there until a "cfs_refill" of it at the earliest.
+ */
+static inline __u32 ktrace_fxt_put_throttle(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					    __u32 cpu, __u64 cgroup_id)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_THROTTLE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+				cgroup_id);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_THROTTLE, 0);
+}
+
+#define KTRACE_FXT_CFS_REFILL_WORDS	7
+
+/*
+ * The bandwidth timer of a cgroup with throttled run queues expired (its
+ * period timer, which refills the quota, or its slack timer, which hands
+ * out runtime other CPUs returned): an instant in "ktrace:sched" named
+ * "cfs_refill" on thread 0, with "cgroup_id" and the timer's CPU.  The
+ * timer's function unthrottles what the runtime covers, after this time:
+ * no run queue of the cgroup throttled before it is unthrottled earlier
+ * (save by a write to its cpu.max).
+ */
+static inline __u32 ktrace_fxt_put_cfs_refill(__u64 *w, __u64 ts, __u32 cpu, __u64 cgroup_id)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, 0, 0, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_CFS_REFILL, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+				cgroup_id);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_CFS_REFILL, 0);
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
