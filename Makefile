@@ -45,7 +45,7 @@ USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_outp
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c \
 		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
-		   user/analyze/timeline.c user/analyze/causes.c
+		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c \
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
