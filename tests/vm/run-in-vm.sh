@@ -55,6 +55,12 @@ for b in kmod bpf; do
 	step ${b}_trig ktrace record --backend $b --stop-on-latency 10ms --after 50ms --comm victim \
 		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
 done
+# CFS bandwidth throttling: a spinner in a cgroup (v2, mounted here if the
+# kernel has not) with cpu.max "10000 100000", with each backend.
+for b in kmod bpf; do
+	step ${b}_throttle sh ./throttle_workload.sh ktrace $b $R/${b}_throttle.fxt \
+		$R/${b}_throttle.pid 1.5
+done
 # Short-lived processes under a flight recorder, and beside the latency
 # trigger, with 200 pids for hundreds of children: pids are reused.
 pid_max=$(cat /proc/sys/kernel/pid_max)

@@ -230,8 +230,8 @@ static void pool_add(void *pool_, uint32_t *npool, uint64_t tid, int32_t weight,
  * The spans during which @w's cgroup was throttled on @p's CPU; the one
  * that covers most of the wait names the cgroup.
  */
-static void throttled_spans(struct lat_analysis *a, struct lat_wait *w,
-			    const struct lat_piece *p, struct sweep *s)
+static void throttled_spans(struct lat_analysis *a, struct lat_wait *w, struct lat_piece *p,
+			    struct sweep *s)
 {
 	uint64_t most = 0;
 
@@ -245,6 +245,7 @@ static void throttled_spans(struct lat_analysis *a, struct lat_wait *w,
 		if ((int32_t)th->cpu != p->cpu || hi <= lo || !lat_throttle_covers(a, th, w->tid))
 			continue;
 		add_span(s, lo, hi, L_THROTTLED);
+		p->throttled_ns += hi - lo;
 		if (hi - lo > most) {
 			const struct lat_cglimit *l = &a->cglimits[th->cg];
 

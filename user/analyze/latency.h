@@ -96,6 +96,7 @@ struct lat_migration {
 struct lat_piece {
 	uint64_t start, end;
 	int32_t cpu;			/* -1: not known */
+	uint64_t throttled_ns;		/* its cgroup was throttled there (overlapping others) */
 	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
 	int32_t top_weight;
 	uint64_t top_ns;

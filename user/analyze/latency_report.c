@@ -241,6 +241,11 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		}
 		obuf_printf(o, "queued on CPU %d ", p->cpu);
 		lat_put_dur(o, p->end - p->start);
+		if (p->throttled_ns) {
+			obuf_lit(o, " (throttled ");
+			lat_put_dur(o, p->throttled_ns);
+			obuf_lit(o, " of it)");
+		}
 		if (p->top_tid) {
 			obuf_printf(o, " behind %s %llu (", lat_thread_name(a, p->top_tid),
 				    (unsigned long long)p->top_tid);
@@ -253,7 +258,6 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		obuf_lit(o, " (migrations not recorded: the CPU it ran on is assumed)");
 }
 
-/* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
 /* "cgroup /path (cpu.max Q/P)": a throttled cgroup, by id where the trace gives no path. */
 void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max)
 {
@@ -265,6 +269,7 @@ void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const c
 		obuf_printf(o, " (cpu.max %s)", cpu_max);
 }
 
+/* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
 void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 {
 	bool first = true;
@@ -951,6 +956,9 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 
 			obuf_printf(o, "%s{\"cpu\":%d,\"start\":%llu,\"end\":%llu", j ? "," : "",
 				    p->cpu, (unsigned long long)p->start, (unsigned long long)p->end);
+			if (p->throttled_ns)
+				obuf_printf(o, ",\"throttled_ns\":%llu",
+					    (unsigned long long)p->throttled_ns);
 			if (p->top_tid) {
 				obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
 				json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
