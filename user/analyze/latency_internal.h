@@ -148,6 +148,8 @@ struct lat_analysis {
 	uint32_t ncglimits, cap_cglimits;
 	struct lat_throttle *throttles;	/* by start, after pass 1 */
 	uint32_t nthrottles, cap_throttles;
+	uint32_t *open;			/* pass 1: the spans not ended yet, by index */
+	uint32_t nopen, cap_open;
 	struct lat_range *throttled;	/* their union: which waits must walk */
 	uint32_t nthrottled;
 	uint64_t scan_last_ts;

@@ -62,16 +62,20 @@ static void copy_cpu_max(char *dst, size_t size, const struct fxt_arg *x)
 			*p = '/';
 }
 
+/* Ends the open spans that @match, at @ts; the open ones are few: CPUs times cgroups. */
 static void end_spans(struct lat_analysis *a, uint64_t ts, bool (*match)(const struct lat_throttle *,
 									  uint64_t), uint64_t key)
 {
-	for (uint32_t i = 0; i < a->nthrottles; i++) {
-		struct lat_throttle *th = &a->throttles[i];
+	for (uint32_t i = 0; i < a->nopen;) {
+		struct lat_throttle *th = &a->throttles[a->open[i]];
 
-		if (th->open && match(th, key)) {
-			th->end = ts > th->start ? ts : th->start;
-			th->open = false;
+		if (!match(th, key)) {
+			i++;
+			continue;
 		}
+		th->end = ts > th->start ? ts : th->start;
+		th->open = false;
+		a->open[i] = a->open[--a->nopen];
 	}
 }
 
@@ -94,14 +98,19 @@ static void on_throttle(struct lat_analysis *a, const struct fxt_record *rec, ui
 	if (rec->tid)
 		lat_thread_get(a, rec->tid)->throttled_in = a->cglimits[cg].id;
 	/* Another thread of it on the same CPU: the same span. */
-	for (uint32_t i = 0; i < a->nthrottles; i++)
-		if (a->throttles[i].open && a->throttles[i].cg == cg && a->throttles[i].cpu == cpu)
+	for (uint32_t i = 0; i < a->nopen; i++)
+		if (a->throttles[a->open[i]].cg == cg && a->throttles[a->open[i]].cpu == cpu)
 			return;
 	if (a->nthrottles == a->cap_throttles) {
 		a->cap_throttles = a->cap_throttles ? 2 * a->cap_throttles : 64;
 		a->throttles = xrealloc(a->throttles, a->cap_throttles * sizeof(*a->throttles),
 					"latency: throttled spans");
 	}
+	if (a->nopen == a->cap_open) {
+		a->cap_open = a->cap_open ? 2 * a->cap_open : 16;
+		a->open = xrealloc(a->open, a->cap_open * sizeof(*a->open), "latency: throttled spans");
+	}
+	a->open[a->nopen++] = a->nthrottles;
 	th = &a->throttles[a->nthrottles++];
 	*th = (struct lat_throttle){ .start = ts, .tid = rec->tid, .cpu = cpu, .cg = cg,
 				     .open = true };
@@ -118,7 +127,7 @@ void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
 	if (ts > a->scan_last_ts)
 		a->scan_last_ts = ts;
 	if (rec->type == KTRACE_FXT_REC_SCHED) {
-		if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS && rec->in_tid)
+		if (a->nopen && rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS && rec->in_tid)
 			end_spans(a, ts, of_thread, rec->in_tid);
 	} else if (is_sched_event(rec, "throttle")) {
 		on_throttle(a, rec, ts);
@@ -160,6 +169,7 @@ void lat_throttle_scan_done(struct lat_analysis *a)
 {
 	uint32_t n = 0;
 
+	a->nopen = 0;
 	for (uint32_t i = 0; i < a->nthrottles; i++) {
 		struct lat_throttle *th = &a->throttles[i];
 		uint32_t k;
@@ -233,6 +243,7 @@ void lat_throttle_free(struct lat_analysis *a)
 		free(a->cglimits[i].path);
 	free(a->cglimits);
 	free(a->throttles);
+	free(a->open);
 	free(a->throttled);
 	free(a->throttling);
 }
