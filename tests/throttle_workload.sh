@@ -10,9 +10,16 @@ set -u
 ktrace=$1 backend=$2 out=$3 pidfile=$4 secs=${5:-1.5}
 name=ktrace-throttle-test
 
+# The mount point of the first mount of file system type $1 whose options
+# match $2 (mountinfo's optional fields end at "-": its type is next).
+mounted() {
+	awk -v t="$1" -v o="$2" '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == t && $NF ~ o) { print $5; exit } }' \
+		/proc/self/mountinfo
+}
+
 # cgroup v2: mounted where the system keeps it, or here (the test VM).
-root=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-if [ -z "$root" ] && ! grep -q ' cgroup ' /proc/self/mountinfo; then
+root=$(mounted cgroup2 .)
+if [ -z "$root" ] && [ -z "$(mounted cgroup .)" ]; then
 	mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null && root=/sys/fs/cgroup
 fi
 cg= v1=
@@ -23,7 +30,7 @@ if [ -n "$root" ] && grep -qw cpu "$root/cgroup.controllers" 2>/dev/null; then
 		cg=
 fi
 if [ -z "$cg" ]; then
-	v1root=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+	v1root=$(mounted cgroup '(^|,)cpu(,|$)')
 	if [ -n "$v1root" ]; then
 		cg=$v1root/$name v1=1
 		mkdir -p "$cg" && echo 100000 >"$cg/cpu.cfs_period_us" &&
@@ -39,12 +46,15 @@ procs=$cg/cgroup.procs
 [ -n "$v1" ] && procs=$cg/tasks
 # The group's highest weight (cpu.weight, cpu.shares), so that on a busy
 # machine nearly all the spinner waits is its cgroup's throttling, not
-# its fair share of the CPU.
-"$ktrace" record --backend "$backend" -o "$out" -- sh -c "echo \$\$ >$procs &&
-	exec timeout $secs sh -c 'echo \$\$ >$pidfile; while :; do :; done'"
+# its fair share of the CPU.  The spinner's parent, in the cgroup too,
+# sleeps and then ends it.
+"$ktrace" record --backend "$backend" -o "$out" -- sh -c "echo \$\$ >$procs || exit 1
+	sh -c 'echo \$\$ >$pidfile; while :; do :; done' &
+	sleep $secs
+	kill \$!
+	wait \$! 2>/dev/null
+	exit 0"
 rc=$?
-# timeout's own status when it ends the spinner.
-[ $rc = 124 ] && rc=0
 cat "$cg/cpu.stat" >"$out.cpu.stat" 2>/dev/null
 rmdir "$cg"
 if [ -n "$v1" ]; then echo "v1 /$name"; else echo "v2 /$name"; fi >"$out.cgroup"
