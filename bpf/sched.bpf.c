@@ -707,28 +707,85 @@ extern const void hrtimer_wakeup __ksym __weak;
 extern const void sched_cfs_period_timer __ksym __weak;
 extern const void sched_cfs_slack_timer __ksym __weak;
 
+/* The cfs_bandwidth whose timer @timer is, NULL for any other timer. */
+static __always_inline struct cfs_bandwidth *cfs_bandwidth_of(struct hrtimer *timer)
+{
+	void *fn = (void *)timer->function;
+
+	if (!&sched_cfs_period_timer)
+		return NULL;
+	if (fn == &sched_cfs_period_timer)
+		return (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, period_timer);
+	if (fn == &sched_cfs_slack_timer)
+		return (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, slack_timer);
+	return NULL;
+}
+
+static __always_inline struct list_head *throttled_list(struct cfs_bandwidth *cfs_b)
+{
+	return (void *)cfs_b + bpf_core_field_offset(struct cfs_bandwidth, throttled_cfs_rq);
+}
+
+static __always_inline __u64 cfs_bandwidth_cgroup(struct cfs_bandwidth *cfs_b)
+{
+	struct task_group *tg = (void *)cfs_b - bpf_core_field_offset(struct task_group,
+								      cfs_bandwidth);
+
+	return BPF_CORE_READ(tg, css.cgroup, kn, id);
+}
+
 static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 {
-	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts, id;
-	void *fn = (void *)timer->function;
-	struct cfs_bandwidth *cfs_b;
-	struct task_group *tg;
+	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts;
+	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
 	struct list_head *head;
 
-	if (!&sched_cfs_period_timer || (fn != &sched_cfs_period_timer &&
-					 fn != &sched_cfs_slack_timer))
+	if (!cfs_b)
 		return 0;
-	if (fn == &sched_cfs_period_timer)
-		cfs_b = (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, period_timer);
-	else
-		cfs_b = (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, slack_timer);
-	head = (void *)cfs_b + bpf_core_field_offset(struct cfs_bandwidth, throttled_cfs_rq);
+	head = throttled_list(cfs_b);
 	if (BPF_CORE_READ(head, next) == head)
 		return 0;
-	tg = (void *)cfs_b - bpf_core_field_offset(struct task_group, cfs_bandwidth);
-	id = BPF_CORE_READ(tg, css.cgroup, kn, id);
 	ts = bpf_ktime_get_ns();
-	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(), id), ts);
+	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(),
+					    cfs_bandwidth_cgroup(cfs_b), 0, 0), ts);
+	return 0;
+}
+
+#define THROTTLED_WALK	64	/* throttled run queues looked at after a refill */
+
+/*
+ * The timer's function has handed out the runtime: a throttled cfs_rq that
+ * got too little to pay its debt (runtime_remaining still <= 0) stays
+ * throttled, which the "cfs_refill" written at the entry cannot know.  The
+ * CPUs of those (0..63) follow in a second "cfs_refill", with "after" set;
+ * the analysis keeps their spans open.  The list is read without its lock:
+ * a cfs_rq added or removed meanwhile may be missed or seen.
+ */
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
+{
+	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts, still = 0;
+	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
+	struct list_head *head, *node;
+
+	if (!cfs_b)
+		return 0;
+	head = throttled_list(cfs_b);
+	node = BPF_CORE_READ(head, next);
+	for (int i = 0; i < THROTTLED_WALK && node && node != head; i++) {
+		struct cfs_rq *cfs_rq = (void *)node - bpf_core_field_offset(struct cfs_rq,
+									    throttled_list);
+		int cpu = BPF_CORE_READ(cfs_rq, rq, cpu);
+
+		if (BPF_CORE_READ(cfs_rq, runtime_remaining) <= 0 && cpu >= 0 && cpu < 64)
+			still |= 1ULL << cpu;
+		node = BPF_CORE_READ(node, next);
+	}
+	if (!still)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(),
+					    cfs_bandwidth_cgroup(cfs_b), still, 1), ts);
 	return 0;
 }
 

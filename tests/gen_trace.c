@@ -400,23 +400,24 @@ static void trace_info(struct fxt_writer *w, const char *throttling)
  *    throttled there at 2000 (a throttle record naming cgroup 77, then its
  *    switch-out, runnable, to idle); "irq 27 eth0" runs on CPU 1 from 3000
  *    to 3400; busy 502 (in /) runs there from 5000; cgroup 77's bandwidth
- *    timer fires at 8000; at 8500 busy sleeps for outsider 503 (in /other),
- *    which sleeps at 9000 for the spinner: preemption latency 7000 =
- *    throttled 6000 (2000 to 8000: over the interrupt, the idle CPU and
- *    busy alike) + same_class 1000;
+ *    timer fires at 8000, but leaves CPU 1 throttled (the "after" refill
+ *    at 8010 says so), and again at 8200, unthrottling it; at 8500 busy
+ *    sleeps for outsider 503 (in /other), which sleeps at 9000 for the
+ *    spinner: preemption latency 7000 = throttled 6200 (2000 to 8200: over
+ *    the interrupt, the idle CPU and busy alike) + same_class 800;
  *  - sibling 501 (in /kubepods/pod1/app, no throttle record of its own),
  *    woken on CPU 1 at 2500, runs at 9500 when the spinner sleeps:
- *    wakeup latency 7000 = throttled 5500 + same_class 1500;
+ *    wakeup latency 7000 = throttled 5700 + same_class 1300;
  *  - outsider, woken on CPU 1 at 6000, runs at 8500: 2500 same_class, as
  *    its cgroup is not throttled;
  *  - cousin 504 (in /kubepods/pod1), woken on CPU 0 at 3000 while hog 505
  *    runs there, runs at 4000: 1000 same_class: the cgroup is throttled on
  *    CPU 1, not on CPU 0.
- * One span, on CPU 1: 6000 ns.
+ * One span, on CPU 1: 6200 ns.
  */
 static void throttle(struct fxt_writer *w)
 {
-	__u64 buf[KTRACE_FXT_THROTTLE_WORDS];
+	__u64 buf[KTRACE_FXT_CFS_REFILL_WORDS];
 	struct fxt_arg limit[5] = {
 		fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cgroup_id", 77),
 		fxt_arg_str("path", "/kubepods/pod1"), fxt_arg_str("cpu_max", "10000 100000"),
@@ -445,7 +446,9 @@ static void throttle(struct fxt_writer *w)
 	wakeup(w, 1, T0 + 4900, 502, 120, 505);
 	cswitch(w, 1, T0 + 5000, 0, 120, 0, 502, 120);
 	wakeup(w, 1, T0 + 6000, 503, 120, 502);
-	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8000, 0, 77));
+	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8000, 0, 77, 0, 0));
+	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8010, 0, 77, 0x2, 1));
+	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8200, 0, 77, 0, 0));
 	cswitch(w, 1, T0 + 8500, 502, 120, KTRACE_LINUX_INTERRUPTIBLE, 503, 120);
 	cswitch(w, 1, T0 + 9000, 503, 120, KTRACE_LINUX_INTERRUPTIBLE, 500, 120);
 	cswitch(w, 1, T0 + 9500, 500, 120, KTRACE_LINUX_INTERRUPTIBLE, 501, 120);

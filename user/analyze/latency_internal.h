@@ -103,6 +103,7 @@ struct lat_cglimit {
 	char cpu_max[32], cpu_max_end[32];	/* "QUOTA/PERIOD" or "max" */
 	bool v1;			/* cgroup v1's cpu hierarchy: its paths are not v2's */
 	uint64_t spans, ns;		/* its throttled spans, on every CPU */
+	uint64_t refill;		/* pass 1: its latest cfs_refill */
 };
 
 /*

@@ -8,7 +8,9 @@
  * A span starts at a "throttle" record, the switch-out of a thread that
  * left its CPU because its cgroup was throttled there, and ends at the
  * first of: the cgroup's next "cfs_refill" (its bandwidth timer expired;
- * the timer's function unthrottles after that, never before), the next
+ * the timer's function unthrottles after that, never before) unless the
+ * "cfs_refill" the function leaves ("after") says the CPU stayed throttled
+ * for want of runtime, the next
  * switch-in of that thread (it ran, so it was unthrottled), the first
  * records lost (a refill may be among them), or the trace's end.  So a
  * span never reaches past the cgroup's unthrottling, and the analysis
@@ -89,6 +91,36 @@ static bool of_thread(const struct lat_throttle *th, uint64_t tid)
 	return th->tid == tid;
 }
 
+static void open_span(struct lat_analysis *a, uint32_t i)
+{
+	if (a->nopen == a->cap_open) {
+		a->cap_open = a->cap_open ? 2 * a->cap_open : 16;
+		a->open = xrealloc(a->open, a->cap_open * sizeof(*a->open), "latency: throttled spans");
+	}
+	a->throttles[i].open = true;
+	a->open[a->nopen++] = i;
+}
+
+#define REOPEN_LOOKBACK	1024	/* spans: more than CPUs times throttled cgroups */
+
+/*
+ * The refill that just ended cgroup @cg's spans left the CPUs in @cpus
+ * throttled: their spans go on.  The spans it ended are among the newest.
+ */
+static void reopen(struct lat_analysis *a, uint32_t cg, uint64_t cpus)
+{
+	uint64_t refill = a->cglimits[cg].refill;
+	uint32_t stop = a->nthrottles > REOPEN_LOOKBACK ? a->nthrottles - REOPEN_LOOKBACK : 0;
+
+	for (uint32_t i = a->nthrottles; i-- > stop;) {
+		struct lat_throttle *th = &a->throttles[i];
+
+		if (!th->open && th->cg == cg && th->end == refill && th->cpu < 64 &&
+		    (cpus >> th->cpu & 1))
+			open_span(a, i);
+	}
+}
+
 static void on_throttle(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
 {
 	uint32_t cg = cglimit_of(a, fxt_arg_u64(rec, "cgroup_id", 0));
@@ -106,14 +138,9 @@ static void on_throttle(struct lat_analysis *a, const struct fxt_record *rec, ui
 		a->throttles = xrealloc(a->throttles, a->cap_throttles * sizeof(*a->throttles),
 					"latency: throttled spans");
 	}
-	if (a->nopen == a->cap_open) {
-		a->cap_open = a->cap_open ? 2 * a->cap_open : 16;
-		a->open = xrealloc(a->open, a->cap_open * sizeof(*a->open), "latency: throttled spans");
-	}
-	a->open[a->nopen++] = a->nthrottles;
-	th = &a->throttles[a->nthrottles++];
-	*th = (struct lat_throttle){ .start = ts, .tid = rec->tid, .cpu = cpu, .cg = cg,
-				     .open = true };
+	th = &a->throttles[a->nthrottles];
+	*th = (struct lat_throttle){ .start = ts, .tid = rec->tid, .cpu = cpu, .cg = cg };
+	open_span(a, a->nthrottles++);
 }
 
 void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
@@ -132,7 +159,16 @@ void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
 	} else if (is_sched_event(rec, "throttle")) {
 		on_throttle(a, rec, ts);
 	} else if (is_sched_event(rec, "cfs_refill")) {
-		end_spans(a, ts, of_cgroup, cglimit_of(a, fxt_arg_u64(rec, "cgroup_id", 0)));
+		uint32_t cg = cglimit_of(a, fxt_arg_u64(rec, "cgroup_id", 0));
+
+		const struct fxt_arg *after = fxt_find_arg(rec, "after");
+
+		if (after && after->type == KTRACE_FXT_ARG_BOOL && after->u) {
+			reopen(a, cg, fxt_arg_u64(rec, "cpus", 0));
+		} else {
+			end_spans(a, ts, of_cgroup, cg);
+			a->cglimits[cg].refill = ts;
+		}
 	} else if (fxt_str_eq(rec->cat, "ktrace:meta")) {
 		const struct fxt_arg *x;
 

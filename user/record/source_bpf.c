@@ -492,6 +492,8 @@ static const char *const prog_records[][2] = {
 	{ "ktrace_cpuhp_exit", "CPU offline or online" },
 	/* Runs for every hrtimer: a skipped run lost a record only for a sleeper's. */
 	{ "ktrace_hrtimer_expire_entry", "timer expiry" },
+	/* Runs for every hrtimer: a skipped run lost a record only for a bandwidth timer's. */
+	{ "ktrace_hrtimer_expire_exit", "run queues still throttled after a refill" },
 };
 
 static const char *records_of(const char *prog)

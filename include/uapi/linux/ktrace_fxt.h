@@ -231,6 +231,7 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_TIMER_EXPIRE	= 34,
 	KTRACE_FXT_STR_DUE		= 35,
 	KTRACE_FXT_STR_HARD_DUE		= 36,
+	KTRACE_FXT_STR_AFTER		= 37,	/* cfs_refill */
 	/* Where a wait was spent (migrations) and where a thread may run. */
 	KTRACE_FXT_STR_CAT_SCHED	= 40,
 	KTRACE_FXT_STR_MIGRATE		= 41,
@@ -292,6 +293,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_TIMER_EXPIRE]		= "timer_expire",
 	[KTRACE_FXT_STR_DUE]			= "due",
 	[KTRACE_FXT_STR_HARD_DUE]		= "hard_due",
+	[KTRACE_FXT_STR_AFTER]			= "after",
 	[KTRACE_FXT_STR_CAT_SCHED]		= "ktrace:sched",
 	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
 	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
@@ -936,7 +938,7 @@ static inline __u32 ktrace_fxt_put_throttle(__u64 *w, __u64 ts, __u32 pid, __u32
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_THROTTLE, 0);
 }
 
-#define KTRACE_FXT_CFS_REFILL_WORDS	7
+#define KTRACE_FXT_CFS_REFILL_WORDS	10
 
 /*
  * The bandwidth timer of a cgroup with throttled run queues expired (its
@@ -945,17 +947,27 @@ static inline __u32 ktrace_fxt_put_throttle(__u64 *w, __u64 ts, __u32 pid, __u32
  * "cfs_refill" on thread 0, with "cgroup_id" and the timer's CPU.  The
  * timer's function unthrottles what the runtime covers, after this time:
  * no run queue of the cgroup throttled before it is unthrottled earlier
- * (save by a write to its cpu.max).
+ * (save by a write to its cpu.max).  When the function is done, the CPUs
+ * (0..63) whose run queues got too little to be unthrottled follow in
+ * another "cfs_refill" with @after set ("after", bool) and "cpus" (uint64
+ * mask): those stay throttled until a later refill.
  */
-static inline __u32 ktrace_fxt_put_cfs_refill(__u64 *w, __u64 ts, __u32 cpu, __u64 cgroup_id)
+static inline __u32 ktrace_fxt_put_cfs_refill(__u64 *w, __u64 ts, __u32 cpu, __u64 cgroup_id,
+					      __u64 still_cpus, __u32 after)
 {
 	__u32 n = ktrace_fxt_event_head(w, ts, 0, 0, 0, KTRACE_FXT_STR_CAT_SCHED, 0,
-					KTRACE_FXT_STR_CFS_REFILL, 0);
+					KTRACE_FXT_STR_CFS_REFILL, 0), nargs = 2;
 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
 				cgroup_id);
-	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+	if (after) {
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_BOOL, KTRACE_FXT_STR_AFTER, 1);
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS,
+					still_cpus);
+		nargs += 2;
+	}
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, nargs, 0,
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_CFS_REFILL, 0);
 }
 
