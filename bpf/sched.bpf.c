@@ -392,26 +392,21 @@ static __always_inline __u32 kstack_id(void *ctx)
 }
 
 /*
- * CFS bandwidth throttling.  No tracepoint covers it, so the switch-out
- * that it causes is recognised.  Linux 6.18's task-based model dequeues a
- * throttled task on its way back to user space and marks the task
- * (task_struct.throttled); before, a throttled cfs_rq was dequeued whole,
- * and each cfs_rq below a throttled one counts it in throttle_count.
+ * CFS bandwidth throttling.  No tracepoint covers it, so the switch-out of
+ * a task whose cgroup is throttled on its CPU is recognised: each cfs_rq
+ * counts in throttle_count the throttled ones at or above it.  In the
+ * whole-cfs_rq model (before Linux 6.18) the cfs_rq is throttled as the
+ * task leaves, whether it sleeps or stays runnable; in the task-based one
+ * a throttled task leaves, runnable, on its way back to user space.
  */
-struct task_struct___throttle {
-	bool throttled;
-} __attribute__((preserve_access_index));
-
-/* Whether runnable fair-class @prev leaves the CPU because its group is throttled. */
 static __always_inline bool throttled_out(struct task_struct *prev)
 {
-	struct task_struct___throttle *t = (void *)prev;
+	struct cfs_rq *cfs_rq;
 
-	if (bpf_core_field_exists(t->throttled))
-		return t->throttled;
 	if (!bpf_core_field_exists(struct cfs_rq, throttle_count))
 		return false;	/* no CFS bandwidth control */
-	return prev->se.cfs_rq && prev->se.cfs_rq->throttle_count > 0;
+	cfs_rq = prev->se.cfs_rq;
+	return cfs_rq && cfs_rq->throttle_count > 0;
 }
 
 #define THROTTLE_DEPTH	16	/* cgroup levels searched for the throttled one */
@@ -465,9 +460,8 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		kstack = kstack_id(ctx);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
 						      next->pid, next->prio, kstack), ts, true);
-	/* Fair class and runnable: the cost on every other switch is one compare. */
-	if (state == KTRACE_LINUX_RUNNING && prev->prio >= 100 && prev->pid &&
-	    throttled_out(prev))
+	/* Fair class: two loads more; an RT or idle task's switch costs a compare. */
+	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
 	if (ktrace_linux_state_exits(state))

@@ -918,9 +918,10 @@ static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 
 #define KTRACE_FXT_THROTTLE_WORDS	7
 
 /*
- * A fair-class task left the CPU runnable because CFS bandwidth control
- * throttled its cgroup there: an instant in "ktrace:sched" named
- * "throttle" on the task, at its switch-out, with the CPU and "cgroup_id",
+ * A fair-class task left the CPU while CFS bandwidth control throttled its
+ * cgroup there (runnable, for that, or asleep as it was throttled): an
+ * instant in "ktrace:sched" named "throttle" on the task, at its
+ * switch-out, with the CPU and "cgroup_id",
  * the cgroup v2 id (its directory's inode number) of the group whose run
  * queue on that CPU is throttled (the task's own group or a parent).  The
  * group stays throttled there until a "cfs_refill" of it at the earliest.
