@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CPU bandwidth limits (cpu.max) of the cgroups (v2) that have one, at
- * the start and at the end of a recording, by cgroup id: the recorders
- * give a throttled group by its id only, and the analysis names it by
- * path and limit ("throttled: cgroup /path (cpu.max Q/P)").
+ * The CPU bandwidth limits (cpu.max) of the cgroups that have one, at the
+ * start and at the end of a recording, by cgroup id: the recorders give a
+ * throttled group by its id only, and the analysis names it by path and
+ * limit ("throttled: cgroup /path (cpu.max Q/P)").  The cgroups are those
+ * of the hierarchy that has the cpu controller: cgroup v2's, or on hybrid
+ * systems cgroup v1's "cpu" one.
  */
 #include <errno.h>
 #include <fcntl.h>
