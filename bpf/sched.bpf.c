@@ -392,17 +392,26 @@ static __always_inline __u32 kstack_id(void *ctx)
 }
 
 /*
- * CFS bandwidth throttling.  No tracepoint covers it, so the switch-out of
- * a task whose cgroup is throttled on its CPU is recognised: each cfs_rq
- * counts in throttle_count the throttled ones at or above it.  In the
- * whole-cfs_rq model (before Linux 6.18) the cfs_rq is throttled as the
- * task leaves, whether it sleeps or stays runnable; in the task-based one
- * a throttled task leaves, runnable, on its way back to user space.
+ * CFS bandwidth throttling.  No tracepoint covers it, so the switch-out
+ * that shows it is recognised.  In the task-based throttle model (Linux
+ * 6.18) a throttled task leaves the CPU, runnable, on its way back to user
+ * space, marked throttled; the others of its cgroup there still run until
+ * they get there, so only that task waits for the refill.  Before, a
+ * throttled cfs_rq is dequeued whole as its running task leaves, whether
+ * that task sleeps or stays runnable, and every task queued on it waits;
+ * each cfs_rq counts in throttle_count the throttled ones at or above it.
  */
+struct task_struct___throttle {
+	bool throttled;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool throttled_out(struct task_struct *prev)
 {
+	struct task_struct___throttle *t = (void *)prev;
 	struct cfs_rq *cfs_rq;
 
+	if (bpf_core_field_exists(t->throttled))
+		return t->throttled;
 	if (!bpf_core_field_exists(struct cfs_rq, throttle_count))
 		return false;	/* no CFS bandwidth control */
 	cfs_rq = prev->se.cfs_rq;
@@ -460,7 +469,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		kstack = kstack_id(ctx);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch(rec, cpu, ts, prev->pid, prev->prio, state,
 						      next->pid, next->prio, kstack), ts, true);
-	/* Fair class: two loads more; an RT or idle task's switch costs a compare. */
+	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */

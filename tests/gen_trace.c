@@ -9,6 +9,7 @@
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
  *   gen_trace causes FILE       waits of known causes, across a migration and a gap
  *   gen_trace throttle FILE     waits of a throttled cgroup's threads, and of others
+ *   gen_trace throttle-task FILE  the same in the task-based throttle model
  *   gen_trace timer FILE        timer waits whose parts are known
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
@@ -413,9 +414,12 @@ static void trace_info(struct fxt_writer *w, const char *throttling)
  *  - cousin 504 (in /kubepods/pod1), woken on CPU 0 at 3000 while hog 505
  *    runs there, runs at 4000: 1000 same_class: the cgroup is throttled on
  *    CPU 1, not on CPU 0.
- * One span, on CPU 1: 6200 ns.
+ * One span, on CPU 1: 6200 ns.  As "throttle-task" the trace says the
+ * kernel has the task-based model, where a throttle holds only the thread
+ * it switched out: the sibling's wait is then same_class 4500, cpu_idle
+ * 2100 and interrupts 400.
  */
-static void throttle(struct fxt_writer *w)
+static void throttle(struct fxt_writer *w, bool per_task)
 {
 	__u64 buf[KTRACE_FXT_CFS_REFILL_WORDS];
 	struct fxt_arg limit[5] = {
@@ -425,7 +429,7 @@ static void throttle(struct fxt_writer *w)
 	};
 
 	fxt_write_preamble(w, 1, "ktrace");
-	trace_info(w, "recorded");
+	trace_info(w, per_task ? KTRACE_THROTTLING_TASK : KTRACE_THROTTLING_CFS_RQ);
 	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "cgroup_limit", limit, 5,
 			0);
 	kobj_thread_cgroup(w, 500, 500, "spinner", "/kubepods/pod1/app");
@@ -700,7 +704,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|throttle|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|throttle|throttle-task|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -719,8 +723,8 @@ int main(int argc, char **argv)
 		latency(w);
 	else if (!strcmp(argv[1], "causes"))
 		causes(w);
-	else if (!strcmp(argv[1], "throttle"))
-		throttle(w);
+	else if (!strcmp(argv[1], "throttle") || !strcmp(argv[1], "throttle-task"))
+		throttle(w, !strcmp(argv[1], "throttle-task"));
 	else if (!strcmp(argv[1], "timer"))
 		timer(w);
 	else if (!strcmp(argv[1], "chain"))

@@ -109,7 +109,7 @@ ok $? "the throttled thread's and its queued sibling's waits are throttled to th
 jcheck "(lambda t: t(503)['causes']['same_class'] == 2500 and t(503)['causes']['throttled'] == 0 and t(503)['throttled_cgroup'] is None and t(504)['causes']['same_class'] == 1000 and t(504)['causes']['throttled'] == 0)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
 ok $? "a thread of another cgroup, and one of the throttled cgroup on another CPU, are not throttled" ||
 	diag "$tmp/out"
-jcheck "r['throttling'] == {'recorded': True, 'note': 'recorded', 'cgroups': [{'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000, 'cpu_max_end': '10000/100000', 'spans': 1, 'ns': 6200}]} and r['causes']['throttled'] == 11900"
+jcheck "r['throttling'] == {'recorded': True, 'note': 'recorded (whole cfs_rq model)', 'cgroups': [{'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000, 'cpu_max_end': '10000/100000', 'spans': 1, 'ns': 6200}]} and r['causes']['throttled'] == 11900"
 ok $? "the report counts the throttled spans per cgroup" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/t.fxt" --top 2
 grep -q '^     causes: same_class 800 ns, throttled: cgroup /kubepods/pod1 (cpu.max 10000/100000) 6.2 us$' "$tmp/out" &&
@@ -123,6 +123,12 @@ ok $? "-o: the wait's slice carries its throttled time and cgroup" || diag "$tmp
 run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 500 --json
 jcheck "(lambda h: h['causes']['throttled'] == 6200 and h['throttled_cgroup']['path'] == '/kubepods/pod1')(r['paths'][0]['hops'][0])"
 ok $? "--critical-path: the runnable hop is throttled, with its cgroup" || diag "$tmp/out"
+# The task-based model: the sibling, queued but not throttled itself, would
+# run its kernel part; only the spinner's wait is throttled.
+"$gen" throttle-task "$tmp/tt.fxt"
+run "$ktrace" latency "$tmp/tt.fxt" --json --top 10
+jcheck "(lambda t: t(500)['causes']['throttled'] == 6200 and t(501)['causes'] == {'higher_priority': 0, 'same_class': 4500, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 2100, 'unknown': 0} and t(501)['throttled_cgroup'] is None)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+ok $? "task-based model: a throttle holds only the thread it switched out" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt"
 grep -q '^throttling not recorded on this kernel/backend (the trace predates it): a throttled wait reads as cpu_idle or same_class$' "$tmp/out"
 ok $? "a trace that does not record throttling says so" || diag "$tmp/out"

@@ -144,7 +144,8 @@ struct lat_analysis {
 	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
 	/* CFS bandwidth throttling (throttling.c). */
-	char *throttling;		/* trace_info's "throttling": "recorded" or why not */
+	char *throttling;		/* trace_info's "throttling": recorded (how) or why not */
+	bool throttle_per_task;		/* the task-based model: a throttle holds its thread only */
 	struct lat_cglimit *cglimits;
 	uint32_t ncglimits, cap_cglimits;
 	struct lat_throttle *throttles;	/* by start, after pass 1 */

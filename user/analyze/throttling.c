@@ -6,7 +6,7 @@
  * first pass so that the causes (causes.c) of any wait can use them.
  *
  * A span starts at a "throttle" record, the switch-out of a thread that
- * left its CPU because its cgroup was throttled there, and ends at the
+ * left its CPU with its cgroup throttled there, and ends at the
  * first of: the cgroup's next "cfs_refill" (its bandwidth timer expired;
  * the timer's function unthrottles after that, never before) unless the
  * "cfs_refill" the function leaves ("after") says the CPU stayed throttled
@@ -129,10 +129,17 @@ static void on_throttle(struct lat_analysis *a, const struct fxt_record *rec, ui
 
 	if (rec->tid)
 		lat_thread_get(a, rec->tid)->throttled_in = a->cglimits[cg].id;
-	/* Another thread of it on the same CPU: the same span. */
-	for (uint32_t i = 0; i < a->nopen; i++)
-		if (a->throttles[a->open[i]].cg == cg && a->throttles[a->open[i]].cpu == cpu)
+	/*
+	 * Another thread of it on the same CPU: the same span, where the
+	 * whole cfs_rq is throttled; in the task-based model each thread has
+	 * its own.
+	 */
+	for (uint32_t i = 0; i < a->nopen; i++) {
+		const struct lat_throttle *o = &a->throttles[a->open[i]];
+
+		if (o->cg == cg && o->cpu == cpu && (!a->throttle_per_task || o->tid == rec->tid))
 			return;
+	}
 	if (a->nthrottles == a->cap_throttles) {
 		a->cap_throttles = a->cap_throttles ? 2 * a->cap_throttles : 64;
 		a->throttles = xrealloc(a->throttles, a->cap_throttles * sizeof(*a->throttles),
@@ -177,6 +184,8 @@ void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
 			free(a->throttling);
 			a->throttling = x && x->type == KTRACE_FXT_ARG_STRING ?
 					strndup(x->s.p, x->s.len) : NULL;
+			a->throttle_per_task = a->throttling &&
+					       !strcmp(a->throttling, KTRACE_THROTTLING_TASK);
 		} else if (fxt_str_eq(rec->name, "cgroup_limit")) {
 			uint32_t cg = cglimit_of(a, fxt_arg_u64(rec, "cgroup_id", 0));
 			struct lat_cglimit *l = &a->cglimits[cg];	/* after it may move */
@@ -252,14 +261,21 @@ bool lat_throttled_within(const struct lat_analysis *a, uint64_t start, uint64_t
 }
 
 /*
- * A thread is in the throttled cgroup if a throttle record of that cgroup
- * was its own, or its cgroup v2 path is the cgroup's or below it.
+ * In the task-based model a throttle holds only the thread it switched
+ * out: the others of its cgroup run until they return to user space, and
+ * are throttled then, each with its own record.  Where a whole cfs_rq is
+ * throttled, it holds every thread in the cgroup: one that a throttle
+ * record of that cgroup switched out, or whose cgroup v2 path is the
+ * cgroup's or below it.
  */
 bool lat_throttle_covers(struct lat_analysis *a, const struct lat_throttle *th, uint64_t tid)
 {
 	const struct lat_cglimit *l = &a->cglimits[th->cg];
-	struct lat_thread *t = lat_thread_find(a, tid);
+	struct lat_thread *t;
 
+	if (a->throttle_per_task)
+		return th->tid == tid;
+	t = lat_thread_find(a, tid);
 	if (!t)
 		return false;
 	if (t->throttled_in == l->id)
@@ -270,7 +286,7 @@ bool lat_throttle_covers(struct lat_analysis *a, const struct lat_throttle *th, 
 
 bool lat_throttling_recorded(const struct lat_analysis *a)
 {
-	return a->throttling && !strcmp(a->throttling, "recorded");
+	return a->throttling && !strncmp(a->throttling, "recorded", 8);
 }
 
 void lat_throttle_free(struct lat_analysis *a)

@@ -19,15 +19,15 @@
 #include "utils.h"
 
 /*
- * "throttling" is "recorded", or why CFS bandwidth throttling is not: a
- * trace without it (or from before it was recorded) cannot tell a
- * throttled wait from an idle CPU, and the analysis says so.
+ * "throttling" says that CFS bandwidth throttling is recorded and in which
+ * model, or why not: a trace without it (or from before it was recorded)
+ * cannot tell a throttled wait from an idle CPU, and the analysis says so.
  */
 static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void *priv,
 		       uint64_t ts)
 {
-	const char *not_why = ops->throttling ? ops->throttling(priv) :
-			      "not recorded by this backend";
+	const char *throttling = ops->throttling ? ops->throttling(priv) :
+				 "not recorded by this backend";
 	struct fxt_arg args[5];
 	struct utsname u;
 
@@ -36,7 +36,7 @@ static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void 
 	args[1] = fxt_arg_str("kernel", u.release);
 	args[2] = fxt_arg_str("backend", ops->name);
 	args[3] = fxt_arg_str("clock", "CLOCK_MONOTONIC");
-	args[4] = fxt_arg_str("throttling", not_why ? not_why : "recorded");
+	args[4] = fxt_arg_str("throttling", throttling);
 	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 5, 0);
 }
 

@@ -121,8 +121,8 @@ struct source_ops {
 	int (*marker)(void *priv, const char *id);
 	void (*align)(void *priv, const struct sync_point *points, unsigned int n);
 	/*
-	 * Whether it records CFS bandwidth throttling here: NULL if it does,
-	 * else why not (the trace says so, and the analysis with it).
+	 * Whether it records CFS bandwidth throttling here, and in which
+	 * model (KTRACE_THROTTLING_*), else why not: trace_info's "throttling".
 	 */
 	const char *(*throttling)(void *priv);
 	/* Records the archive needs before any event (the stacks' names), after stop. */

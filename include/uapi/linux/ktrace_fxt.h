@@ -255,6 +255,14 @@ enum ktrace_fxt_well_known_string {
 #define KTRACE_FXT_IRQ_TID(cpu)		(KTRACE_FXT_IRQ_PID + 1 + (cpu))
 
 #if !defined(__KERNEL__) && !defined(__bpf__)
+/*
+ * trace_info's "throttling" when throttling is recorded: the model says
+ * which waits a throttle holds (the throttled task's own, or every one on
+ * the throttled cfs_rq).  Otherwise it says why it is not recorded.
+ */
+#define KTRACE_THROTTLING_TASK		"recorded (task-based model)"
+#define KTRACE_THROTTLING_CFS_RQ	"recorded (whole cfs_rq model)"
+
 /* The texts of the well-known strings, by index (archive writers only). */
 static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_PROCESS]		= "process",
