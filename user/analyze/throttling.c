@@ -209,6 +209,38 @@ static int cmp_start(const void *x, const void *y)
 	return p->start < q->start ? -1 : p->start > q->start;
 }
 
+/*
+ * Each cgroup's throttled time and spans, a CPU's overlapping ones (each
+ * thread's, in the task-based model) counted once: the union per CPU.
+ */
+static void count_spans(struct lat_analysis *a)
+{
+	struct { uint32_t cg, cpu; uint64_t end; } *last = NULL;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < a->nthrottles; i++) {
+		const struct lat_throttle *th = &a->throttles[i];
+		struct lat_cglimit *l = &a->cglimits[th->cg];
+		uint32_t k;
+
+		for (k = 0; k < n && (last[k].cg != th->cg || last[k].cpu != th->cpu); k++)
+			;
+		if (k == n) {
+			last = xrealloc(last, (n + 1) * sizeof(*last), "latency: throttled spans");
+			last[n++] = (typeof(*last)){ .cg = th->cg, .cpu = th->cpu };
+		}
+		if (th->start >= last[k].end) {
+			l->spans++;
+			l->ns += th->end - th->start;
+			last[k].end = th->end;
+		} else if (th->end > last[k].end) {
+			l->ns += th->end - last[k].end;
+			last[k].end = th->end;
+		}
+	}
+	free(last);
+}
+
 /* Spans end before lost records; then sorted, counted, and their union kept. */
 void lat_throttle_scan_done(struct lat_analysis *a)
 {
@@ -225,11 +257,10 @@ void lat_throttle_scan_done(struct lat_analysis *a)
 		k = lat_first_loss(a, th->start);
 		if (k < a->nlosses && a->losses[k].first < th->end)
 			th->end = a->losses[k].first > th->start ? a->losses[k].first : th->start;
-		a->cglimits[th->cg].spans++;
-		a->cglimits[th->cg].ns += th->end - th->start;
 	}
 	if (a->nthrottles)
 		qsort(a->throttles, a->nthrottles, sizeof(*a->throttles), cmp_start);
+	count_spans(a);
 	a->throttled = a->nthrottles ? xcalloc(a->nthrottles, sizeof(*a->throttled),
 					       "latency: throttled spans") : NULL;
 	for (uint32_t i = 0; i < a->nthrottles; i++) {
