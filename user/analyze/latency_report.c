@@ -265,7 +265,7 @@ void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const c
 		obuf_printf(o, "cgroup %s", path);
 	else
 		obuf_printf(o, "cgroup id %llu", (unsigned long long)id);
-	if (cpu_max)
+	if (cpu_max && strcmp(cpu_max, "?"))	/* "?": no cgroup_limit record gave it */
 		obuf_printf(o, " (cpu.max %s)", cpu_max);
 }
 

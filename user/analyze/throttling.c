@@ -6,16 +6,17 @@
  * first pass so that the causes (causes.c) of any wait can use them.
  *
  * A span starts at a "throttle" record, the switch-out of a thread that
- * left its CPU with its cgroup throttled there, and ends at the
- * first of: the cgroup's next "cfs_refill" (its bandwidth timer expired;
- * the timer's function unthrottles after that, never before) unless the
- * "cfs_refill" the function leaves ("after") says the CPU stayed throttled
- * for want of runtime, the next
- * switch-in of that thread (it ran, so it was unthrottled), the first
- * records lost (a refill may be among them), or the trace's end.  So a
- * span never reaches past the cgroup's unthrottling, and the analysis
- * never claims more throttled time than there was; the time from the
- * refill to the unthrottling itself (an IPI to the CPU) is not in it.
+ * left its CPU with its cgroup throttled there, and ends at the first of:
+ * the cgroup's next "cfs_refill" (its bandwidth timer expired; the timer's
+ * function unthrottles after that, never before) unless the "cfs_refill"
+ * the function leaves ("after") says the CPU stayed throttled for want of
+ * runtime, the next switch-in of that thread (it ran, so it was
+ * unthrottled), the first records lost (a refill may be among them), or
+ * the trace's end.  So a span never reaches past the cgroup's unthrottling
+ * (save by a write to its cpu.max, which unthrottles at once and which no
+ * record shows), and the analysis never claims more throttled time than
+ * there was; the time from the refill to the unthrottling itself (an IPI
+ * to the CPU) is not in it.
  */
 #include <stdlib.h>
 #include <string.h>
