@@ -45,14 +45,14 @@ USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_outp
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c user/fxt/fxt_compact.c \
 		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
-		   user/analyze/timeline.c user/analyze/causes.c
+		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c \
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
 		   user/record/bpf_exact.c user/record/buffer_size.c user/record/source_thread.c \
-		   user/record/drain_stats.c
+		   user/record/drain_stats.c user/record/cgroup_limits.c
 USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -pthread -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)

@@ -430,6 +430,71 @@ static __always_inline __u32 blocked_kstack(struct task_struct *prev, __u32 stat
 	return kstack_id(next);
 }
 
+/*
+ * CFS bandwidth throttling.  No tracepoint covers it, so the switch-out
+ * that shows it is recognised.  In the task-based throttle model (Linux
+ * 6.18) a throttled task leaves the CPU, runnable, on its way back to user
+ * space, marked throttled; the others of its cgroup there still run until
+ * they get there, so only that task waits for the refill.  Before, a
+ * throttled cfs_rq is dequeued whole as its running task leaves, whether
+ * that task sleeps or stays runnable, and every task queued on it waits;
+ * each cfs_rq counts in throttle_count the throttled ones at or above it.
+ */
+struct task_struct___throttle {
+	bool throttled;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool throttled_out(struct task_struct *prev)
+{
+	struct task_struct___throttle *t = (void *)prev;
+	struct cfs_rq *cfs_rq;
+
+	if (bpf_core_field_exists(t->throttled))
+		return t->throttled;
+	if (!bpf_core_field_exists(struct cfs_rq, throttle_count))
+		return false;	/* no CFS bandwidth control */
+	cfs_rq = prev->se.cfs_rq;
+	return cfs_rq && cfs_rq->throttle_count > 0;
+}
+
+#define THROTTLE_DEPTH	16	/* cgroup levels searched for the throttled one */
+
+/*
+ * The cgroup id of the lowest throttled cfs_rq above @p, 0 if none.  Each
+ * cfs_rq counts in throttle_count the throttled ones at or above it, so
+ * the lowest throttled one counts more than its parent.  (Its "throttled"
+ * flag became a bit field in 6.18, which CO-RE cannot read here.)  Each
+ * group's entity on this CPU leads to its parent group's cfs_rq.
+ */
+static __always_inline __u64 throttled_cgroup(struct task_struct *p)
+{
+	struct sched_entity *se = &p->se, *parent;
+	struct cfs_rq *cfs_rq = BPF_CORE_READ(se, cfs_rq), *up;
+
+	for (int i = 0; i < THROTTLE_DEPTH && cfs_rq; i++) {
+		int count = BPF_CORE_READ(cfs_rq, throttle_count);
+
+		if (count <= 0)
+			return 0;
+		parent = BPF_CORE_READ(se, parent);
+		up = parent ? BPF_CORE_READ(parent, cfs_rq) : NULL;
+		if (!up || BPF_CORE_READ(up, throttle_count) < count)
+			return BPF_CORE_READ(cfs_rq, tg, css.cgroup, kn, id);
+		se = parent;
+		cfs_rq = up;
+	}
+	return 0;
+}
+
+static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu, __u64 ts)
+{
+	__u64 rec[KTRACE_FXT_THROTTLE_WORDS], id = throttled_cgroup(prev);
+
+	if (id)
+		emit_to(cpu, cpu, rec, ktrace_fxt_put_throttle(rec, ts, prev->tgid, prev->pid,
+							       cpu, id), ts, true);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -444,6 +509,9 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch_stacks(rec, cpu, ts, prev->pid, prev->prio,
 							     state, next->pid, next->prio, 0,
 							     in_kstack), ts, true);
+	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
+	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
+		record_throttle(prev, cpu, ts);
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
 	if (ktrace_linux_state_exits(state))
 		emit_names(prev, prev->comm, ts);
@@ -671,6 +739,99 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
  */
 extern const void hrtimer_wakeup __ksym __weak;
 
+/*
+ * A cgroup's CFS bandwidth timers: the period timer refills its quota and
+ * the slack timer hands out runtime returned by other CPUs; both then
+ * unthrottle the run queues the runtime covers.  Recorded only while the
+ * cgroup has throttled run queues, so a limited cgroup that keeps within
+ * its quota writes nothing.  Both functions are static: found through
+ * kallsyms, 0 where the kernel has no CFS bandwidth control.
+ */
+extern const void sched_cfs_period_timer __ksym __weak;
+extern const void sched_cfs_slack_timer __ksym __weak;
+
+/* The cfs_bandwidth whose timer @timer is, NULL for any other timer. */
+static __always_inline struct cfs_bandwidth *cfs_bandwidth_of(struct hrtimer *timer)
+{
+	void *fn = (void *)timer->function;
+
+	if (!&sched_cfs_period_timer)
+		return NULL;
+	if (fn == &sched_cfs_period_timer)
+		return (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, period_timer);
+	if (fn == &sched_cfs_slack_timer)
+		return (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, slack_timer);
+	return NULL;
+}
+
+static __always_inline struct list_head *throttled_list(struct cfs_bandwidth *cfs_b)
+{
+	return (void *)cfs_b + bpf_core_field_offset(struct cfs_bandwidth, throttled_cfs_rq);
+}
+
+static __always_inline __u64 cfs_bandwidth_cgroup(struct cfs_bandwidth *cfs_b)
+{
+	struct task_group *tg = (void *)cfs_b - bpf_core_field_offset(struct task_group,
+								      cfs_bandwidth);
+
+	return BPF_CORE_READ(tg, css.cgroup, kn, id);
+}
+
+static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
+{
+	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts;
+	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
+	struct list_head *head;
+
+	if (!cfs_b)
+		return 0;
+	head = throttled_list(cfs_b);
+	if (BPF_CORE_READ(head, next) == head)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(),
+					    cfs_bandwidth_cgroup(cfs_b), 0, 0), ts);
+	return 0;
+}
+
+#define THROTTLED_WALK	64	/* throttled run queues looked at after a refill */
+
+/*
+ * The timer's function has handed out the runtime: a throttled cfs_rq that
+ * got too little to pay its debt (runtime_remaining still <= 0) stays
+ * throttled, which the "cfs_refill" written at the entry cannot know.  The
+ * CPUs of those (0..63) follow in a second "cfs_refill", with "after" set;
+ * the analysis keeps their spans open.  The list is read without its lock:
+ * a cfs_rq added or removed meanwhile may be missed or seen.
+ */
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
+{
+	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts, still = 0;
+	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
+	struct list_head *head, *node;
+
+	if (!cfs_b)
+		return 0;
+	head = throttled_list(cfs_b);
+	node = BPF_CORE_READ(head, next);
+	for (int i = 0; i < THROTTLED_WALK && node && node != head; i++) {
+		struct cfs_rq *cfs_rq = (void *)node - bpf_core_field_offset(struct cfs_rq,
+									    throttled_list);
+		int cpu = BPF_CORE_READ(cfs_rq, rq, cpu);
+
+		if (BPF_CORE_READ(cfs_rq, runtime_remaining) <= 0 && cpu >= 0 && cpu < 64)
+			still |= 1ULL << cpu;
+		node = BPF_CORE_READ(node, next);
+	}
+	if (!still)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(),
+					    cfs_bandwidth_cgroup(cfs_b), still, 1), ts);
+	return 0;
+}
+
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
@@ -679,7 +840,7 @@ int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 	struct task_struct *p;
 
 	if (!&hrtimer_wakeup || (void *)timer->function != &hrtimer_wakeup)
-		return 0;
+		return cfs_bandwidth_timer(timer);
 	ts = bpf_ktime_get_ns();
 	sl = (void *)timer - bpf_core_field_offset(struct hrtimer_sleeper, timer);
 	p = BPF_CORE_READ(sl, task);

@@ -217,6 +217,36 @@ static void op_timer_expire(struct world *wd, struct prog *g)
 						   byte(g) < 240 ? cpu_of(g) : (uint32_t)u64(g)));
 }
 
+/*
+ * CFS bandwidth throttling: throttle records on a thread, refills (after
+ * the timer's function, with the CPUs left throttled, or not), and the
+ * CLI's cgroup_limit records, for a few cgroup ids, known or not.
+ */
+static void op_throttle(struct world *wd, struct prog *g)
+{
+	__u64 buf[KTRACE_FXT_CFS_REFILL_WORDS];
+	uint64_t id = byte(g) < 240 ? 1 + pick(g, 4) : u64(g);
+	uint32_t tid = tid_of(g), r = byte(g);
+	struct fxt_arg args[5];
+
+	if (r < 110) {
+		words(wd, buf, ktrace_fxt_put_throttle(buf, wd->ts, tid, tid,
+						       byte(g) < 240 ? cpu_of(g) : (uint32_t)u64(g),
+						       id));
+	} else if (r < 220) {
+		words(wd, buf, ktrace_fxt_put_cfs_refill(buf, wd->ts, cpu_of(g), id,
+							 byte(g) < 128 ? u64(g) : 0, r & 1));
+	} else {
+		args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cgroup_id", (int64_t)id);
+		args[1] = fxt_arg_str("path", PICK(g, cgroups));
+		args[2] = fxt_arg_str("cpu_max", byte(g) & 1 ? "10000 100000" : PICK(g, comms));
+		args[3] = fxt_arg_str("cpu_max_end", PICK(g, comms));
+		args[4] = fxt_arg_str("hierarchy", byte(g) & 1 ? "v2" : "v1 cpu");
+		fxt_write_event(&wd->w, KTRACE_FXT_EV_INSTANT, wd->ts, 0, 0, "ktrace:meta",
+				"cgroup_limit", args, pick(g, 6), 0);
+	}
+}
+
 static void op_name(struct world *wd, struct prog *g)
 {
 	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
@@ -381,7 +411,7 @@ static void op_ticks(struct world *wd, struct prog *g)
 /* What the recorder writes once, written again or with odd values: clock syncs, trace info. */
 static void op_meta(struct world *wd, struct prog *g)
 {
-	struct fxt_arg args[4];
+	struct fxt_arg args[5];
 	uint32_t tid = tid_of(g);
 
 	if (byte(g) & 1) {
@@ -396,15 +426,16 @@ static void op_meta(struct world *wd, struct prog *g)
 	args[2] = fxt_arg_str("backend", PICK(g, comms));
 	args[3] = fxt_arg_str("clock", byte(g) & 1 ? "CLOCK_MONOTONIC" :
 			      "a clock name longer than any buffer it is copied into");
+	args[4] = fxt_arg_str("throttling", byte(g) & 1 ? "recorded" : PICK(g, comms));
 	fxt_write_event(&wd->w, KTRACE_FXT_EV_INSTANT, wd->ts, 0, 0, "ktrace:meta", "trace_info",
-			args, pick(g, 5), 0);
+			args, pick(g, 6), 0);
 }
 
 static void (*const ops[])(struct world *, struct prog *) = {
 	op_switch, op_switch, op_switch, op_switch, op_wakeup, op_wakeup, op_wakeup,
 	op_irq, op_irq, op_irq, op_name, op_timer, op_loss, op_untraced, op_cpu_state,
 	op_kstack, op_trigger, op_annotation, op_event, op_ticks, op_meta,
-	op_migrate, op_migrate, op_timer_expire, op_timer_expire,
+	op_migrate, op_migrate, op_timer_expire, op_timer_expire, op_throttle, op_throttle,
 };
 
 #define MAX_OPS		512

@@ -8,6 +8,8 @@
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
  *   gen_trace causes FILE       waits of known causes, across a migration and a gap
+ *   gen_trace throttle FILE     waits of a throttled cgroup's threads, and of others
+ *   gen_trace throttle-task FILE  the same in the task-based throttle model
  *   gen_trace timer FILE        timer waits whose parts are known
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
@@ -380,6 +382,84 @@ static void causes(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+/* A trace_info record as ktrace record writes it, saying whether throttling is recorded. */
+static void trace_info(struct fxt_writer *w, const char *throttling)
+{
+	struct fxt_arg args[5] = {
+		fxt_arg_str("host", "testhost"), fxt_arg_str("kernel", "6.12.0-test"),
+		fxt_arg_str("backend", "bpf"), fxt_arg_str("clock", "CLOCK_MONOTONIC"),
+		fxt_arg_str("throttling", throttling),
+	};
+
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "trace_info", args, 5, 0);
+}
+
+/*
+ * CFS bandwidth throttling (times from T0, ns), CPUs 0 and 1; cgroup id 77
+ * is /kubepods/pod1 with cpu.max "10000 100000":
+ *  - spinner 500 (in /kubepods/pod1/app) runs on CPU 1 from 1000 and is
+ *    throttled there at 2000 (a throttle record naming cgroup 77, then its
+ *    switch-out, runnable, to idle); "irq 27 eth0" runs on CPU 1 from 3000
+ *    to 3400; busy 502 (in /) runs there from 5000; cgroup 77's bandwidth
+ *    timer fires at 8000, but leaves CPU 1 throttled (the "after" refill
+ *    at 8010 says so), and again at 8200, unthrottling it; at 8500 busy
+ *    sleeps for outsider 503 (in /other), which sleeps at 9000 for the
+ *    spinner: preemption latency 7000 = throttled 6200 (2000 to 8200: over
+ *    the interrupt, the idle CPU and busy alike) + same_class 800;
+ *  - sibling 501 (in /kubepods/pod1/app, no throttle record of its own),
+ *    woken on CPU 1 at 2500, runs at 9500 when the spinner sleeps:
+ *    wakeup latency 7000 = throttled 5700 + same_class 1300;
+ *  - outsider, woken on CPU 1 at 6000, runs at 8500: 2500 same_class, as
+ *    its cgroup is not throttled;
+ *  - cousin 504 (in /kubepods/pod1), woken on CPU 0 at 3000 while hog 505
+ *    runs there, runs at 4000: 1000 same_class: the cgroup is throttled on
+ *    CPU 1, not on CPU 0.
+ * One span, on CPU 1: 6200 ns.  As "throttle-task" the trace says the
+ * kernel has the task-based model, where a throttle holds only the thread
+ * it switched out: the sibling's wait is then same_class 4500, cpu_idle
+ * 2100 and interrupts 400.
+ */
+static void throttle(struct fxt_writer *w, bool per_task)
+{
+	__u64 buf[KTRACE_FXT_CFS_REFILL_WORDS];
+	struct fxt_arg limit[5] = {
+		fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cgroup_id", 77),
+		fxt_arg_str("path", "/kubepods/pod1"), fxt_arg_str("cpu_max", "10000 100000"),
+		fxt_arg_str("cpu_max_end", "10000 100000"), fxt_arg_str("hierarchy", "v2"),
+	};
+
+	fxt_write_preamble(w, 1, "ktrace");
+	trace_info(w, per_task ? KTRACE_THROTTLING_TASK : KTRACE_THROTTLING_CFS_RQ);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "cgroup_limit", limit, 5,
+			0);
+	kobj_thread_cgroup(w, 500, 500, "spinner", "/kubepods/pod1/app");
+	kobj_thread_cgroup(w, 501, 500, "sibling", "/kubepods/pod1/app");
+	kobj_thread_cgroup(w, 502, 502, "busy", "/");
+	kobj_thread_cgroup(w, 503, 503, "outsider", "/other");
+	kobj_thread_cgroup(w, 504, 504, "cousin", "/kubepods/pod1");
+	kobj_thread_cgroup(w, 505, 505, "hog", "/");
+	cswitch(w, 0, T0 + 100, 0, 120, 0, 505, 120);
+	cswitch(w, 1, T0 + 1000, 0, 120, 0, 500, 120);
+	fxt_write_words(w, buf, ktrace_fxt_put_throttle(buf, T0 + 2000, 500, 500, 1, 77));
+	cswitch(w, 1, T0 + 2000, 500, 120, KTRACE_LINUX_RUNNING, 0, 120);
+	wakeup(w, 1, T0 + 2500, 501, 120, 505);
+	wakeup(w, 0, T0 + 3000, 504, 120, 505);
+	irq(w, 1, T0 + 3000, T0 + 3400, "irq 27 eth0");
+	cswitch(w, 0, T0 + 4000, 505, 120, KTRACE_LINUX_RUNNING, 504, 120);
+	cswitch(w, 0, T0 + 4500, 504, 120, KTRACE_LINUX_INTERRUPTIBLE, 505, 120);
+	wakeup(w, 1, T0 + 4900, 502, 120, 505);
+	cswitch(w, 1, T0 + 5000, 0, 120, 0, 502, 120);
+	wakeup(w, 1, T0 + 6000, 503, 120, 502);
+	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8000, 0, 77, 0, 0));
+	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8010, 0, 77, 0x2, 1));
+	fxt_write_words(w, buf, ktrace_fxt_put_cfs_refill(buf, T0 + 8200, 0, 77, 0, 0));
+	cswitch(w, 1, T0 + 8500, 502, 120, KTRACE_LINUX_INTERRUPTIBLE, 503, 120);
+	cswitch(w, 1, T0 + 9000, 503, 120, KTRACE_LINUX_INTERRUPTIBLE, 500, 120);
+	cswitch(w, 1, T0 + 9500, 500, 120, KTRACE_LINUX_INTERRUPTIBLE, 501, 120);
+	cswitch(w, 1, T0 + 10000, 501, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, T0 + 10000, 505, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
 static void timer_expire(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid,
 			 uint64_t due)
 {
@@ -624,7 +704,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|throttle|throttle-task|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -643,6 +723,8 @@ int main(int argc, char **argv)
 		latency(w);
 	else if (!strcmp(argv[1], "causes"))
 		causes(w);
+	else if (!strcmp(argv[1], "throttle") || !strcmp(argv[1], "throttle-task"))
+		throttle(w, !strcmp(argv[1], "throttle-task"));
 	else if (!strcmp(argv[1], "timer"))
 		timer(w);
 	else if (!strcmp(argv[1], "chain"))

@@ -117,6 +117,44 @@ ok $? "each thread's p99 and worse: its waits at or above its own p99 bucket, th
 run "$ktrace" latency "$tmp/c.fxt" --top 1
 grep -q '^     400 victim .*; p99 and worse (1 of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out"
 ok $? "the text gives each thread's p99 and worse beside its causes" || diag "$tmp/out"
+# CFS bandwidth throttling (gen_trace throttle): cgroup /kubepods/pod1 is
+# throttled on CPU 1 from 2000 to its second refill at 8200 (the first one
+# left it throttled); its threads' waits there are throttled over that
+# span, whatever the CPU did; others' are not.
+"$gen" throttle "$tmp/t.fxt"
+run "$ktrace" latency "$tmp/t.fxt" --json --top 10
+jcheck "all(sum(w['causes'].values()) == w['latency'] for w in r['top']) and __import__('sums').same(r) and len(r['top']) == 6"
+ok $? "throttle trace: every wait's causes sum to its latency, the running totals agree with the walks" ||
+	diag "$tmp/out"
+jcheck "(lambda t: t(500)['causes'] == {'higher_priority': 0, 'same_class': 800, 'interrupts': 0, 'throttled': 6200, 'cpu_idle': 0, 'unknown': 0} and t(501)['causes'] == {'higher_priority': 0, 'same_class': 1300, 'interrupts': 0, 'throttled': 5700, 'cpu_idle': 0, 'unknown': 0} and t(500)['throttled_cgroup'] == {'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000} and t(501)['throttled_cgroup'] == t(500)['throttled_cgroup'])(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+ok $? "the throttled thread's and its queued sibling's waits are throttled to the refill that unthrottled them, over an interrupt, idle and another thread" ||
+	diag "$tmp/out"
+jcheck "(lambda t: t(503)['causes']['same_class'] == 2500 and t(503)['causes']['throttled'] == 0 and t(503)['throttled_cgroup'] is None and t(504)['causes']['same_class'] == 1000 and t(504)['causes']['throttled'] == 0)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+ok $? "a thread of another cgroup, and one of the throttled cgroup on another CPU, are not throttled" ||
+	diag "$tmp/out"
+jcheck "r['throttling'] == {'recorded': True, 'note': 'recorded (whole cfs_rq model)', 'cgroups': [{'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000, 'cpu_max_end': '10000/100000', 'spans': 1, 'ns': 6200}]} and r['causes']['throttled'] == 11900"
+ok $? "the report counts the throttled spans per cgroup" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --top 2
+grep -q '^     causes: same_class 800 ns, throttled: cgroup /kubepods/pod1 (cpu.max 10000/100000) 6.2 us$' "$tmp/out" &&
+	grep -q '^  cgroup /kubepods/pod1 (cpu.max 10000/100000): 1 spans, 6.2 us$' "$tmp/out" &&
+	! grep -q 'throttling not recorded' "$tmp/out"
+ok $? "the text names the throttled cgroup and its limit" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --top 2 -o "$tmp/t-out.fxt"
+run "$ktrace" dump "$tmp/t-out.fxt"
+grep '"ktrace:latency":"preemption latency"' "$tmp/out" | grep -q 'throttled=6200 .*throttled_cgroup="cgroup /kubepods/pod1 (cpu.max 10000/100000)"'
+ok $? "-o: the wait's slice carries its throttled time and cgroup" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 500 --json
+jcheck "(lambda h: h['causes']['throttled'] == 6200 and h['throttled_cgroup']['path'] == '/kubepods/pod1')(r['paths'][0]['hops'][0])"
+ok $? "--critical-path: the runnable hop is throttled, with its cgroup" || diag "$tmp/out"
+# The task-based model: the sibling, queued but not throttled itself, would
+# run its kernel part; only the spinner's wait is throttled.
+"$gen" throttle-task "$tmp/tt.fxt"
+run "$ktrace" latency "$tmp/tt.fxt" --json --top 10
+jcheck "(lambda t: t(500)['causes']['throttled'] == 6200 and t(501)['causes'] == {'higher_priority': 0, 'same_class': 4500, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 2100, 'unknown': 0} and t(501)['throttled_cgroup'] is None)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+ok $? "task-based model: a throttle holds only the thread it switched out" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt"
+grep -q '^throttling not recorded on this kernel/backend (the trace predates it): a throttled wait reads as cpu_idle or same_class$' "$tmp/out"
+ok $? "a trace that does not record throttling says so" || diag "$tmp/out"
 "$gen" synthetic 20000 "$tmp/syn.fxt"
 run "$ktrace" latency "$tmp/syn.fxt" --json --top 100000
 jcheck "__import__('sums').same(r) and __import__('sums').p99_rows(r) and r['waits'] > 5000"

@@ -164,6 +164,7 @@ struct record_run {
 	bool said_trigger;
 	struct record_stats st;
 	struct spool end_names;		/* the threads alive as recording stopped */
+	struct cgroup_limits *limits;	/* cpu.max of the limited cgroups, start and end */
 };
 
 /* The recorder backend: --backend, or the module when it is loaded, else BPF. */
@@ -271,6 +272,9 @@ static int record_start(struct record_run *rs)
 	signal(SIGTERM, on_signal);
 	/* A closed terminal ends the recording, but does not lose it. */
 	signal(SIGHUP, on_signal);
+	/* What a throttled cgroup's limit was when recording began. */
+	rs->limits = xcalloc(1, sizeof(*rs->limits), "record: cgroup limits");
+	cgroup_limits_read(rs->limits, false);
 	/* Before anything records: the trace_info event opens the archive's time. */
 	rs->t0 = now_mono_ns();
 	for (int i = rs->nsrc - 1; i >= 0; i--) {
@@ -458,6 +462,8 @@ static void record_stop(struct record_run *rs)
 	}
 	/* Not before: reading /proc while a ring records pushes its window out. */
 	end_names(rs);
+	if (rs->limits)
+		cgroup_limits_read(rs->limits, true);
 	if (rs->child > 0) {
 		/* Stopped by a signal, the duration or the trigger: let the command finish. */
 		kill(rs->child, SIGTERM);
@@ -482,7 +488,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
 	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall,
-			    from, &rs->end_names, &st);
+			    from, &rs->end_names, rs->limits, &st);
 	bytes = st.bytes;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
@@ -492,7 +498,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 	}
 	if (ret) {
 		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from,
-		       &rs->end_names);
+		       &rs->end_names, rs->limits);
 		return ret;
 	}
 	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's), %llu threads without a name",
@@ -543,6 +549,7 @@ static void record_close(struct record_run *rs)
 		spool_close(&rs->spools[i]);
 	free(rs->spools);
 	spool_close(&rs->end_names);
+	free(rs->limits);
 	clock_sync_free(&rs->sync);
 	cli_output_abort(&rs->out);	/* nothing if it was renamed into place */
 }

@@ -378,6 +378,19 @@ run "$ktrace" record --backend bpf --stop-on-latency 10s --pid $$ -o "$tmp/none.
 	"$ktrace" dump --strict "$tmp/none.fxt" >/dev/null
 ok $? "a trigger that does not fire: the ring is written at the end of -d, and it says so" || diag "$tmp/err"
 check_timeline "$tmp/none.fxt" "a latency trigger that does not fire"
+# CFS bandwidth throttling: a spinner in a cgroup limited to 10 ms of every
+# 100 ms (this kernel has the task-based throttle model of Linux 6.18).
+tests/throttle_workload.sh "$ktrace" bpf "$tmp/thr.fxt" "$tmp/thr.pid" 1.5 >"$tmp/thr.out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "throttling: a spinner in a cgroup with cpu.max 10000 100000" "$(cat "$tmp/thr.out")"
+else
+	[ $rc -eq 0 ] && tests/check_throttle.py "$ktrace" "$tmp/thr.fxt" "$tmp/thr.pid" recorded >"$tmp/check"
+	ok $? "throttling: a spinner in a cgroup ($(cat "$tmp/thr.fxt.cgroup" 2>/dev/null)) with cpu.max 10000 100000 waits >= 80% throttled, the cgroup named" ||
+		{ diag "$tmp/err"; grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'; }
+	grep -E '^# spinner' "$tmp/check" | sed 's/^/#   /'
+	check_timeline "$tmp/thr.fxt" "the throttled spinner"
+fi
 bad=0
 for args in "--after 5ms" "--comm victim" "--pid 1" "--stop-on-latency 0" "--stop-on-latency 5parsecs" \
 	"--stop-on-latency 5ms --comm a-name-longer-than-15" "--stop-on-latency 5ms --pid x" \

@@ -160,6 +160,25 @@ for b in kmod bpf; do
 	done
 done
 
+# CFS bandwidth throttling: BPF records it (both throttle models: 6.18's
+# task-based one and the whole-cfs_rq one before); the module does not,
+# and the report says so rather than showing the wait as idle.
+for b in kmod bpf; do
+	want=recorded
+	[ $b = kmod ] && want=not-recorded
+	if [ "$(status ${b}_throttle)" = 77 ]; then
+		skip "$b: throttling of a spinner in a cgroup with cpu.max 10000 100000" \
+			"$(cat "$R/${b}_throttle.out")"
+		continue
+	fi
+	[ "$(status ${b}_throttle)" = 0 ] &&
+		tests/check_throttle.py "$ktrace" "$R/${b}_throttle.fxt" "$R/${b}_throttle.pid" $want \
+			>"$R/${b}_throttle.check"
+	okb $b $? "$b: a spinner in a cgroup with cpu.max 10000 100000: throttling $want$([ $want = recorded ] && echo ', its waits >= 80% throttled, the cgroup named')" ||
+		{ sed 's/^/# /' "$R/${b}_throttle.err" | head -5; grep -E '^not ok|^#' "$R/${b}_throttle.check" | sed 's/^/#   /'; }
+	grep -E '^# spinner' "$R/${b}_throttle.check" 2>/dev/null | sed 's/^/#   /'
+done
+
 # Every thread of a flight recording over short-lived processes is named,
 # each child by its own name though pids were reused; beside the trigger too.
 for b in kmod bpf; do
@@ -388,6 +407,7 @@ done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
+	kmod_throttle bpf_throttle kmod_place bpf_place kmod_pinned bpf_pinned \
 	kchain kdchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue

@@ -63,6 +63,12 @@ for b in kmod bpf; do
 	step ${b}_pinned ktrace record --backend $b -o $R/${b}_pinned.fxt -- \
 		placement $R/${b}_pinned.expect 8 20000 pinned
 done
+# CFS bandwidth throttling: a spinner in a cgroup (v2, mounted here if the
+# kernel has not) with cpu.max "10000 100000", with each backend.
+for b in kmod bpf; do
+	step ${b}_throttle sh ./throttle_workload.sh ktrace $b $R/${b}_throttle.fxt \
+		$R/${b}_throttle.pid 1.5
+done
 # Short-lived processes under a flight recorder, and beside the latency
 # trigger, with 200 pids for hundreds of children: pids are reused.
 pid_max=$(cat /proc/sys/kernel/pid_max)

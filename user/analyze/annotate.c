@@ -106,7 +106,8 @@ static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader 
 {
 	const struct lat_annotation *la = ctx;
 	const struct lat_wait *wt = &la->waits[i];
-	struct fxt_arg args[7 + LAT_CAUSES];
+	struct fxt_arg args[8 + LAT_CAUSES];
+	size_t throttled = 0;
 	size_t where;
 	unsigned int n = 0;
 	char name[32];
@@ -116,6 +117,12 @@ static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader 
 	where = blame->len;
 	lat_where_line(la->a, wt, blame);
 	obuf_putc(blame, 0);
+	if (wt->causes[LAT_CAUSE_THROTTLED]) {
+		throttled = blame->len;
+		lat_throttled_cgroup(blame, wt->throttled_path, wt->throttled_cgroup_id,
+				     wt->throttled_cpu_max);
+		obuf_putc(blame, 0);
+	}
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "latency", wt->end - wt->start);
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", wt->cpu);
 	if (wt->kind != LAT_PREEMPT && wt->waker_ctx != KTRACE_CTX_TASK)
@@ -131,6 +138,8 @@ static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader 
 	/* Its causes in ns, under their names, as in latency --json. */
 	for (unsigned int k = 0; k < LAT_CAUSES; k++)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, lat_cause_name(k), wt->causes[k]);
+	if (throttled)
+		args[n++] = fxt_arg_str("throttled_cgroup", blame->buf + throttled);
 	snprintf(name, sizeof(name), "%s latency", lat_kind_name(wt->kind));
 	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, fxt_ns_to_ticks(r, wt->start), wt->pid,
 			wt->tid, "ktrace:latency", name, args, n, fxt_ns_to_ticks(r, wt->end));

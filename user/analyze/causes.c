@@ -8,12 +8,14 @@
  * At each instant the first of these that applies decides the cause:
  *  - unknown: records were lost then, or the kernel switched on that CPU
  *    without tracing it, or the CPU's history does not reach back so far;
+ *  - throttled: the thread's cgroup (or a parent) was throttled on that
+ *    CPU by CFS bandwidth control (throttling.c): whatever the CPU did
+ *    meanwhile, idle included, the thread could not have run there;
  *  - interrupts: a hardirq or softirq handler ran there (ftrace irq:*);
  *  - cpu_idle: the CPU ran its idle task;
  *  - higher_priority: it ran a thread of a higher class (RT over fair), or
  *    of the same RT class with a higher priority;
  *  - same_class: it ran any other thread: a fair-share or round-robin turn.
- * throttled stays 0 until the trace records CFS bandwidth throttling.
  *
  * Beside the causes, not part of their sum: idle_allowed_elsewhere, the
  * time during which at least one other CPU the thread may use (its
@@ -44,10 +46,11 @@ bool lat_is_migrate(const struct fxt_record *rec)
  * What an instant may be labelled with, the strongest first: a sweep over
  * the piece keeps a count of the intervals of each label that cover it.
  */
-enum label { L_GAP, L_IRQ, L_IDLE, L_HIGHER, L_SAME, LABELS };
+enum label { L_GAP, L_THROTTLED, L_IRQ, L_IDLE, L_HIGHER, L_SAME, LABELS };
 
 static const uint8_t label_cause[LABELS] = {
-	[L_GAP] = LAT_CAUSE_UNKNOWN, [L_IRQ] = LAT_CAUSE_INTERRUPTS,
+	[L_GAP] = LAT_CAUSE_UNKNOWN, [L_THROTTLED] = LAT_CAUSE_THROTTLED,
+	[L_IRQ] = LAT_CAUSE_INTERRUPTS,
 	[L_IDLE] = LAT_CAUSE_CPU_IDLE, [L_HIGHER] = LAT_CAUSE_HIGHER_PRIORITY,
 	[L_SAME] = LAT_CAUSE_SAME_CLASS,
 };
@@ -68,7 +71,7 @@ struct sweep {
 	uint32_t n, cap;
 	uint64_t lo, hi;
 	uint64_t direct[LABELS];
-	bool nested;		/* a gap or an interrupt overlaps something */
+	bool nested;		/* a gap, throttling or an interrupt overlaps something */
 };
 
 static void sweep_reset(struct sweep *s, uint64_t lo, uint64_t hi)
@@ -91,7 +94,7 @@ static void add_span(struct sweep *s, uint64_t start, uint64_t end, uint8_t labe
 	if (end <= start)
 		return;
 	s->direct[label] += end - start;
-	if (label == L_GAP || label == L_IRQ)
+	if (label == L_GAP || label == L_IRQ || label == L_THROTTLED)
 		s->nested = true;
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
@@ -224,6 +227,37 @@ static void pool_add(void *pool_, uint32_t *npool, uint64_t tid, int32_t weight,
 }
 
 /*
+ * The spans during which @w's cgroup was throttled on @p's CPU; the one
+ * that covers most of the wait names the cgroup.
+ */
+static void throttled_spans(struct lat_analysis *a, struct lat_wait *w, struct lat_piece *p,
+			    struct sweep *s)
+{
+	uint64_t most = 0;
+
+	if (!lat_throttled_within(a, p->start, p->end))
+		return;
+	for (uint32_t i = 0; i < a->nthrottles && a->throttles[i].start < p->end; i++) {
+		const struct lat_throttle *th = &a->throttles[i];
+		uint64_t lo = th->start > p->start ? th->start : p->start;
+		uint64_t hi = th->end < p->end ? th->end : p->end;
+
+		if ((int32_t)th->cpu != p->cpu || hi <= lo || !lat_throttle_covers(a, th, w->tid))
+			continue;
+		add_span(s, lo, hi, L_THROTTLED);
+		p->throttled_ns += hi - lo;
+		if (hi - lo > most) {
+			const struct lat_cglimit *l = &a->cglimits[th->cg];
+
+			most = hi - lo;
+			w->throttled_cgroup_id = l->id;
+			w->throttled_path = l->path;
+			w->throttled_cpu_max = l->cpu_max;
+		}
+	}
+}
+
+/*
  * The piece @p of @w on CPU @p->cpu: its causes into @w, and the thread
  * that held the CPU longest in it.
  */
@@ -248,6 +282,7 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 		if ((int32_t)u->cpu == p->cpu)
 			add_span(s, u->first, u->last, L_GAP);
 	}
+	throttled_spans(a, w, p, s);
 	if (c && c->ring) {
 		uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
 
@@ -430,6 +465,8 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 	int32_t cpu = w->queue_cpu;
 
 	memset(w->causes, 0, sizeof(w->causes));
+	w->throttled_path = w->throttled_cpu_max = NULL;
+	w->throttled_cgroup_id = 0;
 	w->npiece = 0;
 	w->untraced_ns = w->lost_ns = 0;
 	if (!w->have_migrations) {

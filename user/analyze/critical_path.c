@@ -707,6 +707,7 @@ static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_
 		obuf_printf(o, "%s\"%s\":%llu", k ? "," : "", lat_cause_name(k),
 			    (unsigned long long)w.causes[k]);
 	obuf_putc(o, '}');
+	lat_throttled_json(&w, o);
 }
 
 void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)

@@ -63,6 +63,11 @@ static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
 	return t;
 }
 
+struct lat_thread *lat_thread_get(struct lat_analysis *a, uint64_t tid)
+{
+	return thread_get(a, tid);
+}
+
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid)
 {
 	uint32_t i = u64map_find(&a->thread_map, tid);
@@ -151,7 +156,7 @@ const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key)
 }
 
 /* Whether cgroup @path is @want or below it. */
-static bool cgroup_under(const char *path, const char *want)
+bool lat_cgroup_under(const char *path, const char *want)
 {
 	size_t n = strlen(want);
 
@@ -241,6 +246,7 @@ void lat_free(struct lat_analysis *a)
 	u64map_free(&a->gbucket_map);
 	free(a->top);
 	u64map_free(&a->thread_map);
+	lat_throttle_free(a);
 	u64map_free(&a->proc_map);
 	u64map_free(&a->group_map);
 	free(a);
@@ -342,6 +348,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		return;
 	}
 	scan_untraced(a, r, rec);
+	lat_throttle_scan(a, r, rec);
 	if (lat_is_migrate(rec))
 		a->have_migrations = true;
 	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
@@ -384,6 +391,7 @@ void lat_scan_done(struct lat_analysis *a)
 		}
 	}
 	a->nlosses = n;
+	lat_throttle_scan_done(a);
 }
 
 uint32_t lat_first_loss(const struct lat_analysis *a, uint64_t start)
@@ -418,7 +426,7 @@ static bool selected(struct lat_analysis *a, struct lat_thread *t)
 		if (ok && a->o.comm)
 			ok = !strcmp(t->name, a->o.comm) || !strcmp(lat_proc_name(a, t->pid), a->o.comm);
 		if (ok && a->o.cgroup)
-			ok = t->cgroup && cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
+			ok = t->cgroup && lat_cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		t->selected = ok;
 	}
 	return t->selected;
@@ -435,7 +443,7 @@ void lat_matches(struct lat_analysis *a, struct lat_matches *m)
 
 		m->threads++;
 		m->cgroup_threads += a->o.cgroup && t->cgroup &&
-				     cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
+				     lat_cgroup_under(a->cgroups[t->cgroup - 1], a->o.cgroup);
 		m->pid_threads += pid;
 		m->comm_threads += comm;
 		m->both_threads += pid && comm;
@@ -836,6 +844,8 @@ static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat
 
 	for (uint32_t i = 0; i < a->nuntraced && !walk; i++)
 		walk = a->untraced[i].first <= ts && a->untraced[i].last >= t->since;
+	/* The running totals know nothing of throttling. */
+	walk = walk || lat_throttled_within(a, t->since, ts);
 	if (!walk)
 		walk = !cum_close(a, t, ts);
 	if (!walk) {

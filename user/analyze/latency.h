@@ -97,6 +97,7 @@ struct lat_migration {
 struct lat_piece {
 	uint64_t start, end;
 	int32_t cpu;			/* -1: not known */
+	uint64_t throttled_ns;		/* its cgroup was throttled there (overlapping others) */
 	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
 	int32_t top_weight;
 	uint64_t top_ns;
@@ -144,6 +145,9 @@ struct lat_wait {
 	uint32_t npiece;
 	uint64_t causes[LAT_CAUSES];
 	uint64_t untraced_ns, lost_ns;	/* of unknown: the kernel's untraced switches, losses */
+	/* The cgroup whose throttling held it longest: its path and limit, NULL: none. */
+	const char *throttled_path, *throttled_cpu_max;
+	uint64_t throttled_cgroup_id;
 	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
 	uint64_t cpus;			/* allowed CPUs 0..63, 0: every CPU */
 	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
@@ -220,6 +224,10 @@ const char *lat_kind_name(unsigned int kind);
 const char *lat_cause_name(unsigned int cause);
 /* "91% higher_priority, 6% same_class": shares of the total. */
 void lat_causes_line(const uint64_t *causes, struct obuf *o);
+/* "cgroup /path (cpu.max Q/P)", or "cgroup id N" where the trace names no path. */
+void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max);
+/* ,"throttled_cgroup":{"id","path","cpu_max","quota_us","period_us"} or null */
+void lat_throttled_json(const struct lat_wait *w, struct obuf *o);
 /* "higher_priority 3.6 us, interrupts 400 ns": a wait's causes, with why unknown. */
 void lat_causes_text(const struct lat_wait *w, struct obuf *o);
 /* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */

@@ -46,6 +46,7 @@ struct lat_thread {
 	uint64_t unnamed_ns, unnamed_key;
 	uint64_t early_wake;		/* woken while still running (racing its sleep), 0: not */
 	uint32_t cgroup;		/* its cgroup's index + 1 in the analysis, 0: not known */
+	uint64_t throttled_in;		/* the cgroup id a throttle record gave it, 0: none */
 	bool raced;			/* runnable since such a wakeup, as far as the trace says */
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
@@ -98,6 +99,33 @@ struct lat_range {
 	uint64_t first, last;
 };
 
+/*
+ * A cgroup the trace names by id (throttling.c): its path and CPU limit
+ * from the CLI's cgroup_limit records, its throttled spans counted.
+ */
+struct lat_cglimit {
+	uint64_t id;
+	char *path;			/* NULL: the trace does not name it */
+	char cpu_max[32], cpu_max_end[32];	/* "QUOTA/PERIOD" or "max" */
+	bool v1;			/* cgroup v1's cpu hierarchy: its paths are not v2's */
+	uint64_t spans, ns;		/* its throttled spans, on every CPU */
+	uint64_t refill;		/* pass 1: its latest cfs_refill */
+};
+
+/*
+ * A cgroup throttled on a CPU: from the switch-out that showed it until its
+ * bandwidth timer next expired (the earliest it can be unthrottled), or
+ * the thread switched out then ran again, or records were lost, whichever
+ * came first: a lower bound of the time it stayed throttled there.
+ */
+struct lat_throttle {
+	uint64_t start, end;
+	uint64_t tid;			/* switched out by it */
+	uint32_t cpu;
+	uint32_t cg;			/* index into lat_analysis.cglimits */
+	bool open;			/* pass 1: not ended yet */
+};
+
 struct lat_analysis {
 	struct lat_opts o;
 	struct u64map thread_map, proc_map, group_map;	/* index threads, procs, groups */
@@ -121,6 +149,18 @@ struct lat_analysis {
 	} *untraced;
 	uint32_t nuntraced, cap_untraced;
 	uint64_t lost_records, ftrace_lost;
+	/* CFS bandwidth throttling (throttling.c). */
+	char *throttling;		/* trace_info's "throttling": recorded (how) or why not */
+	bool throttle_per_task;		/* the task-based model: a throttle holds its thread only */
+	struct lat_cglimit *cglimits;
+	uint32_t ncglimits, cap_cglimits;
+	struct lat_throttle *throttles;	/* by start, after pass 1 */
+	uint32_t nthrottles, cap_throttles;
+	uint32_t *open;			/* pass 1: the spans not ended yet, by index */
+	uint32_t nopen, cap_open;
+	struct lat_range *throttled;	/* their union: which waits must walk */
+	uint32_t nthrottled;
+	uint64_t scan_last_ts;
 	bool have_irq;
 	bool cut;			/* the trace stops early: a partial answer */
 	struct fxt_error cut_at;
@@ -154,6 +194,19 @@ struct lat_analysis {
 	struct kstack_names kstacks;
 };
 
+/* throttling.c: throttled spans, found in pass 1. */
+void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
+		       const struct fxt_record *rec);
+void lat_throttle_scan_done(struct lat_analysis *a);
+/* Whether a throttled span overlaps [start, end] on any CPU. */
+bool lat_throttled_within(const struct lat_analysis *a, uint64_t start, uint64_t end);
+/* Whether thread @tid is in the cgroup of @th (the same one or below it). */
+bool lat_throttle_covers(struct lat_analysis *a, const struct lat_throttle *th, uint64_t tid);
+bool lat_throttling_recorded(const struct lat_analysis *a);
+void lat_throttle_free(struct lat_analysis *a);
+/* Whether cgroup @path is @want or below it (whole path components). */
+bool lat_cgroup_under(const char *path, const char *want);
+
 /* timer_latency.c: timer waits, hooked into the measurement pass. */
 bool lat_is_timer_expire(const struct fxt_record *rec);
 void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts);
@@ -166,6 +219,8 @@ int lat_prio_of(int32_t weight);
 void lat_put_prio(struct obuf *o, int32_t weight);
 
 struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
+/* The thread, added if new: valid until the next thread is added. */
+struct lat_thread *lat_thread_get(struct lat_analysis *a, uint64_t tid);
 /*
  * Where @w waited and why: its pieces by run queue and its causes; then,
  * from those pieces, the time other CPUs it may use idled (causes.c).

@@ -4,6 +4,7 @@
  * percentiles, runqlat's histograms, the worst waits with their blame),
  * JSON, and folded stacks of blocked time.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +241,11 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		}
 		obuf_printf(o, "queued on CPU %d ", p->cpu);
 		lat_put_dur(o, p->end - p->start);
+		if (p->throttled_ns) {
+			obuf_lit(o, " (throttled ");
+			lat_put_dur(o, p->throttled_ns);
+			obuf_lit(o, " of it)");
+		}
 		if (p->top_tid) {
 			obuf_printf(o, " behind %s %llu (", lat_thread_name(a, p->top_tid),
 				    (unsigned long long)p->top_tid);
@@ -252,6 +258,17 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		obuf_lit(o, " (migrations not recorded: the CPU it ran on is assumed)");
 }
 
+/* "cgroup /path (cpu.max Q/P)": a throttled cgroup, by id where the trace gives no path. */
+void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max)
+{
+	if (path)
+		obuf_printf(o, "cgroup %s", path);
+	else
+		obuf_printf(o, "cgroup id %llu", (unsigned long long)id);
+	if (cpu_max && strcmp(cpu_max, "?"))	/* "?": no cgroup_limit record gave it */
+		obuf_printf(o, " (cpu.max %s)", cpu_max);
+}
+
 /* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
 void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 {
@@ -260,6 +277,15 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 	for (int i = 0; i < LAT_CAUSES; i++) {
 		if (!w->causes[i])
 			continue;
+		if (i == LAT_CAUSE_THROTTLED) {
+			obuf_printf(o, "%sthrottled: ", first ? "" : ", ");
+			lat_throttled_cgroup(o, w->throttled_path, w->throttled_cgroup_id,
+					     w->throttled_cpu_max);
+			obuf_putc(o, ' ');
+			lat_put_dur(o, w->causes[i]);
+			first = false;
+			continue;
+		}
 		put_part(o, &first, lat_cause_name(i), w->causes[i]);
 		if (i == LAT_CAUSE_UNKNOWN) {
 			uint64_t rest = w->causes[i] - w->untraced_ns - w->lost_ns;
@@ -508,6 +534,37 @@ static uint64_t group_p99_causes(struct lat_analysis *a, const struct lat_group 
 	return n;
 }
 
+/*
+ * CFS bandwidth throttling, trace-wide: each throttled cgroup's spans and
+ * their time, summed over CPUs; or that the trace cannot say.
+ */
+static void put_throttling(struct lat_analysis *a, struct obuf *o)
+{
+	if (!lat_throttling_recorded(a)) {
+		obuf_printf(o, "\nthrottling not recorded on this kernel/backend (%s): a throttled "
+			    "wait reads as cpu_idle or same_class\n",
+			    a->throttling ? a->throttling : "the trace predates it");
+		return;
+	}
+	obuf_lit(o, "\nthrottled (CFS bandwidth), by cgroup:");
+	if (!a->nthrottles)
+		obuf_lit(o, " none");
+	obuf_putc(o, '\n');
+	for (uint32_t i = 0; i < a->ncglimits; i++) {
+		const struct lat_cglimit *l = &a->cglimits[i];
+
+		if (!l->spans)
+			continue;
+		obuf_lit(o, "  ");
+		lat_throttled_cgroup(o, l->path, l->id, l->cpu_max);
+		obuf_printf(o, ": %llu spans, ", (unsigned long long)l->spans);
+		lat_put_dur(o, l->ns);
+		if (strcmp(l->cpu_max, l->cpu_max_end))
+			obuf_printf(o, " (cpu.max %s at the end)", l->cpu_max_end);
+		obuf_putc(o, '\n');
+	}
+}
+
 /* "causes of all waits: 91% higher_priority, ...; p99 and worse (N waits of D or more): ..." */
 static void put_selection_causes(struct lat_analysis *a, struct obuf *o)
 {
@@ -689,6 +746,7 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
 	if (a->waits)
 		put_selection_causes(a, o);
+	put_throttling(a, o);
 	put_work_conservation(a, o);
 	if (!a->worst.n)
 		return;
@@ -782,6 +840,44 @@ static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct
 }
 
 /* {"higher_priority":N,...}: exactly the cause names, in ns. */
+static void json_name_or_null(struct obuf *o, const char *s)
+{
+	if (s)
+		obuf_json_str(o, s, strlen(s));
+	else
+		obuf_lit(o, "null");
+}
+
+/*
+ * A throttled cgroup's members, without the closing brace: "id", "path"
+ * (null if the trace does not name it), "cpu_max" ("Q/P" as the text has
+ * it) and its "quota_us" and "period_us" (null: "max" or not known).
+ */
+static void json_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max)
+{
+	unsigned long long quota, period;
+
+	obuf_printf(o, "{\"id\":%llu,\"path\":", (unsigned long long)id);
+	json_name_or_null(o, path);
+	obuf_lit(o, ",\"cpu_max\":");
+	json_name_or_null(o, cpu_max);
+	if (cpu_max && sscanf(cpu_max, "%llu/%llu", &quota, &period) == 2)
+		obuf_printf(o, ",\"quota_us\":%llu,\"period_us\":%llu", quota, period);
+	else
+		obuf_lit(o, ",\"quota_us\":null,\"period_us\":null");
+}
+
+void lat_throttled_json(const struct lat_wait *w, struct obuf *o)
+{
+	obuf_lit(o, ",\"throttled_cgroup\":");
+	if (!w->causes[LAT_CAUSE_THROTTLED]) {
+		obuf_lit(o, "null");
+		return;
+	}
+	json_cgroup(o, w->throttled_path, w->throttled_cgroup_id, w->throttled_cpu_max);
+	obuf_putc(o, '}');
+}
+
 static void json_causes(struct obuf *o, const char *key, const uint64_t *causes)
 {
 	obuf_printf(o, ",\"%s\":{", key);
@@ -907,6 +1003,7 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		}
 		obuf_printf(o, ",\"partial\":%s}", w->partial ? "true" : "false");
 		json_causes(o, "causes", w->causes);
+		lat_throttled_json(w, o);
 		obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
 			    "\"no_history\":%llu},\"migrations_recorded\":%s,\"queue_cpu\":%d,"
 			    "\"migrations\":[",
@@ -932,6 +1029,9 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 
 			obuf_printf(o, "%s{\"cpu\":%d,\"start\":%llu,\"end\":%llu", j ? "," : "",
 				    p->cpu, (unsigned long long)p->start, (unsigned long long)p->end);
+			if (p->throttled_ns)
+				obuf_printf(o, ",\"throttled_ns\":%llu",
+					    (unsigned long long)p->throttled_ns);
 			if (p->top_tid) {
 				obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
 				json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
@@ -958,6 +1058,23 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)n, (unsigned long long)from,
 			    (unsigned long long)a->causes_walked);
 	}
+	obuf_printf(o, ",\n\"throttling\":{\"recorded\":%s,\"note\":",
+		    lat_throttling_recorded(a) ? "true" : "false");
+	json_name_or_null(o, a->throttling);
+	obuf_lit(o, ",\"cgroups\":[");
+	for (uint32_t i = 0, k = 0; i < a->ncglimits; i++) {
+		const struct lat_cglimit *l = &a->cglimits[i];
+
+		if (!l->spans)
+			continue;
+		obuf_printf(o, "%s", k++ ? "," : "");
+		json_cgroup(o, l->path, l->id, l->cpu_max);
+		obuf_printf(o, ",\"cpu_max_end\":");
+		json_name_or_null(o, l->cpu_max_end);
+		obuf_printf(o, ",\"spans\":%llu,\"ns\":%llu}", (unsigned long long)l->spans,
+			    (unsigned long long)l->ns);
+	}
+	obuf_lit(o, "]}");
 	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
 		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
 	for (uint32_t i = 0, k = 0; i < a->nwc; i++)

@@ -19,19 +19,28 @@
 #include "timeline.h"
 #include "utils.h"
 
-static void trace_info(struct fxt_writer *w, const char *backend, uint64_t ts)
+/*
+ * "throttling" says that CFS bandwidth throttling is recorded and in which
+ * model, or why not: a trace without it (or from before it was recorded)
+ * cannot tell a throttled wait from an idle CPU, and the analysis says so.
+ */
+static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void *priv,
+		       uint64_t ts)
 {
-	struct fxt_arg args[5];
+	const char *throttling = ops->throttling ? ops->throttling(priv) :
+				 "not recorded by this backend";
+	struct fxt_arg args[6];
 	struct utsname u;
 
 	uname(&u);
 	args[0] = fxt_arg_str("host", u.nodename);
 	args[1] = fxt_arg_str("kernel", u.release);
-	args[2] = fxt_arg_str("backend", backend);
+	args[2] = fxt_arg_str("backend", ops->name);
 	args[3] = fxt_arg_str("clock", "CLOCK_MONOTONIC");
 	/* Readers give back what the compact records leave out (fxt_compact.h). */
 	args[4] = fxt_arg_str("encoding", FXT_COMPACT_ENCODING);
-	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 5, 0);
+	args[5] = fxt_arg_str("throttling", throttling);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 6, 0);
 }
 
 /*
@@ -182,7 +191,8 @@ static int write_name(void *ctx, const uint64_t *rec, uint32_t words, uint64_t t
 
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-		  struct spool *end_names, struct archive_stats *st)
+		  struct spool *end_names, const struct cgroup_limits *limits,
+		  struct archive_stats *st)
 {
 	struct archive_check a = { 0 };
 	struct fxt_writer *w = malloc(sizeof(*w));
@@ -207,8 +217,9 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	w->sink = archive_sink;
 	w->sink_ctx = &a;
 	fxt_write_preamble(w, 1, "ktrace");
-	trace_info(w, ops->name, start);
+	trace_info(w, ops, priv, start);
 	fxt_compact_init(&a.compact, w);
+	cgroup_limits_write(limits, w, start);
 	/* The BPF probes name their events by these indices. */
 	if (!ops->statedump_in_kernel)
 		for (unsigned int i = 0; i < ro->nprobes; i++)
@@ -250,7 +261,8 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
  * the spools, so write it as FXT where there is room and say where.
  */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names)
+	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
+	    const struct cgroup_limits *limits)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
 	struct archive_stats st;
@@ -265,7 +277,8 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, end_names, &st) &&
+		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, end_names, limits,
+				   &st) &&
 		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, st.bytes / 1e6);

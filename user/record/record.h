@@ -14,6 +14,21 @@
 struct source_ops;
 struct record_opts;
 
+/* cgroup_limits.c: the cgroups with a cpu.max limit, by id, at the start and the end. */
+#define CGROUP_LIMITS_MAX	1024
+struct cgroup_limits {
+	struct cgroup_limit {
+		uint64_t id;			/* the cgroup directory's inode number */
+		char path[256];			/* below the cgroup2 root, "/" for it */
+		char cpu_max_start[32], cpu_max_end[32];	/* "QUOTA PERIOD" or "max" */
+	} v[CGROUP_LIMITS_MAX];
+	uint32_t n;
+	bool v1;				/* cgroup v1's cpu hierarchy, not v2 */
+};
+
+void cgroup_limits_read(struct cgroup_limits *cl, bool at_end);
+void cgroup_limits_write(const struct cgroup_limits *cl, struct fxt_writer *w, uint64_t ts);
+
 /* archive.c: the trace's first time where every wrapped ring has data (0: none wrapped). */
 uint64_t ring_common_start(const struct spool *spools, unsigned int n);
 /* What write_archive() wrote. */
@@ -31,10 +46,12 @@ struct archive_stats {
  */
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
-		  struct spool *end_names, struct archive_stats *st);
+		  struct spool *end_names, const struct cgroup_limits *limits,
+		  struct archive_stats *st);
 /* The output could not be written: the archive where there is room, and where. */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names);
+	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
+	    const struct cgroup_limits *limits);
 
 /* Names of every process and thread alive now, as kernel object records. */
 int statedump_write(struct fxt_writer *w, uint64_t *threads);
@@ -113,6 +130,11 @@ struct source_ops {
 	 */
 	void (*quiesce)(void *priv);
 	void (*align)(void *priv, const struct sync_point *points, unsigned int n);
+	/*
+	 * Whether it records CFS bandwidth throttling here, and in which
+	 * model (KTRACE_THROTTLING_*), else why not: trace_info's "throttling".
+	 */
+	const char *(*throttling)(void *priv);
 	/* Records the archive needs before any event (the stacks' names), after stop. */
 	void (*head)(void *priv, struct fxt_writer *w, uint64_t ts);
 	void (*close)(void *priv);

@@ -498,6 +498,8 @@ static const char *const prog_records[][2] = {
 	{ "ktrace_cpuhp_exit", "CPU offline or online" },
 	/* Runs for every hrtimer: a skipped run lost a record only for a sleeper's. */
 	{ "ktrace_hrtimer_expire_entry", "timer expiry" },
+	/* Runs for every hrtimer: a skipped run lost a record only for a bandwidth timer's. */
+	{ "ktrace_hrtimer_expire_exit", "run queues still throttled after a refill" },
 };
 
 static const char *records_of(const char *prog)
@@ -662,6 +664,31 @@ static void bpf_close(void *priv)
 	free(s);
 }
 
+/*
+ * The recorder sees throttling where the kernel has CFS bandwidth control:
+ * its period timer's function is then in vmlinux BTF (sched.bpf.c finds
+ * its address in kallsyms).  Which throttle model the kernel has decides
+ * which waits a throttle holds (see sched.bpf.c): the task-based one has
+ * throttle_cfs_rq_work.
+ */
+static const char *bpf_throttling(void *priv)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const char *what;
+
+	(void)priv;
+	if (!btf)
+		return "not recorded: the kernel has no BTF";
+	if (btf__find_by_name_kind(btf, "sched_cfs_period_timer", BTF_KIND_FUNC) < 0)
+		what = "not recorded: the kernel has no CFS bandwidth control";
+	else if (btf__find_by_name_kind(btf, "throttle_cfs_rq_work", BTF_KIND_FUNC) >= 0)
+		what = KTRACE_THROTTLING_TASK;
+	else
+		what = KTRACE_THROTTLING_CFS_RQ;
+	btf__free(btf);
+	return what;
+}
+
 const struct source_ops source_bpf_ops = {
 	.name = "bpf",
 	.probe = bpf_probe,
@@ -670,6 +697,7 @@ const struct source_ops source_bpf_ops = {
 	.poll = bpf_poll,
 	.stop = bpf_stop,
 	.trigger = bpf_trigger,
+	.throttling = bpf_throttling,
 	.head = bpf_head,
 	.close = bpf_close,
 };

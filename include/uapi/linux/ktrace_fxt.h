@@ -231,12 +231,17 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_TIMER_EXPIRE	= 34,
 	KTRACE_FXT_STR_DUE		= 35,
 	KTRACE_FXT_STR_HARD_DUE		= 36,
+	/* CFS bandwidth throttling (ktrace_fxt_put_throttle(), _put_cfs_refill()). */
+	KTRACE_FXT_STR_AFTER		= 37,	/* cfs_refill */
+	KTRACE_FXT_STR_THROTTLE		= 38,
+	KTRACE_FXT_STR_CFS_REFILL	= 39,
 	/* Where a wait was spent (migrations) and where a thread may run. */
 	KTRACE_FXT_STR_CAT_SCHED	= 40,
 	KTRACE_FXT_STR_MIGRATE		= 41,
 	KTRACE_FXT_STR_ORIG_CPU		= 42,
 	KTRACE_FXT_STR_DEST_CPU		= 43,
 	KTRACE_FXT_STR_CPUS		= 44,
+	KTRACE_FXT_STR_CGROUP_ID	= 45,	/* throttle, cfs_refill */
 	KTRACE_FXT_STR_INCOMING_KSTACK	= 46,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
@@ -251,6 +256,14 @@ enum ktrace_fxt_well_known_string {
 #define KTRACE_FXT_IRQ_TID(cpu)		(KTRACE_FXT_IRQ_PID + 1 + (cpu))
 
 #if !defined(__KERNEL__) && !defined(__bpf__)
+/*
+ * trace_info's "throttling" when throttling is recorded: the model says
+ * which waits a throttle holds (the throttled task's own, or every one on
+ * the throttled cfs_rq).  Otherwise it says why it is not recorded.
+ */
+#define KTRACE_THROTTLING_TASK		"recorded (task-based model)"
+#define KTRACE_THROTTLING_CFS_RQ	"recorded (whole cfs_rq model)"
+
 /* The texts of the well-known strings, by index (archive writers only). */
 static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_PROCESS]		= "process",
@@ -289,12 +302,16 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_TIMER_EXPIRE]		= "timer_expire",
 	[KTRACE_FXT_STR_DUE]			= "due",
 	[KTRACE_FXT_STR_HARD_DUE]		= "hard_due",
+	[KTRACE_FXT_STR_AFTER]			= "after",
 	[KTRACE_FXT_STR_CAT_SCHED]		= "ktrace:sched",
 	[KTRACE_FXT_STR_MIGRATE]		= "migrate",
 	[KTRACE_FXT_STR_ORIG_CPU]		= "orig_cpu",
 	[KTRACE_FXT_STR_DEST_CPU]		= "dest_cpu",
 	[KTRACE_FXT_STR_CPUS]			= "cpus",
 	[KTRACE_FXT_STR_INCOMING_KSTACK]	= "incoming_kstack",
+	[KTRACE_FXT_STR_THROTTLE]		= "throttle",
+	[KTRACE_FXT_STR_CFS_REFILL]		= "cfs_refill",
+	[KTRACE_FXT_STR_CGROUP_ID]		= "cgroup_id",
 };
 #endif
 
@@ -961,6 +978,63 @@ static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_DEST_CPU, dest_cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_MIGRATE, 0);
+}
+
+#define KTRACE_FXT_THROTTLE_WORDS	7
+
+/*
+ * A fair-class task left the CPU while CFS bandwidth control throttled its
+ * cgroup there (runnable, for that, or asleep as it was throttled): an
+ * instant in "ktrace:sched" named "throttle" on the task, at its
+ * switch-out, with the CPU and "cgroup_id",
+ * the cgroup v2 id (its directory's inode number) of the group whose run
+ * queue on that CPU is throttled (the task's own group or a parent).  The
+ * group stays throttled there until a "cfs_refill" of it at the earliest.
+ */
+static inline __u32 ktrace_fxt_put_throttle(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					    __u32 cpu, __u64 cgroup_id)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_THROTTLE, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+				cgroup_id);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_THROTTLE, 0);
+}
+
+#define KTRACE_FXT_CFS_REFILL_WORDS	10
+
+/*
+ * The bandwidth timer of a cgroup with throttled run queues expired (its
+ * period timer, which refills the quota, or its slack timer, which hands
+ * out runtime other CPUs returned): an instant in "ktrace:sched" named
+ * "cfs_refill" on thread 0, with "cgroup_id" and the timer's CPU.  The
+ * timer's function unthrottles what the runtime covers, after this time:
+ * no run queue of the cgroup throttled before it is unthrottled earlier
+ * (save by a write to its cpu.max).  When the function is done, the CPUs
+ * (0..63) whose run queues got too little to be unthrottled follow in
+ * another "cfs_refill" with @after set ("after", bool) and "cpus" (uint64
+ * mask): those stay throttled until a later refill.
+ */
+static inline __u32 ktrace_fxt_put_cfs_refill(__u64 *w, __u64 ts, __u32 cpu, __u64 cgroup_id,
+					      __u64 still_cpus, __u32 after)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, 0, 0, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_CFS_REFILL, 0), nargs = 2;
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+				cgroup_id);
+	if (after) {
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_BOOL, KTRACE_FXT_STR_AFTER, 1);
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS,
+					still_cpus);
+		nargs += 2;
+	}
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, nargs, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_CFS_REFILL, 0);
 }
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */

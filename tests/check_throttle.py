@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks a recording of tests/throttle_workload.sh: with a backend that
+records throttling, the spinner's waits are at least 80% `throttled` and
+name its cgroup and limit; with one that does not, the report says so and
+claims no throttled time.  TAP lines (no plan).
+usage: check_throttle.py KTRACE TRACE.fxt PIDFILE recorded|not-recorded"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from tap import finish, ok  # noqa: E402
+
+
+def diag(text):
+    for line in str(text).rstrip().splitlines():
+        print(f'# {line}')
+
+
+def main():
+    ktrace, trace, pidfile, want = sys.argv[1:5]
+    pid = int(open(pidfile).read().split()[0])
+    p = subprocess.run([ktrace, 'latency', trace, '--pid', str(pid), '--json', '--top', '5'],
+                       capture_output=True, text=True)
+    if not ok(p.returncode == 0, f'ktrace latency --pid {pid} --json reads the trace'):
+        diag(p.stderr)
+        finish()
+    r = json.loads(p.stdout)
+    causes = {k: sum(g['causes'][k] for g in r['groups']) for k in r['causes']}
+    total = sum(causes.values())
+    share = causes['throttled'] / total if total else 0
+    top = r['top']
+    diag(f'spinner {pid}: {r["waits"]} waits, {total / 1e6:.1f} ms, causes ' +
+           ', '.join(f'{k} {v / 1e6:.1f} ms' for k, v in causes.items() if v))
+    diag(f'throttling: {json.dumps(r["throttling"])}')
+    if want == 'recorded':
+        ok(r['throttling']['recorded'], 'the trace says throttling is recorded')
+        ok(r['waits'] >= 3 and share >= 0.8,
+             f'the spinner waited {r["waits"]} times, {share:.1%} of it throttled (>= 80%)')
+        named = [w.get('throttled_cgroup') for w in top]
+        ok(top and all(c and c['path'] == '/ktrace-throttle-test' and
+                         c['cpu_max'] == '10000/100000' for c in named),
+             'its worst waits name the cgroup /ktrace-throttle-test (cpu.max 10000/100000)')
+        cg = [c for c in r['throttling']['cgroups'] if c['path'] == '/ktrace-throttle-test']
+        ok(len(cg) == 1 and cg[0]['spans'] >= 3, 'the report counts its throttled spans')
+    else:
+        ok(not r['throttling']['recorded'] and r['throttling']['note'],
+             'the trace says throttling is not recorded, and why')
+        ok(causes['throttled'] == 0 and all(w.get('throttled_cgroup') is None for w in top),
+             'and claims no throttled time')
+    p = subprocess.run([ktrace, 'latency', trace, '--pid', str(pid), '--top', '1'],
+                       capture_output=True, text=True)
+    text = 'throttled: cgroup /ktrace-throttle-test (cpu.max 10000/100000)' if want == 'recorded' \
+        else 'throttling not recorded on this kernel/backend'
+    if not ok(text in p.stdout, f'the text says "{text}"'):
+        diag(p.stdout[-2000:])
+    finish()
+
+
+if __name__ == '__main__':
+    main()
