@@ -53,13 +53,7 @@ static uint32_t cglimit_of(struct lat_analysis *a, uint64_t id)
 /* cpu.max's "QUOTA PERIOD" as "QUOTA/PERIOD". */
 static void copy_cpu_max(char *dst, size_t size, const struct fxt_arg *x)
 {
-	size_t n;
-
-	if (!x || x->type != KTRACE_FXT_ARG_STRING)
-		return;
-	n = x->s.len < size - 1 ? x->s.len : size - 1;
-	memcpy(dst, x->s.p, n);
-	dst[n] = 0;
+	fxt_arg_copy_str(dst, size, x);
 	for (char *p = dst; *p; p++)
 		if (*p == ' ')
 			*p = '/';

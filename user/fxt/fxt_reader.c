@@ -1033,6 +1033,17 @@ const struct fxt_arg *fxt_find_arg(const struct fxt_record *rec, const char *nam
 	return NULL;
 }
 
+void fxt_arg_copy_str(char *dst, size_t size, const struct fxt_arg *a)
+{
+	size_t n;
+
+	if (!a || a->type != KTRACE_FXT_ARG_STRING)
+		return;
+	n = a->s.len < size - 1 ? a->s.len : size - 1;
+	memcpy(dst, a->s.p, n);
+	dst[n] = 0;
+}
+
 uint64_t fxt_arg_u64(const struct fxt_record *rec, const char *name, uint64_t dflt)
 {
 	const struct fxt_arg *a = fxt_find_arg(rec, name);

@@ -161,6 +161,8 @@ const char *fxt_thread_state_name(unsigned int state);
 const struct fxt_arg *fxt_find_arg(const struct fxt_record *rec, const char *name);
 /* The unsigned or koid argument @name, or @dflt when there is none of those types. */
 uint64_t fxt_arg_u64(const struct fxt_record *rec, const char *name, uint64_t dflt);
+/* String argument @a into @dst (@size > 0), cut to fit; @dst is left alone if @a is no string. */
+void fxt_arg_copy_str(char *dst, size_t size, const struct fxt_arg *a);
 bool fxt_str_eq(struct fxt_str s, const char *lit);
 
 #endif

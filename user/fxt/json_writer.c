@@ -464,14 +464,7 @@ static void on_kobj(struct json_writer *j, const struct fxt_record *rec)
 
 static void copy_arg_str(char *dst, size_t size, const struct fxt_record *rec, const char *name)
 {
-	const struct fxt_arg *a = fxt_find_arg(rec, name);
-	size_t n;
-
-	if (!a || a->type != KTRACE_FXT_ARG_STRING)
-		return;
-	n = a->s.len < size - 1 ? a->s.len : size - 1;
-	memcpy(dst, a->s.p, n);
-	dst[n] = 0;
+	fxt_arg_copy_str(dst, size, fxt_find_arg(rec, name));
 }
 
 static void on_drop(struct json_writer *j, const struct fxt_record *rec)
