@@ -16,7 +16,9 @@
 #include <linux/ktrace.h>
 #include <linux/ktrace_fxt.h>
 
+struct hrtimer;
 struct ktrace_session;
+struct task_struct;
 
 /*
  * One CPU's buffer: a meta page (struct ktrace_meta, shared read-only with
@@ -110,6 +112,12 @@ struct ktrace_session {
 	/* Each task's last switch-out (ktrace_off_slot()), by the switch probe. */
 	u64 *off_slots;			/* KTRACE_WAKE_SLOTS words, NULL if off */
 	u64 blocked_min_ns;
+	/*
+	 * CFS bandwidth throttling (KTRACE_CFG_THROTTLE): where the
+	 * scheduler's private fields are (throttle.c), set by CONFIGURE,
+	 * read-only after it; @throttle.period_timer_fn is 0 if off.
+	 */
+	struct ktrace_throttle_layout throttle;
 };
 
 extern struct ktrace_session __rcu *ktrace_active;
@@ -141,6 +149,12 @@ u32 ktrace_blocked_stack_id(struct ktrace_session *s, struct task_struct *prev, 
 			    struct task_struct *next, u64 ts);
 int ktrace_stacks_copy(struct ktrace_session *s, struct ktrace_stacks *st);
 
+/* throttle.c */
+int ktrace_throttle_check(const struct ktrace_config *cfg);
+void ktrace_throttle_switch_out(struct ktrace_cpu_buf *b, struct task_struct *prev, u64 ts);
+void ktrace_throttle_timer_entry(struct ktrace_cpu_buf *b, struct hrtimer *timer, void *fn);
+void ktrace_throttle_timer_exit(struct ktrace_cpu_buf *b, struct hrtimer *timer);
+
 /* session.c */
 struct ktrace_session *ktrace_session_new(void);
 void ktrace_session_free(struct ktrace_session *s);
@@ -150,10 +164,9 @@ int ktrace_session_stop_locked(struct ktrace_session *s);
 void ktrace_session_stats_locked(struct ktrace_session *s, struct ktrace_stats *st);
 
 /* probes_sched.c */
-struct task_struct;
 void ktrace_write_names(struct ktrace_cpu_buf *b, struct task_struct *p);
 int ktrace_probes_init(void);
-int ktrace_probes_register(void);
+int ktrace_probes_register(const struct ktrace_session *s);
 void ktrace_probes_unregister(void);
 
 /* api.c */

@@ -28,6 +28,7 @@ struct ktrace_tp {
 	const char *name;
 	void *probe;
 	struct tracepoint *tp;
+	bool throttle;		/* only while recording throttling */
 	bool registered;
 };
 
@@ -117,6 +118,9 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 	ktrace_fxt_put_cswitch_stacks(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
 				      next->pid, next->prio, 0, in_kstack);
 	ktrace_buf_commit(b, pos, words * 8);
+	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
+	if (b->session->throttle.period_timer_fn && prev->prio >= MAX_RT_PRIO && prev->pid)
+		ktrace_throttle_switch_out(b, prev, ts);
 	/*
 	 * A task's last switch names it again, right after: a ring keeps its
 	 * newest records, where its fork, exec or rename may no longer be,
@@ -207,21 +211,28 @@ static void *sleeper_function;
 /*
  * A sleeper's hrtimer (nanosleep, clock_nanosleep, and the poll, select
  * and epoll timeouts) is about to wake its task: the task, the time it
- * asked for and the time the timer fires.  Only those are recorded, so
- * other timers cost a compare.  The expiry is in the timer's clock base;
- * the base's offset brings it to CLOCK_MONOTONIC, the recorder's clock.
- * Runs in the hard interrupt, or on PREEMPT_RT for a soft timer in the
- * task serving timer softirqs; either way with preemption off.
+ * asked for and the time the timer fires.  Only those are recorded, and
+ * a cgroup's CFS bandwidth timers when recording throttling (throttle.c),
+ * so other timers cost a compare or two.  The expiry is in the timer's
+ * clock base; the base's offset brings it to CLOCK_MONOTONIC, the
+ * recorder's clock.  Runs in the hard interrupt, or on PREEMPT_RT for a
+ * soft timer in the task serving timer softirqs; either way with
+ * preemption off.
  */
 static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer,
 				       KTRACE_HRTIMER_EXPIRE_NOW)
 {
 	u64 pos, *rec, ts, offset, bytes = KTRACE_FXT_TIMER_EXPIRE_WORDS * 8;
+	void *fn = ktrace_hrtimer_function(timer);
 	struct ktrace_cpu_buf *b;
 	struct task_struct *p;
 
-	if (ktrace_hrtimer_function(timer) != sleeper_function)
+	if (fn != sleeper_function) {
+		b = this_buf();
+		if (b && b->session->throttle.period_timer_fn)
+			ktrace_throttle_timer_entry(b, timer, fn);
 		return;
+	}
 	b = this_buf();
 	p = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
 	if (!b || !p)
@@ -236,6 +247,15 @@ static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer,
 				    ktime_to_ns(hrtimer_get_expires(timer)) - offset,
 				    smp_processor_id());
 	ktrace_buf_commit(b, pos, bytes);
+}
+
+/* Registered only when recording throttling: see throttle.c. */
+static void probe_hrtimer_expire_exit(void *data, struct hrtimer *timer)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+
+	if (b)
+		ktrace_throttle_timer_exit(b, timer);
 }
 
 /* Thread (and, for a group leader, process) name records for @p. */
@@ -294,6 +314,7 @@ static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_process_exec", .probe = probe_exec },
 	{ .name = "task_rename", .probe = probe_rename },
 	{ .name = "hrtimer_expire_entry", .probe = probe_hrtimer_expire_entry },
+	{ .name = "hrtimer_expire_exit", .probe = probe_hrtimer_expire_exit, .throttle = true },
 };
 
 static void find_tp(struct tracepoint *tp, void *priv)
@@ -321,12 +342,15 @@ int ktrace_probes_init(void)
 	return 0;
 }
 
-int ktrace_probes_register(void)
+/* The probes @s records with; those of throttling only if it records that. */
+int ktrace_probes_register(const struct ktrace_session *s)
 {
 	size_t i;
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(ktrace_tps); i++) {
+		if (ktrace_tps[i].throttle && !s->throttle.period_timer_fn)
+			continue;
 		ret = tracepoint_probe_register(ktrace_tps[i].tp, ktrace_tps[i].probe, NULL);
 		if (ret) {
 			pr_err("cannot register on %s: %d\n", ktrace_tps[i].name, ret);

@@ -67,6 +67,9 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	lockdep_assert_held(&s->lock);
 	if (cfg->flags & ~KTRACE_CFG_FLAGS || check_trigger(cfg))
 		return -EINVAL;
+	ret = ktrace_throttle_check(cfg);
+	if (ret)
+		return ret;
 	if (!ktrace_buffer_size_valid(size) || !is_power_of_2(subbuf) ||
 	    subbuf < KTRACE_MIN_SUBBUF_SIZE || subbuf < PAGE_SIZE || size < 2ULL * subbuf ||
 	    size / subbuf > KTRACE_MAX_SUBBUFS)
@@ -83,6 +86,7 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	    (u64)si_mem_available() << PAGE_SHIFT)
 		return -ENOMEM;
 	s->flags = cfg->flags;
+	s->throttle = cfg->throttle;	/* all 0 without KTRACE_CFG_THROTTLE */
 	s->buffer_size = size;
 	s->subbuf_size = subbuf;
 	s->nr_subbufs = size / subbuf;
@@ -135,7 +139,7 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	 * under TCG).  Until the pointer is set the probes return at once;
 	 * from then on, every kind of record is written.
 	 */
-	ret = ktrace_probes_register();
+	ret = ktrace_probes_register(s);
 	if (ret)
 		return ret;
 	rcu_assign_pointer(ktrace_active, s);

@@ -13,6 +13,7 @@
 
 #include <linux/compiler_types.h>
 #include <linux/hrtimer.h>
+#include <linux/uaccess.h>
 
 /* hrtimer_expire_entry's last parameter, as a probe declares it. */
 #ifdef KTRACE_HRTIMER_EXPIRE_NOW_BY_VALUE
@@ -24,6 +25,16 @@
 static inline void *ktrace_hrtimer_function(struct hrtimer *timer)
 {
 	return (void *)ACCESS_PRIVATE(timer, function);
+}
+
+/* The same, from a timer that may be gone: NULL if it cannot be read. */
+static inline void *ktrace_hrtimer_function_nofault(struct hrtimer *timer)
+{
+	void *fn;
+
+	if (get_kernel_nofault(fn, (void **)&ACCESS_PRIVATE(timer, function)))
+		return NULL;
+	return fn;
 }
 
 /*

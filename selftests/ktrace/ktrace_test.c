@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,70 @@ TEST_F(dev, configure_larger_struct_with_garbage_tail)
 	EXPECT_EQ(E2BIG, errno);
 	big.extra = 0;
 	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &big));
+}
+
+/*
+ * Readers built before the throttling layout pass the struct as it was, on
+ * the same command number, which keeps that size whatever the struct's.
+ */
+TEST_F(dev, configure_struct_before_the_throttling_layout)
+{
+	struct ktrace_config cfg = { .size = KTRACE_CONFIG_SIZE_VER1, .buffer_size = 1 << 16,
+				     .subbuf_size = 4096 };
+
+	_Static_assert(_IOC_SIZE(KTRACE_IOC_CONFIGURE) == KTRACE_CONFIG_SIZE_VER1,
+		       "CONFIGURE's number changed");
+	_Static_assert(offsetof(struct ktrace_config, throttle) == KTRACE_CONFIG_SIZE_VER1,
+		       "ktrace_config changed before its throttling layout");
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+}
+
+TEST_F(dev, configure_throttle_layout_without_the_flag)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg) };
+
+	cfg.throttle.rq_cpu = 8;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * The layout is checked, not trusted: offsets in range and aligned, and
+ * the timer functions' addresses kallsyms' (here 0 and a misaligned
+ * offset, then addresses no function starts at).  A kernel without CFS
+ * bandwidth control refuses the flag itself.
+ */
+TEST_F(dev, configure_throttle_bad_layout)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg), .flags = KTRACE_CFG_THROTTLE };
+	struct ktrace_throttle_layout *l = &cfg.throttle;
+
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	if (errno == EOPNOTSUPP)
+		SKIP(return, "the kernel has no CFS bandwidth control");
+	EXPECT_EQ(EINVAL, errno);
+	l->cfs_rq_throttle_count = 4;
+	l->cfs_rq_throttled_list = 8;
+	l->cfs_rq_runtime_remaining = 24;
+	l->cfs_rq_rq = 32;
+	l->cfs_rq_tg = 40;
+	l->rq_cpu = 64;
+	l->tg_cfs_bandwidth = 128;
+	l->cfs_b_period_timer = 64;
+	l->cfs_b_slack_timer = 128;
+	l->cfs_b_throttled_cfs_rq = 3;
+	l->period_timer_fn = 0xffffffff81000000ULL;
+	l->slack_timer_fn = 0xffffffff81000010ULL;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	l->cfs_b_throttled_cfs_rq = KTRACE_THROTTLE_OFFSET_MAX;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	l->cfs_b_throttled_cfs_rq = 192;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	/* Nothing was set up: a good configuration still goes. */
+	EXPECT_EQ(0, configure(self->fd, 1 << 16, 4096, 0));
 }
 
 TEST_F(dev, configure_unknown_flag)

@@ -497,6 +497,7 @@ static uint32_t pick_subbuf_size(struct thread *t)
 /* The module's rules for a configuration (ktrace.h and session.c). */
 static bool config_valid(const struct ktrace_config *c)
 {
+	static const struct ktrace_throttle_layout no_layout;
 	static const char no_comm[KTRACE_COMM_LEN];
 	uint64_t size = c->buffer_size ? c->buffer_size : KTRACE_DEFAULT_BUFFER_SIZE;
 	uint32_t sub = c->subbuf_size ? c->subbuf_size : KTRACE_DEFAULT_SUBBUF_SIZE;
@@ -510,6 +511,10 @@ static bool config_valid(const struct ktrace_config *c)
 	if (c->flags & KTRACE_CFG_TRIGGER &&
 	    (!(c->flags & KTRACE_CFG_RING) || !c->trigger_ns || c->trigger_pid > (1U << 22) ||
 	     c->after_ns > 3600ULL * 1000000000ULL || !memchr(c->trigger_comm, 0, KTRACE_COMM_LEN)))
+		return false;
+	/* The fuzzer never names the scheduler's layout, which the flag needs. */
+	if (c->flags & KTRACE_CFG_THROTTLE ||
+	    memcmp(&c->throttle, &no_layout, sizeof(no_layout)))
 		return false;
 	return ktrace_buffer_size_valid(size) && pow2(sub) && sub >= KTRACE_MIN_SUBBUF_SIZE &&
 	       sub >= (uint32_t)sysconf(_SC_PAGESIZE) && size >= 2ULL * sub &&

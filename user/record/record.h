@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <linux/ktrace.h>
+
 #include "fxt_writer.h"
 #include "clock_sync.h"
 #include "spool.h"
@@ -145,6 +147,13 @@ extern const struct source_ops source_kmod_ops;
 extern const struct source_ops source_ftrace_ops;
 
 #define KTRACE_DEVICE	"/dev/ktrace"
+
+/*
+ * Whether CFS bandwidth throttling can be recorded here: 0 and its model
+ * (trace_info's "throttling") in @what, else -errno and why not; with @l,
+ * what the module needs to record it (throttle_layout.c).
+ */
+int throttle_layout_read(struct ktrace_throttle_layout *l, char *what, size_t len);
 
 /* The BPF recorder built to read interrupt wakers from the preempt count. */
 const void *bpf_exact_elf(size_t *size);

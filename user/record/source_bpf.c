@@ -665,27 +665,16 @@ static void bpf_close(void *priv)
 }
 
 /*
- * The recorder sees throttling where the kernel has CFS bandwidth control:
- * its period timer's function is then in vmlinux BTF (sched.bpf.c finds
- * its address in kallsyms).  Which throttle model the kernel has decides
- * which waits a throttle holds (see sched.bpf.c): the task-based one has
- * throttle_cfs_rq_work.
+ * The recorder sees throttling where the kernel has CFS bandwidth control
+ * (sched.bpf.c finds the period timer's function in kallsyms, and the
+ * fields through CO-RE), in the model its task_struct says.
  */
 static const char *bpf_throttling(void *priv)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	const char *what;
+	static char what[160];
 
 	(void)priv;
-	if (!btf)
-		return "not recorded: the kernel has no BTF";
-	if (btf__find_by_name_kind(btf, "sched_cfs_period_timer", BTF_KIND_FUNC) < 0)
-		what = "not recorded: the kernel has no CFS bandwidth control";
-	else if (btf__find_by_name_kind(btf, "throttle_cfs_rq_work", BTF_KIND_FUNC) >= 0)
-		what = KTRACE_THROTTLING_TASK;
-	else
-		what = KTRACE_THROTTLING_CFS_RQ;
-	btf__free(btf);
+	throttle_layout_read(NULL, what, sizeof(what));
 	return what;
 }
 

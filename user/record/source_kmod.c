@@ -37,6 +37,7 @@ struct source_kmod {
 	const struct record_opts *opts;
 	struct kstack_table kstacks;	/* where tasks blocked, read at stop */
 	struct drain_stats drain;
+	char throttling[160];		/* trace_info's "throttling" */
 	int err;
 };
 
@@ -48,6 +49,37 @@ static int kmod_probe(const struct record_opts *o, char *why, size_t len)
 		return 0;
 	snprintf(why, len, "%s does not exist: load the module (insmod ktrace.ko)", KTRACE_DEVICE);
 	return -ENOENT;
+}
+
+/*
+ * CONFIGURE, with CFS bandwidth throttling where the kernel's BTF and
+ * kallsyms say where the module finds it.  A module that refuses that part
+ * (older than this ktrace, or it finds the layout wrong) records without
+ * it, and the trace says why.
+ */
+static int configure_throttle(struct source_kmod *s, struct ktrace_config *cfg)
+{
+	int err;
+
+	if (throttle_layout_read(&cfg->throttle, s->throttling, sizeof(s->throttling)))
+		return ioctl(s->fd, KTRACE_IOC_CONFIGURE, cfg);
+	cfg->flags |= KTRACE_CFG_THROTTLE;
+	if (!ioctl(s->fd, KTRACE_IOC_CONFIGURE, cfg))
+		return 0;
+	err = errno;
+	cfg->flags &= ~KTRACE_CFG_THROTTLE;
+	memset(&cfg->throttle, 0, sizeof(cfg->throttle));
+	if (ioctl(s->fd, KTRACE_IOC_CONFIGURE, cfg))
+		return -1;
+	if (err == E2BIG)
+		snprintf(s->throttling, sizeof(s->throttling),
+			 "not recorded: the module is older than this ktrace (load the one built with it)");
+	else
+		snprintf(s->throttling, sizeof(s->throttling),
+			 "not recorded: the module refused the scheduler's layout from BTF and kallsyms: %s",
+			 strerror(err));
+	pr_warn("throttling %s", s->throttling);
+	return 0;
 }
 
 static int kmod_open(void **out, const struct record_opts *o, struct spool *spools,
@@ -103,7 +135,7 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 		cfg.subbuf_size = KTRACE_MIN_SUBBUF_SIZE;
 	if (o->buffer_size / cfg.subbuf_size > KTRACE_MAX_SUBBUFS)
 		cfg.subbuf_size = o->buffer_size / KTRACE_MAX_SUBBUFS;
-	if (ioctl(s->fd, KTRACE_IOC_CONFIGURE, &cfg)) {
+	if (configure_throttle(s, &cfg)) {
 		int err = -errno;
 
 		pr_err("cannot set up %llu-byte buffers per CPU: %s%s",
@@ -368,6 +400,11 @@ static int kmod_trigger(void *priv, struct trigger_report *t)
 	return 1;
 }
 
+static const char *kmod_throttling(void *priv)
+{
+	return ((struct source_kmod *)priv)->throttling;
+}
+
 static void kmod_close(void *priv)
 {
 	struct source_kmod *s = priv;
@@ -393,6 +430,7 @@ const struct source_ops source_kmod_ops = {
 	.poll = kmod_poll,
 	.stop = kmod_stop,
 	.trigger = kmod_trigger,
+	.throttling = kmod_throttling,
 	.head = kmod_head,
 	.close = kmod_close,
 };

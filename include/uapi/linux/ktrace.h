@@ -50,14 +50,54 @@ static inline int ktrace_buffer_size_valid(__u64 size)
  */
 #define KTRACE_CFG_BLOCKED_IN	(1U << 2)
 #define KTRACE_CFG_STACKS	(1U << 3)	/* whole stacks; implies BLOCKED_IN */
+/* CFS bandwidth throttling, found through ktrace_config.throttle. */
+#define KTRACE_CFG_THROTTLE	(1U << 4)
 #define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER | \
-				 KTRACE_CFG_BLOCKED_IN | KTRACE_CFG_STACKS)
+				 KTRACE_CFG_BLOCKED_IN | KTRACE_CFG_STACKS | \
+				 KTRACE_CFG_THROTTLE)
 
 #define KTRACE_STACK_SLOTS	8192
 
 #define KTRACE_COMM_LEN		16
 
-/* Every struct starts with its size, so it can grow; reserved must be 0. */
+/*
+ * What the "throttle" and "cfs_refill" records (ktrace_fxt.h) need of the
+ * scheduler's private structures (kernel/sched/sched.h, which modules
+ * cannot include): byte offsets of fields, which user space reads from the
+ * kernel's BTF (/sys/kernel/btf/vmlinux), and the functions of a cgroup's
+ * CFS bandwidth timers, static, from /proc/kallsyms.  The module checks
+ * that the two addresses are those functions and that the offsets are
+ * below KTRACE_THROTTLE_OFFSET_MAX and aligned, and reads every private
+ * field through them with faults caught: a wrong offset costs records,
+ * never the kernel.  task_throttled, task_struct's flag in the task-based
+ * throttle model (Linux 6.18), is 0 for the older, whole-cfs_rq model;
+ * tg_css may be 0 (the css leads task_group); every other one is not.
+ */
+#define KTRACE_THROTTLE_OFFSET_MAX	(1U << 16)
+
+struct ktrace_throttle_layout {
+	__u64 period_timer_fn;		/* sched_cfs_period_timer() */
+	__u64 slack_timer_fn;		/* sched_cfs_slack_timer() */
+	__u32 task_throttled;		/* task_struct.throttled: bool */
+	__u32 cfs_rq_throttle_count;	/* cfs_rq.throttle_count: int */
+	__u32 cfs_rq_throttled_list;	/* cfs_rq.throttled_list: list_head */
+	__u32 cfs_rq_runtime_remaining;	/* cfs_rq.runtime_remaining: s64 */
+	__u32 cfs_rq_rq;		/* cfs_rq.rq: struct rq * */
+	__u32 cfs_rq_tg;		/* cfs_rq.tg: struct task_group * */
+	__u32 rq_cpu;			/* rq.cpu: int */
+	__u32 tg_css;			/* task_group.css */
+	__u32 tg_cfs_bandwidth;		/* task_group.cfs_bandwidth */
+	__u32 cfs_b_period_timer;	/* cfs_bandwidth.period_timer: hrtimer */
+	__u32 cfs_b_slack_timer;	/* cfs_bandwidth.slack_timer: hrtimer */
+	__u32 cfs_b_throttled_cfs_rq;	/* cfs_bandwidth.throttled_cfs_rq: list_head */
+};
+
+/*
+ * Every struct starts with its size, so it can grow; reserved must be 0.
+ * A struct from an older ktrace, smaller, is taken as if the fields it
+ * lacks were 0; a larger one from a newer ktrace, only if what this module
+ * does not know of it is 0 (else E2BIG).
+ */
 struct ktrace_config {
 	__u32 size;
 	__u32 flags;
@@ -74,7 +114,17 @@ struct ktrace_config {
 	__u64 after_ns;
 	char trigger_comm[KTRACE_COMM_LEN];	/* NUL-terminated */
 	__u64 blocked_min_ns;	/* KTRACE_CFG_BLOCKED_IN or _STACKS: 0 for every block */
+	/* Up to here: KTRACE_CONFIG_SIZE_VER1 bytes. */
+	struct ktrace_throttle_layout throttle;	/* KTRACE_CFG_THROTTLE, else all 0 */
 };
+
+/*
+ * KTRACE_IOC_CONFIGURE's number carries ktrace_config's size up to
+ * blocked_min_ns, whatever its size now, so that readers and modules built
+ * with a smaller or a larger struct still agree on the command;
+ * ktrace_config.size says which struct it is.
+ */
+#define KTRACE_CONFIG_SIZE_VER1	64
 
 /* Read with KTRACE_IOC_GEOMETRY once configured. */
 struct ktrace_geometry {
@@ -222,7 +272,7 @@ struct ktrace_bench {
 #define KTRACE_IOC_MAGIC	0xb7
 
 #define KTRACE_IOC_ABI_VERSION	_IO(KTRACE_IOC_MAGIC, 0)
-#define KTRACE_IOC_CONFIGURE	_IOW(KTRACE_IOC_MAGIC, 1, struct ktrace_config)
+#define KTRACE_IOC_CONFIGURE	_IOC(_IOC_WRITE, KTRACE_IOC_MAGIC, 1, KTRACE_CONFIG_SIZE_VER1)
 #define KTRACE_IOC_GEOMETRY	_IOWR(KTRACE_IOC_MAGIC, 2, struct ktrace_geometry)
 #define KTRACE_IOC_START	_IO(KTRACE_IOC_MAGIC, 3)
 #define KTRACE_IOC_STOP		_IO(KTRACE_IOC_MAGIC, 4)
