@@ -29,7 +29,7 @@ static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const 
 {
 	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0, 0));
 }
 
 /* A thread record as the CLI's state dump writes one with its cgroup. */
@@ -48,7 +48,7 @@ static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
 {
 	__u64 buf[KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, pid, name, strlen(name)));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, pid, name, strlen(name), 0));
 }
 
 static void cswitch(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out, int out_prio,

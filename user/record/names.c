@@ -192,7 +192,7 @@ bool archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool
 	*nthread = e->nwords;
 	/* A process's main thread names it too: its own record may be gone with its fork's. */
 	if (e->pid == tid)
-		*nproc = ktrace_fxt_put_kobj_process(proc, e->pid, e->name, e->len);
+		*nproc = ktrace_fxt_put_kobj_process(proc, e->pid, e->name, e->len, 0);
 	return true;
 }
 

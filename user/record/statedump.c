@@ -98,7 +98,7 @@ static void write_thread(struct fxt_writer *w, unsigned long tid, unsigned long 
 	unsigned int n = 0;
 
 	if (!read_cgroup(pid, tid, cgroup, sizeof(cgroup))) {
-		fxt_write_words(w, rec, ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len, cpus));
+		fxt_write_words(w, rec, ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len, cpus, 0));
 		return;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(len < KTRACE_FXT_COMM_LEN ? len :
@@ -133,7 +133,7 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads)
 		len = read_comm(path, comm, sizeof(comm));
 		if (!len)
 			continue;	/* exited meanwhile */
-		fxt_write_words(w, rec, ktrace_fxt_put_kobj_process(rec, pid, comm, len));
+		fxt_write_words(w, rec, ktrace_fxt_put_kobj_process(rec, pid, comm, len, 0));
 		snprintf(path, sizeof(path), "/proc/%lu/task", pid);
 		task = opendir(path);
 		if (!task)
