@@ -272,11 +272,13 @@ static __always_inline __u64 restricted_cpus(struct task_struct *p)
  * which is the cgroup directory's inode number (the root's is 1).  The id
  * has been a u64 since Linux 5.5 (a union of ino and generation before);
  * this program needs 5.12 or later.  Read at fork, exec, rename and exit
- * only: never on a switch or a wakeup.
+ * only, never on a switch or a wakeup, by plain loads through the
+ * BTF-typed pointers, as restricted_cpus() reads (not a chain of
+ * bpf_probe_read_kernel() calls).
  */
 static __always_inline __u64 task_cgroup_id(struct task_struct *p)
 {
-	return BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
+	return p->cgroups->dfl_cgrp->kn->id;
 }
 
 /*
