@@ -268,6 +268,20 @@ static __always_inline __u64 restricted_cpus(struct task_struct *p)
 }
 
 /*
+ * @p's cgroup v2 id: the kernfs node id of its default-hierarchy cgroup,
+ * which is the cgroup directory's inode number (the root's is 1).  The id
+ * has been a u64 since Linux 5.5 (a union of ino and generation before);
+ * this program needs 5.12 or later.  Read at fork, exec, rename and exit
+ * only, never on a switch or a wakeup, by plain loads through the
+ * BTF-typed pointers, as restricted_cpus() reads (not a chain of
+ * bpf_probe_read_kernel() calls).
+ */
+static __always_inline __u64 task_cgroup_id(struct task_struct *p)
+{
+	return p->cgroups->dfl_cgrp->kn->id;
+}
+
+/*
  * @p's thread record, and its process record if it leads one, named @comm
  * (kernel memory).  The name is copied to the stack first, by a helper.
  * Read in place, clang unrolls the copy into byte loads at negative offsets
@@ -280,12 +294,14 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
 	__u32 pid = p->pid, tgid = p->tgid, len;
 	char name[KTRACE_FXT_COMM_LEN + 1] = {};
+	__u64 cgroup_id = task_cgroup_id(p);
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len, restricted_cpus(p)), ts);
+	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len, restricted_cpus(p),
+					     cgroup_id), ts);
 	if (pid == tgid)
-		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, name, len), ts);
+		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, name, len, cgroup_id), ts);
 }
 
 /* Whether the latency trigger watches @p (its --pid and --comm). */

@@ -12,8 +12,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/binfmts.h>
+#include <linux/cgroup.h>
 #include <linux/hrtimer.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -258,10 +260,29 @@ static void probe_hrtimer_expire_exit(void *data, struct hrtimer *timer)
 		ktrace_throttle_timer_exit(b, timer);
 }
 
+/*
+ * @p's cgroup v2 id (its cgroup directory's inode number; the root's is 1),
+ * 0 without cgroups.  An exiting task keeps its css_set until it is freed,
+ * so its last switch still has one.
+ */
+static u64 task_cgroup_id(struct task_struct *p)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(p));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
+}
+
 /* Thread (and, for a group leader, process) name records for @p. */
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
-	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktrace_now();
+	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktrace_now(), cgroup_id;
 	char name[TASK_COMM_LEN];
 	u32 len;
 
@@ -269,10 +290,12 @@ static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const c
 	memcpy(name, comm, sizeof(name));
 	name[sizeof(name) - 1] = 0;
 	len = strnlen(name, KTRACE_FXT_COMM_LEN);
+	cgroup_id = task_cgroup_id(p);
 	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
-							    restricted_cpus(p)), ts);
+							    restricted_cpus(p), cgroup_id), ts);
 	if (p->pid == p->tgid)
-		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len), ts);
+		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len,
+								     cgroup_id), ts);
 }
 
 void ktrace_write_names(struct ktrace_cpu_buf *b, struct task_struct *p)

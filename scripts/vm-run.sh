@@ -107,7 +107,8 @@ kobj=$build/kmod/$krel
 cp "$kobj/kmod/ktrace.ko" $progs "$root/ktrace/"
 [ -f "$kobj/tests/kmod-api/ktrace_api_test.ko" ] && cp "$kobj/tests/kmod-api/ktrace_api_test.ko" "$root/ktrace/"
 cp "$script" "$root/ktrace/run-in-vm.sh"
-cp tests/fuzz-kmod/fuzz-in-vm.sh tests/vm/steps.sh tests/throttle_workload.sh "$root/ktrace/"
+cp tests/fuzz-kmod/fuzz-in-vm.sh tests/vm/steps.sh tests/throttle_workload.sh tests/cgroup_workload.sh \
+	"$root/ktrace/"
 # The step lines go through printk at KERN_EMERG, which shows at any console
 # log level and is flushed when the kernel panics; what a process writes to
 # the tty is lost then.

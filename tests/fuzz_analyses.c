@@ -262,10 +262,11 @@ static void op_name(struct world *wd, struct prog *g)
 		args[2] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cpus", u64(g));
 		fxt_write_kobj(&wd->w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 1 + pick(g, 3));
 	} else if (byte(g) & 1)
-		words(wd, buf, ktrace_fxt_put_kobj_process(buf, tid, name, strlen(name)));
+		words(wd, buf, ktrace_fxt_put_kobj_process(buf, tid, name, strlen(name), 0));
 	else
 		words(wd, buf, ktrace_fxt_put_kobj_thread(buf, tid, tid_of(g), name, strlen(name),
-							  byte(g) < 30 ? u64(g) : 0));
+							  byte(g) < 30 ? u64(g) : 0,
+							  byte(g) < 60 ? 1 + pick(g, 4) : 0));
 }
 
 /* An interrupt handler's begin, end or complete event, as the ftrace import writes them. */

@@ -29,7 +29,7 @@ static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const 
 {
 	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0, 0));
 }
 
 /* A thread record as the CLI's state dump writes one with its cgroup. */
@@ -44,11 +44,21 @@ static void kobj_thread_cgroup(struct fxt_writer *w, uint32_t tid, uint32_t pid,
 	fxt_write_kobj(w, KTRACE_FXT_OBJ_THREAD, tid, name, args, 2);
 }
 
+/* A thread record as the recorders write one, with a cgroup id the archive has no path for. */
+static void kobj_thread_id(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name,
+			   uint64_t cgroup_id)
+{
+	__u64 buf[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
+
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, tid, pid, name, strlen(name), 0,
+							   cgroup_id));
+}
+
 static void kobj_process(struct fxt_writer *w, uint32_t pid, const char *name)
 {
 	__u64 buf[KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS];
 
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, pid, name, strlen(name)));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, pid, name, strlen(name), 0));
 }
 
 static void cswitch(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out, int out_prio,
@@ -341,7 +351,8 @@ static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t 
  *    higher_priority 1400 + same_class 200 (pinned), while CPU 0, which it
  *    may use, idled throughout: idle_allowed_elsewhere 1600 on CPU 0.
  * victim and free are in cgroup /kubepods/pod1, pinned in /kubepods/pod2,
- * kt_fifo in /; the others' cgroups are not given.
+ * kt_fifo in /, other in cgroup id 9, which has no path (removed before the
+ * recording ended); the others' cgroups are not given.
  */
 static void causes(struct fxt_writer *w)
 {
@@ -350,7 +361,7 @@ static void causes(struct fxt_writer *w)
 	fxt_write_preamble(w, 1, "ktrace");
 	kobj_thread_cgroup(w, 400, 400, "victim", "/kubepods/pod1");
 	kobj_thread_cgroup(w, 401, 401, "kt_fifo", "/");
-	kobj_thread(w, 402, 402, "other");
+	kobj_thread_id(w, 402, 402, "other", 9);
 	kobj_thread(w, 403, 403, "peer");
 	kobj_thread(w, 404, 404, "ghost");
 	kobj_thread_cgroup(w, 405, 405, "pinned", "/kubepods/pod2");

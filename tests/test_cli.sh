@@ -336,6 +336,18 @@ for s in scenario latency causes timer chain; do
 		grep -E '^not ok|^#' "$tmp/pf" | diag /dev/stdin
 done
 
+# A thread's cgroup (v2): dump shows its record's id and path, the JSON
+# its thread_name metadata's.
+"$gen" causes "$tmp/cg.fxt" >/dev/null 2>&1
+"$ktrace" dump "$tmp/cg.fxt" >"$tmp/cg.dump" 2>&1
+"$ktrace" convert "$tmp/cg.fxt" -o "$tmp/cg.json" 2>/dev/null
+grep -q 'kernel_object: thread koid=402 name="other" process=koid:402 cgroup_id=9$' "$tmp/cg.dump" &&
+	grep -q 'kernel_object: thread koid=400 name="victim" process=koid:400 cgroup="/kubepods/pod1"$' "$tmp/cg.dump" &&
+	grep -q '"thread_name",[^}]*"tid":402,"args":{"name":"other","cgroup_id":9}' "$tmp/cg.json" &&
+	grep -q '"thread_name",[^}]*"tid":400,"args":{"name":"victim","cgroup":"/kubepods/pod1"}' "$tmp/cg.json"
+ok $? "a thread's cgroup id and path: in dump, and in the JSON's thread_name metadata" ||
+	{ grep kernel_object "$tmp/cg.dump"; grep -o '"thread_name[^}]*}' "$tmp/cg.json"; } | diag /dev/stdin
+
 # -d with units, recording: the trace's own time span says how long it ran.
 if [ "$(id -u)" -ne 0 ]; then
 	skip "record -d 300ms and -d 5ms" "not root: loading BPF programs needs root"

@@ -223,11 +223,20 @@ static int t_recorder_records(void)
 	      KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_WAKEUP_MAX_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_trigger(buf, 6200, 1200, 1234, 100, 6100, 0));
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21, 0));
-	CHECK(ktrace_fxt_put_kobj_thread(buf, 1235, 1200, "pinned", 6, 0x8) ==
-	      KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 1);
-	fxt_write_words(w, buf, KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 1);
-	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, 1200, "proc", 4));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1234, 1200, "worker-with-long-name", 21,
+							   0, 0));
+	CHECK(ktrace_fxt_put_kobj_thread(buf, 1235, 1200, "pinned", 6, 0x8, 0) ==
+	      KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 3);
+	fxt_write_words(w, buf, KTRACE_FXT_KOBJ_THREAD_MAX_WORDS - 3);
+	/* The longest: a long name, allowed CPUs and a cgroup. */
+	CHECK(ktrace_fxt_put_kobj_thread(buf, 1236, 1200, "pinned-in-group", 15, 0x3,
+					 0x100000001234ULL) == KTRACE_FXT_KOBJ_THREAD_MAX_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_KOBJ_THREAD_MAX_WORDS);
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread(buf, 1237, 1200, "grouped", 7, 0, 77));
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_process(buf, 1200, "proc", 4, 0));
+	CHECK(ktrace_fxt_put_kobj_process(buf, 1201, "process-long-name", 17, 77) ==
+	      KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS);
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
 	CHECK(ktrace_fxt_put_migrate(buf, 7100, 1200, 1234, 1, 0) == KTRACE_FXT_MIGRATE_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_MIGRATE_WORDS);
@@ -306,9 +315,24 @@ static int t_recorder_records(void)
 	a = fxt_find_arg(&rec, "cpus");
 	CHECK(rec.nargs == 2 && a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x8);
 	CHECK(fxt_find_arg(&rec, "process")->u == 1200 && fxt_str_eq(rec.name, "pinned"));
+	CHECK(!fxt_find_arg(&rec, "cgroup_id"));
+	/* Its cgroup v2 id, beside the allowed CPUs or alone. */
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_THREAD && rec.koid == 1236);
+	CHECK(rec.nargs == 3 && fxt_str_eq(rec.name, "pinned-in-group"));
+	CHECK(fxt_find_arg(&rec, "process")->u == 1200 && fxt_find_arg(&rec, "cpus")->u == 0x3);
+	a = fxt_find_arg(&rec, "cgroup_id");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x100000001234ULL);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_THREAD && rec.koid == 1237);
+	a = fxt_find_arg(&rec, "cgroup_id");
+	CHECK(rec.nargs == 2 && a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 77);
+	CHECK(!fxt_find_arg(&rec, "cpus") && fxt_find_arg(&rec, "process")->u == 1200);
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_PROCESS);
 	CHECK(rec.koid == 1200 && fxt_str_eq(rec.name, "proc") && rec.nargs == 0);
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.obj_type == KTRACE_FXT_OBJ_PROCESS);
+	CHECK(rec.koid == 1201 && fxt_str_eq(rec.name, "process-long-na") && rec.nargs == 1);
+	a = fxt_find_arg(&rec, "cgroup_id");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 77);
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
 	CHECK(fxt_str_eq(rec.cat, "ktrace:meta") && fxt_str_eq(rec.name, "dropped"));
@@ -861,8 +885,8 @@ static int t_compact_pingpong(void)
 	uint64_t bytes;
 
 	two_open(&t);
-	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 1, 1, "ping", 4, 0x1)));
-	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 2, 1, "pong", 4, 0x1)));
+	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 1, 1, "ping", 4, 0x1, 0)));
+	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 2, 1, "pong", 4, 0x1, 0)));
 	pids[1] = pids[2] = 1;
 	for (uint64_t i = 0; i < 1000; i++) {
 		uint32_t a = 1 + i % 2, b = 2 - i % 2;
@@ -912,7 +936,7 @@ static int t_compact_everything(void)
 		pids[tid] = tid < 400 ? 5000 + tid / 10 : 0;	/* unnamed: no process known */
 		if (tid < 400)
 			CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, tid, pids[tid], "t", 1,
-									  0)));
+									  0, 0)));
 	}
 	for (uint32_t i = 0; i < 6000; i++) {
 		uint32_t out = 1 + (i * 7) % 699, in = 1 + (i * 13 + 5) % 699;
@@ -934,7 +958,7 @@ static int t_compact_everything(void)
 			CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, ts++, 8, 120,
 								     KTRACE_LINUX_RUNNING, 9, 120,
 								     0)));
-			CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 8, 42, "moved", 5, 0)));
+			CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 8, 42, "moved", 5, 0, 0)));
 			mv.ts = ts;
 			CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, ts++, 9, 120,
 								     KTRACE_LINUX_RUNNING, 8, 120,

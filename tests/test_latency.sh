@@ -170,10 +170,13 @@ run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /kubepods
 jcheck "r['waits'] == 4 and sorted((g['key'], g['cgroup']) for g in r['groups']) == [(400, '/kubepods/pod1'), (405, '/kubepods/pod2'), (406, '/kubepods/pod1')]"
 ok $? "--cgroup /kubepods selects the threads in it and below it, each row names its cgroup" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --json --by cgroup --top 0
-jcheck "sorted((g['cgroup'], g['wakeup']['count'], g['preemption']['count']) for g in r['groups']) == [('/', 1, 0), ('/kubepods/pod1', 2, 1), ('/kubepods/pod2', 1, 0), ('?', 1, 1)]"
-ok $? "--by cgroup groups the waits by cgroup, those of threads without one apart" || diag "$tmp/out"
+jcheck "sorted((g['cgroup'], g['wakeup']['count'], g['preemption']['count']) for g in r['groups']) == [('/', 1, 0), ('/kubepods/pod1', 2, 1), ('/kubepods/pod2', 1, 0), ('?', 0, 0), ('cgroup id 9 (removed)', 1, 1)]"
+ok $? "--by cgroup groups the waits by cgroup, those of a removed cgroup by its id, those of threads without one apart" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /
+jcheck "sorted(g['key'] for g in r['groups']) == [400, 401, 405, 406]"
+ok $? "--cgroup / selects every thread with a cgroup path, not one whose cgroup was removed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --cgroup /kube
-[ $rc -eq 1 ] && grep -q "no thread of .* is in that cgroup or below it; .* 3 cgroups named" "$tmp/err"
+[ $rc -eq 1 ] && grep -q "no thread of .* is in that cgroup or below it; .* 4 cgroups named" "$tmp/err"
 ok $? "--cgroup matches whole path components, and a cgroup with no thread is an error that says what there is" || diag "$tmp/err"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --cgroup /kubepods/pod1
 grep -q '^victim 400 waited' "$tmp/out"

@@ -142,7 +142,7 @@ static int check_filters(struct lat_analysis *a, const struct lat_opts *lo, cons
 		return -ENOENT;
 	}
 	if (lo->cgroup && !m.cgroup_threads) {
-		pr_err("--cgroup '%s': no thread of %s is in that cgroup or below it; %s, %u cgroups named (record with the BPF backend, whose state dump names each thread's)",
+		pr_err("--cgroup '%s': no thread of %s is in that cgroup or below it; %s, %u cgroups named (a trace recorded by an older ktrace names only those of the threads alive at its start or end)",
 		       lo->cgroup, path, holds, m.cgroups);
 		return -ENOENT;
 	}

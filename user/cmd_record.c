@@ -165,6 +165,7 @@ struct record_run {
 	struct record_stats st;
 	struct spool end_names;		/* the threads alive as recording stopped */
 	struct cgroup_limits *limits;	/* cpu.max of the limited cgroups, start and end */
+	struct cgroup_paths cgroups;	/* every cgroup v2 at the end, by id */
 };
 
 /* The recorder backend: --backend, or the module when it is loaded, else BPF. */
@@ -464,6 +465,8 @@ static void record_stop(struct record_run *rs)
 	end_names(rs);
 	if (rs->limits)
 		cgroup_limits_read(rs->limits, true);
+	/* The paths of the cgroups the recorders give by id, the command's included. */
+	cgroup_paths_read(&rs->cgroups);
 	if (rs->child > 0) {
 		/* Stopped by a signal, the duration or the trigger: let the command finish. */
 		kill(rs->child, SIGTERM);
@@ -488,7 +491,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 	if (rs->ro->ring)
 		from = ring_common_start(rs->spools, rs->nall);
 	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall,
-			    from, &rs->end_names, rs->limits, &st);
+			    from, &rs->end_names, rs->limits, &rs->cgroups, &st);
 	bytes = st.bytes;
 	if (ret) {
 		pr_err("writing %s: %s", out_path, strerror(-ret));
@@ -498,7 +501,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 	}
 	if (ret) {
 		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from,
-		       &rs->end_names, rs->limits);
+		       &rs->end_names, rs->limits, &rs->cgroups);
 		return ret;
 	}
 	pr_info("wrote %s: %llu records (%llu from the recorder, the rest names and metadata), %.1f MB, %llu dropped%s, %llu untraced switches (the kernel's), %llu threads without a name",
@@ -550,6 +553,7 @@ static void record_close(struct record_run *rs)
 	free(rs->spools);
 	spool_close(&rs->end_names);
 	free(rs->limits);
+	cgroup_paths_free(&rs->cgroups);
 	clock_sync_free(&rs->sync);
 	cli_output_abort(&rs->out);	/* nothing if it was renamed into place */
 }

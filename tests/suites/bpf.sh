@@ -391,6 +391,18 @@ else
 	grep -E '^# spinner' "$tmp/check" | sed 's/^/#   /'
 	check_timeline "$tmp/thr.fxt" "the throttled spinner"
 fi
+# Each thread's cgroup (v2) from the recorders: children born and gone
+# during the recording, one in a cgroup removed before it ends.
+tests/cgroup_workload.sh "$ktrace" bpf "$tmp/cg.fxt" >"$tmp/cg.out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "cgroups: short-lived children named with their cgroups" "$(cat "$tmp/cg.out")"
+else
+	[ $rc -eq 0 ] && tests/check_cgroups.py "$ktrace" "$tmp/cg.fxt" >"$tmp/check"
+	ok $? "cgroups: short-lived children named with their cgroups' ids and paths, in dump, the JSON and latency --by cgroup / --cgroup" ||
+		{ diag "$tmp/err"; grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'; }
+	check_timeline "$tmp/cg.fxt" "short-lived children in cgroups"
+fi
 bad=0
 for args in "--after 5ms" "--comm victim" "--pid 1" "--stop-on-latency 0" "--stop-on-latency 5parsecs" \
 	"--stop-on-latency 5ms --comm a-name-longer-than-15" "--stop-on-latency 5ms --pid x" \

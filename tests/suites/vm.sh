@@ -178,6 +178,19 @@ for b in kmod bpf; do
 	grep -E '^# spinner' "$R/${b}_throttle.check" 2>/dev/null | sed 's/^/#   /'
 done
 
+# Each thread's cgroup (v2) from the recorders: children born and gone
+# during the recording, one in a cgroup removed before it ends.
+for b in kmod bpf; do
+	if [ "$(status ${b}_cgroups)" = 77 ]; then
+		skip "$b: short-lived children named with their cgroups" "$(cat "$R/${b}_cgroups.out")"
+		continue
+	fi
+	[ "$(status ${b}_cgroups)" = 0 ] &&
+		tests/check_cgroups.py "$ktrace" "$R/${b}_cgroups.fxt" >"$R/${b}_cgroups.check"
+	okb $b $? "$b: short-lived children named with their cgroups' ids and paths, in dump, the JSON and latency --by cgroup / --cgroup" ||
+		{ sed 's/^/# /' "$R/${b}_cgroups.err" | head -5; grep -E '^not ok|^#' "$R/${b}_cgroups.check" | sed 's/^/#   /'; }
+done
+
 # Every thread of a flight recording over short-lived processes is named,
 # each child by its own name though pids were reused; beside the trigger too.
 for b in kmod bpf; do
@@ -406,7 +419,7 @@ done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
-	kmod_throttle bpf_throttle kmod_place bpf_place kmod_pinned bpf_pinned \
+	kmod_throttle bpf_throttle kmod_cgroups bpf_cgroups kmod_place bpf_place kmod_pinned bpf_pinned \
 	kchain kdchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue

@@ -69,6 +69,10 @@ for b in kmod bpf; do
 	step ${b}_throttle sh ./throttle_workload.sh ktrace $b $R/${b}_throttle.fxt \
 		$R/${b}_throttle.pid 1.5
 done
+# Short-lived children in cgroups (v2) made for them, with each backend.
+for b in kmod bpf; do
+	step ${b}_cgroups sh ./cgroup_workload.sh ktrace $b $R/${b}_cgroups.fxt
+done
 # Short-lived processes under a flight recorder, and beside the latency
 # trigger, with 200 pids for hundreds of children: pids are reused.
 pid_max=$(cat /proc/sys/kernel/pid_max)

@@ -139,6 +139,8 @@ static void copy_name(char *dst, struct fxt_str s)
 /* The index + 1 of cgroup path @s, added if new. */
 static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
 {
+	if (!s.len)
+		return 0;
 	for (uint32_t i = 0; i < a->ncgroups; i++)
 		if (strlen(a->cgroups[i]) == s.len && !memcmp(a->cgroups[i], s.p, s.len))
 			return i + 1;
@@ -148,6 +150,20 @@ static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
 	if (!a->cgroups[a->ncgroups])
 		out_of_memory("latency: cgroups");
 	return ++a->ncgroups;
+}
+
+/*
+ * The index + 1 of a cgroup given by id alone: the archive gives every
+ * cgroup there was at the end of the recording its path, so this one was
+ * removed before then.  No path matches it (--cgroup).
+ */
+static uint32_t removed_cgroup_index(struct lat_analysis *a, uint64_t id)
+{
+	char name[48];
+	struct fxt_str s = { name, 0 };
+
+	s.len = snprintf(name, sizeof(name), "cgroup id %llu (removed)", (unsigned long long)id);
+	return cgroup_index(a, s);
 }
 
 const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key)
@@ -342,6 +358,8 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			x = fxt_find_arg(rec, "cgroup");
 			if (x && x->type == KTRACE_FXT_ARG_STRING)
 				t->cgroup = cgroup_index(a, x->s);
+			else if (fxt_arg_u64(rec, "cgroup_id", 0))
+				t->cgroup = removed_cgroup_index(a, fxt_arg_u64(rec, "cgroup_id", 0));
 		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
 			copy_name(proc_get(a, rec->koid)->name, rec->name);
 		}

@@ -436,6 +436,36 @@ static void on_wakeup(struct json_writer *j, const struct fxt_record *rec)
 	t->pending_flow = id;
 }
 
+/*
+ * A process_name or thread_name metadata event, with the cgroup (v2) of
+ * the thread (of a process, its main thread's) where the record gives it:
+ * "cgroup" (its path) and "cgroup_id".
+ */
+static void ev_name(struct json_writer *j, const char *what, uint64_t pid, uint64_t tid,
+		    const struct fxt_record *rec)
+{
+	const struct fxt_arg *path = fxt_find_arg(rec, "cgroup");
+	uint64_t id = fxt_arg_u64(rec, "cgroup_id", 0);
+	struct obuf *o = j->o;
+
+	if (!id && (!path || path->type != KTRACE_FXT_ARG_STRING)) {
+		ev_meta(j, what, pid, tid, "name", rec->name.p, rec->name.len, false, 0);
+		return;
+	}
+	ev_begin(j, what, strlen(what), "__metadata", 10, 'M', 0, pid, tid);
+	obuf_lit(o, ",\"args\":{\"name\":");
+	obuf_json_str(o, rec->name.p, rec->name.len);
+	if (path && path->type == KTRACE_FXT_ARG_STRING) {
+		obuf_lit(o, ",\"cgroup\":");
+		obuf_json_str(o, path->s.p, path->s.len);
+	}
+	if (id) {
+		obuf_lit(o, ",\"cgroup_id\":");
+		obuf_u64(o, id);
+	}
+	obuf_lit(o, "}}");
+}
+
 static void on_kobj(struct json_writer *j, const struct fxt_record *rec)
 {
 	const struct fxt_arg *proc;
@@ -443,8 +473,7 @@ static void on_kobj(struct json_writer *j, const struct fxt_record *rec)
 	uint32_t len;
 
 	if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
-		ev_meta(j, "process_name", rec->koid, rec->koid, "name", rec->name.p,
-			rec->name.len, false, 0);
+		ev_name(j, "process_name", rec->koid, rec->koid, rec);
 		return;
 	}
 	if (rec->obj_type != KTRACE_FXT_OBJ_THREAD)
@@ -459,7 +488,7 @@ static void on_kobj(struct json_writer *j, const struct fxt_record *rec)
 	obuf_json_str(&j->scratch, rec->name.p, len);
 	memcpy(t->name, j->scratch.buf + 1, j->scratch.len - 2);
 	t->name_len = j->scratch.len - 2;
-	ev_meta(j, "thread_name", t->pid, t->tid, "name", rec->name.p, rec->name.len, false, 0);
+	ev_name(j, "thread_name", t->pid, t->tid, rec);
 }
 
 static void copy_arg_str(char *dst, size_t size, const struct fxt_record *rec, const char *name)

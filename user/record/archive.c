@@ -76,6 +76,7 @@ struct archive_check {
 	struct timeline tl;
 	struct archive_names names;
 	struct fxt_compact compact;
+	const struct cgroup_paths *cgroups;
 	uint64_t untraced;
 	int err;		/* the first error of a record on its way */
 	bool writing;		/* our own record, on its way through */
@@ -107,6 +108,37 @@ static void note_process(struct archive_check *a, const struct fxt_record *rec)
 		a->err = -ENOMEM;
 }
 
+/*
+ * A thread or process record @rec (@words) into the archive.  One that
+ * gives its cgroup by id only, as the recorders do, gets its path too
+ * ("cgroup"), from the cgroups there were at the end; a cgroup removed by
+ * then keeps its id alone.
+ */
+static void put_kobj(struct archive_check *a, const uint64_t *words, uint32_t n,
+		     const struct fxt_record *rec)
+{
+	struct fxt_arg args[KTRACE_FXT_MAX_ARGS];
+	const struct fxt_arg *id = fxt_find_arg(rec, "cgroup_id");
+	char name[KTRACE_FXT_COMM_LEN + 1];
+	const char *path = NULL;
+	uint32_t nargs = rec->nargs;
+
+	if (id && id->type == KTRACE_FXT_ARG_UINT64 && !fxt_find_arg(rec, "cgroup") &&
+	    nargs < KTRACE_FXT_MAX_ARGS)
+		path = cgroup_paths_find(a->cgroups, id->u);
+	if (!path) {
+		obuf_put(&a->w->out, words, (size_t)n * 8);
+		a->w->records++;
+		return;
+	}
+	memcpy(args, rec->args, nargs * sizeof(*args));
+	args[nargs++] = fxt_arg_str("cgroup", path);
+	snprintf(name, sizeof(name), "%.*s", (int)rec->name.len, rec->name.p);
+	a->writing = true;
+	fxt_write_kobj(a->w, rec->obj_type, rec->koid, name, args, nargs);
+	a->writing = false;
+}
+
 /* Before a record that uses @tid: the name it had then, if another is in effect. */
 static void name_thread(struct archive_check *a, uint64_t tid, uint64_t ts, bool ran)
 {
@@ -117,15 +149,16 @@ static void name_thread(struct archive_check *a, uint64_t tid, uint64_t ts, bool
 
 	if (!archive_names_use(&a->names, tid, ts, ran, &thread, &nthread, proc, &nproc))
 		return;
-	obuf_put(&a->w->out, thread, (size_t)nthread * 8);
-	a->w->records++;
-	/* The process the thread table's references to @tid give from now on. */
-	if (fxt_reader_decode(&a->r, thread, nthread, &rec) == 1)
+	if (fxt_reader_decode(&a->r, thread, nthread, &rec) == 1) {
+		put_kobj(a, thread, nthread, &rec);
+		/* The process the thread table's references to @tid give from now on. */
 		note_process(a, &rec);
-	if (nproc) {
-		obuf_put(&a->w->out, proc, (size_t)nproc * 8);
+	} else {
+		obuf_put(&a->w->out, thread, (size_t)nthread * 8);
 		a->w->records++;
 	}
+	if (nproc && fxt_reader_decode(&a->r, (const uint64_t *)proc, nproc, &rec) == 1)
+		put_kobj(a, (const uint64_t *)proc, nproc, &rec);
 }
 
 static void name_threads(struct archive_check *a, const struct fxt_record *rec)
@@ -169,6 +202,10 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 		if (rec.type == KTRACE_FXT_REC_KERNEL_OBJ) {
 			archive_names_written(&a->names, &rec, a->at_end);
 			note_process(a, &rec);
+			/* Counted as it came: put_kobj() counts what it writes. */
+			a->w->records--;
+			put_kobj(a, words, n, &rec);
+			return 0;
 		}
 	} else if (a->writing) {
 		/* Its strings, for the records that use them later. */
@@ -192,7 +229,7 @@ static int write_name(void *ctx, const uint64_t *rec, uint32_t words, uint64_t t
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
 		  struct spool *end_names, const struct cgroup_limits *limits,
-		  struct archive_stats *st)
+		  const struct cgroup_paths *cgroups, struct archive_stats *st)
 {
 	struct archive_check a = { 0 };
 	struct fxt_writer *w = malloc(sizeof(*w));
@@ -208,6 +245,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		return ret;
 	}
 	a.w = w;
+	a.cgroups = cgroups;
 	fxt_reader_open_mem(&a.r, NULL, 0);
 	/* Only what names strings and threads, and what the timelines need, is decoded. */
 	a.r.undecoded = ~(1U << KTRACE_FXT_REC_METADATA | 1U << KTRACE_FXT_REC_INIT |
@@ -262,7 +300,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
  */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
 	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
-	    const struct cgroup_limits *limits)
+	    const struct cgroup_limits *limits, const struct cgroup_paths *cgroups)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
 	struct archive_stats st;
@@ -278,7 +316,7 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		if (fd < 0)
 			continue;
 		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, end_names, limits,
-				   &st) &&
+				   cgroups, &st) &&
 		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",
 			       path, st.bytes / 1e6);

@@ -78,17 +78,20 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	struct cgroup_limit *l;
 	char max[sizeof(l->cpu_max_start)];
 	const char *rel = path + strlen(walking_root);
+	uint64_t id;
 
+	(void)st;
 	(void)ftw;
 	if (flag != FTW_D || !read_cpu_max(path, max, sizeof(max)))
 		return 0;
-	l = limit_of(cl, st->st_ino);
+	id = cgroup_dir_id(path);
+	l = limit_of(cl, id);
 	if (!l) {
 		if (cl->n == CGROUP_LIMITS_MAX)
 			return 0;
 		l = &cl->v[cl->n++];
 		memset(l, 0, sizeof(*l));
-		l->id = st->st_ino;
+		l->id = id;
 		snprintf(l->path, sizeof(l->path), "%s", *rel ? rel : "/");
 		/* Limited only at the end: unlimited (or not there) at the start. */
 		strcpy(l->cpu_max_start, walking_end ? "max" : max);
@@ -119,10 +122,8 @@ static char *cpu_hierarchy(bool *v1)
 
 	while (f && !root && fgets(line, sizeof(line), f)) {
 		char mnt[PATH_MAX], fstype[64], opts[1024];
-		const char *sep = strstr(line, " - ");
 
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) != 2)
+		if (!cgroup_mount_parse(line, mnt, fstype, opts))
 			continue;
 		if (!strcmp(fstype, "cgroup2") && !v2) {
 			char ctl[1024];

@@ -35,6 +35,7 @@ static void add_entry(struct archive_names *an, const struct fxt_record *rec, ui
 	e->tid = rec->koid;
 	e->pid = pid;
 	e->ts = ts;
+	e->cgroup_id = fxt_arg_u64(rec, "cgroup_id", 0);
 	e->seq = an->nentries - 1;
 	e->len = rec->name.len < KTRACE_FXT_COMM_LEN ? rec->name.len : KTRACE_FXT_COMM_LEN;
 	memcpy(e->name, rec->name.p, e->len);
@@ -192,7 +193,8 @@ bool archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool
 	*nthread = e->nwords;
 	/* A process's main thread names it too: its own record may be gone with its fork's. */
 	if (e->pid == tid)
-		*nproc = ktrace_fxt_put_kobj_process(proc, e->pid, e->name, e->len);
+		*nproc = ktrace_fxt_put_kobj_process(proc, e->pid, e->name, e->len,
+						     e->cgroup_id);
 	return true;
 }
 

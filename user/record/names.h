@@ -20,6 +20,7 @@
  */
 struct name_entry {
 	uint64_t tid, pid, ts;
+	uint64_t cgroup_id;		/* 0: not given */
 	uint32_t seq;			/* recording order, among equal times */
 	uint32_t woff, nwords;
 	uint8_t len;

@@ -31,6 +31,30 @@ struct cgroup_limits {
 void cgroup_limits_read(struct cgroup_limits *cl, bool at_end);
 void cgroup_limits_write(const struct cgroup_limits *cl, struct fxt_writer *w, uint64_t ts);
 
+/*
+ * cgroup_paths.c: every cgroup v2 directory, by id (as the recorders give a
+ * thread's cgroup), read at the end of a recording.
+ */
+struct cgroup_paths {
+	struct cgroup_path {
+		uint64_t id;
+		char *path;			/* below the cgroup2 root, "/" for it */
+	} *v;					/* sorted by id */
+	uint32_t n, cap;
+	bool walked;				/* a cgroup2 hierarchy is mounted: listed */
+};
+
+void cgroup_paths_read(struct cgroup_paths *cp);
+/* @id's path, NULL if no cgroup has it now (removed, or nothing is mounted). */
+const char *cgroup_paths_find(const struct cgroup_paths *cp, uint64_t id);
+void cgroup_paths_free(struct cgroup_paths *cp);
+/* The mount point of cgroup v2 (to be freed), or NULL. */
+char *cgroup2_mount(void);
+/* A cgroup directory's id (its kernfs node's, the inode number on 64-bit), 0 if none. */
+uint64_t cgroup_dir_id(const char *path);
+/* A /proc/self/mountinfo line's mount point (PATH_MAX), type (64) and options (1024). */
+bool cgroup_mount_parse(const char *line, char *mnt, char *fstype, char *opts);
+
 /* archive.c: the trace's first time where every wrapped ring has data (0: none wrapped). */
 uint64_t ring_common_start(const struct spool *spools, unsigned int n);
 /* What write_archive() wrote. */
@@ -44,16 +68,17 @@ struct archive_stats {
 /*
  * The archive into @fd: records timed before @from left out; @end_names:
  * the names of the threads alive when recording stopped (a spool of thread
- * and process records, empty when there are none).
+ * and process records, empty when there are none); @cgroups: the paths of
+ * the cgroup ids the names give.
  */
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
 		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
 		  struct spool *end_names, const struct cgroup_limits *limits,
-		  struct archive_stats *st);
+		  const struct cgroup_paths *cgroups, struct archive_stats *st);
 /* The output could not be written: the archive where there is room, and where. */
 void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
 	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
-	    const struct cgroup_limits *limits);
+	    const struct cgroup_limits *limits, const struct cgroup_paths *cgroups);
 
 /* Names of every process and thread alive now, as kernel object records. */
 int statedump_write(struct fxt_writer *w, uint64_t *threads);

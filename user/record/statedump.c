@@ -2,13 +2,14 @@
 /*
  * Names of every process and thread alive at the start, from /proc, the
  * allowed CPUs of each thread that may not run on every CPU, and each
- * thread's cgroup (v2).
+ * thread's (and process's) cgroup (v2): its path and id.
  */
 #include <ctype.h>
 #include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,14 @@ static uint64_t restricted_cpus(pid_t tid, long ncpus)
 	return mask;
 }
 
+/* What the dump reads once: the CPUs, where cgroup v2 is, the latest cgroup's id. */
+struct statedump {
+	long ncpus;
+	char *cgroup_root;		/* NULL: cgroup v2 is not mounted */
+	char last_path[512];
+	uint64_t last_id;
+};
+
 /* @tid's cgroup v2 path ("/system.slice/x.service") into @buf; false if none. */
 static bool read_cgroup(unsigned long pid, unsigned long tid, char *buf, size_t size)
 {
@@ -84,36 +93,60 @@ static bool read_cgroup(unsigned long pid, unsigned long tid, char *buf, size_t 
 	return found;
 }
 
+/* The id of cgroup @path (as /proc gives it), 0 if it cannot be had. */
+static uint64_t cgroup_id_of(struct statedump *sd, const char *path)
+{
+	char dir[PATH_MAX];
+
+	if (!strcmp(path, sd->last_path))
+		return sd->last_id;	/* a process's threads share theirs, mostly */
+	snprintf(sd->last_path, sizeof(sd->last_path), "%s", path);
+	sd->last_id = 0;
+	if (!strcmp(path, "/"))
+		sd->last_id = 1;
+	else if (sd->cgroup_root &&
+		 snprintf(dir, sizeof(dir), "%s%s", sd->cgroup_root, path) < (int)sizeof(dir))
+		sd->last_id = cgroup_dir_id(dir);
+	return sd->last_id;
+}
+
 /*
- * A thread record from the recorders' encoder; with a cgroup, written by
- * the archive writer instead (its name interned), with "cgroup" as well.
+ * A thread (@tid) or process (@tid 0) record, from the recorders' encoders;
+ * with a cgroup, written by the archive writer instead (its name interned),
+ * with "cgroup_id" and "cgroup" (its path), as a process its main thread's.
  */
-static void write_thread(struct fxt_writer *w, unsigned long tid, unsigned long pid,
-			 const char *comm, size_t len, long ncpus)
+static void write_kobj(struct fxt_writer *w, struct statedump *sd, unsigned long tid,
+		       unsigned long pid, const char *comm, size_t len)
 {
 	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
-	uint64_t cpus = restricted_cpus(tid, ncpus);
+	uint64_t cpus = tid ? restricted_cpus(tid, sd->ncpus) : 0, id;
 	char cgroup[512], name[KTRACE_FXT_COMM_LEN + 1];
-	struct fxt_arg args[3];
+	struct fxt_arg args[4];
 	unsigned int n = 0;
 
-	if (!read_cgroup(pid, tid, cgroup, sizeof(cgroup))) {
-		fxt_write_words(w, rec, ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len, cpus));
+	if (!read_cgroup(pid, tid ?: pid, cgroup, sizeof(cgroup))) {
+		fxt_write_words(w, rec, tid ? ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len,
+									 cpus, 0) :
+				ktrace_fxt_put_kobj_process(rec, pid, comm, len, 0));
 		return;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(len < KTRACE_FXT_COMM_LEN ? len :
 						   KTRACE_FXT_COMM_LEN), comm);
-	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", pid);
+	if (tid)
+		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", pid);
 	if (cpus)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cpus", cpus);
+	id = cgroup_id_of(sd, cgroup);
+	if (id)
+		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cgroup_id", id);
 	args[n++] = fxt_arg_str("cgroup", cgroup);
-	fxt_write_kobj(w, KTRACE_FXT_OBJ_THREAD, tid, name, args, n);
+	fxt_write_kobj(w, tid ? KTRACE_FXT_OBJ_THREAD : KTRACE_FXT_OBJ_PROCESS, tid ?: pid, name,
+		       args, n);
 }
 
 int statedump_write(struct fxt_writer *w, uint64_t *threads)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
+	struct statedump sd = { .ncpus = sysconf(_SC_NPROCESSORS_CONF) };
 	DIR *proc = opendir("/proc");
 	struct dirent *pe, *te;
 	char path[64], comm[64];
@@ -121,6 +154,7 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads)
 	*threads = 0;
 	if (!proc)
 		return -errno;
+	sd.cgroup_root = cgroup2_mount();
 	while ((pe = readdir(proc))) {
 		unsigned long pid;
 		size_t len;
@@ -133,7 +167,7 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads)
 		len = read_comm(path, comm, sizeof(comm));
 		if (!len)
 			continue;	/* exited meanwhile */
-		fxt_write_words(w, rec, ktrace_fxt_put_kobj_process(rec, pid, comm, len));
+		write_kobj(w, &sd, 0, pid, comm, len);
 		snprintf(path, sizeof(path), "/proc/%lu/task", pid);
 		task = opendir(path);
 		if (!task)
@@ -148,11 +182,12 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads)
 			len = read_comm(path, comm, sizeof(comm));
 			if (!len)
 				continue;
-			write_thread(w, tid, pid, comm, len, ncpus);
+			write_kobj(w, &sd, tid, pid, comm, len);
 			(*threads)++;
 		}
 		closedir(task);
 	}
 	closedir(proc);
+	free(sd.cgroup_root);
 	return 0;
 }

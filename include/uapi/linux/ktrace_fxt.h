@@ -241,7 +241,7 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_ORIG_CPU		= 42,
 	KTRACE_FXT_STR_DEST_CPU		= 43,
 	KTRACE_FXT_STR_CPUS		= 44,
-	KTRACE_FXT_STR_CGROUP_ID	= 45,	/* throttle, cfs_refill */
+	KTRACE_FXT_STR_CGROUP_ID	= 45,	/* throttle, cfs_refill, names */
 	KTRACE_FXT_STR_INCOMING_KSTACK	= 46,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
@@ -1039,18 +1039,20 @@ static inline __u32 ktrace_fxt_put_cfs_refill(__u64 *w, __u64 ts, __u32 cpu, __u
 
 /* Longest task name (TASK_COMM_LEN - 1) and the words it can take. */
 #define KTRACE_FXT_COMM_LEN		15
-#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	8
-#define KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS	4
+#define KTRACE_FXT_KOBJ_THREAD_MAX_WORDS	10
+#define KTRACE_FXT_KOBJ_PROCESS_MAX_WORDS	6
 
 /*
  * Kernel object record naming a thread, with its process koid: header,
- * koid, inline name (at most two words), "process" koid argument and, for
- * a thread that may not run on every CPU, "cpus" (uint64: its allowed CPUs
- * 0..63, as on its wakeups; 0 leaves it out).  @name needs at least @len
- * readable bytes; @len is clamped to 15.
+ * koid, inline name (at most two words), "process" koid argument, for a
+ * thread that may not run on every CPU "cpus" (uint64: its allowed CPUs
+ * 0..63, as on its wakeups; 0 leaves it out), and "cgroup_id" (uint64: the
+ * id of its cgroup v2, the cgroup directory's inode number; 0 leaves it
+ * out).  @name needs at least @len readable bytes; @len is clamped to 15.
  */
 static inline __u32 ktrace_fxt_put_kobj_thread(__u64 *w, __u32 tid, __u32 pid,
-					       const char *name, __u32 len, __u64 cpus)
+					       const char *name, __u32 len, __u64 cpus,
+					       __u64 cgroup_id)
 {
 	__u32 n;
 
@@ -1062,23 +1064,33 @@ static inline __u32 ktrace_fxt_put_kobj_thread(__u64 *w, __u32 tid, __u32 pid,
 	n += ktrace_fxt_put_arg_koid(&w[n], KTRACE_FXT_STR_PROCESS, pid);
 	if (cpus)
 		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
+	if (cgroup_id)
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+					cgroup_id);
 	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len),
-				   cpus ? 2 : 1);
+				   1 + (cpus ? 1 : 0) + (cgroup_id ? 1 : 0));
 	return n;
 }
 
-/* Kernel object record naming a process: header, koid, inline name. */
+/*
+ * Kernel object record naming a process: header, koid, inline name and
+ * "cgroup_id", its main thread's (0 leaves it out).
+ */
 static inline __u32 ktrace_fxt_put_kobj_process(__u64 *w, __u32 pid, const char *name,
-						__u32 len)
+						__u32 len, __u64 cgroup_id)
 {
 	__u32 n;
 
 	if (len > KTRACE_FXT_COMM_LEN)
 		len = KTRACE_FXT_COMM_LEN;
 	n = 2 + ktrace_fxt_str_words(len);
-	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_PROCESS, ktrace_fxt_sref_inline(len), 0);
 	w[1] = pid;
 	ktrace_fxt_put_stream(&w[2], name, len);
+	if (cgroup_id)
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+					cgroup_id);
+	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_PROCESS, ktrace_fxt_sref_inline(len),
+				   cgroup_id ? 1 : 0);
 	return n;
 }
 
