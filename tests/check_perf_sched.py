@@ -7,12 +7,17 @@ the same thread, ending at the same switch-in, of the same length.
 
 Allowance: perf's delay starts at sched_wakeup (the task queued on its
 CPU), ktrace's at sched_waking, before the CPU is chosen, so ktrace's may
-be longer by that step (a few microseconds; up to ALLOW_US).  Each end
-may differ by up to SLACK_US: timehist prints microseconds, and the two
+be longer by that step (a few microseconds; up to ALLOW_US).  The two
 tracers stamp one event at different moments, which a virtual CPU
-descheduled between them (this machine's) stretches to tens of
-microseconds; of a thread's waits ending that close to perf's switch-in,
-the one as long as perf's delay is its match.  A thread preempted on its
+descheduled between their probes (this machine's) stretches to tens of
+microseconds, once to 737: so the switch-in perf script shows for the
+delay is found among ktrace's switches (same CPU and threads, within
+SAME_MS; of two, the one whose wait is as long), ktrace's wait must end
+at its stamp of it, and the
+lengths are compared net of the two stamps' distance, the wakeup stamps
+within SLACK_US.  Where ktrace has no such switch, a wait ending within
+SLACK_US of perf's switch-in and as long as perf's delay is its match.
+A thread preempted on its
 way to sleep (sched_switch's preempt, with prev_state S) stays on its run
 queue: ktrace's wait is a preemption from then, while perf starts at the
 wakeup that finds it still queued, so ktrace's is the longer one, by any
@@ -47,7 +52,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
 from tap import finish, ok, skip  # noqa: E402
 
-ALLOW_US, SLACK_US = 100, 200
+ALLOW_US, SLACK_US, SAME_MS = 100, 200, 20
 ktrace, trace, timehist, script, perf_err, comm, min_ms = sys.argv[1:7] + [float(sys.argv[7])]
 SLACK = SLACK_US * 1000
 
@@ -72,26 +77,37 @@ for m in re.finditer(r'"untraced_switch" cpu=\d+ tid=koid:(\d+) switched_out=koi
 # whole recording): ktrace latency measures no wait across it.
 lost = [(int(m[1]), int(m[2])) for m in
         re.finditer(r'"ktrace:meta":"dropped" .*?first_ts=(\d+) last_ts=(\d+)', dump)]
-# ktrace's switch-ins from idle, per CPU and thread.
+# ktrace's switches by CPU and threads, and its switch-ins from idle.
+k_sw = collections.defaultdict(list)
 from_idle = collections.defaultdict(list)
-for m in re.finditer(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=0 .*? ==> tid=(\d+) ', dump, re.M):
-    from_idle[(int(m[3]), int(m[4]))].append(int(m[1]) * 10**9 + int(m[2]))
+for m in re.finditer(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=(\d+) .*? ==> tid=(\d+) ', dump, re.M):
+    ts, cpu, prev, nxt = int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4]), int(m[5])
+    k_sw[(cpu, prev, nxt)].append(ts)
+    if prev == 0:
+        from_idle[(cpu, nxt)].append(ts)
 
-# perf's switches per CPU: (time in us, next pid), to see which switch-in
-# timehist took for a thread's.
+# perf's switches per CPU: (time in us, prev pid, next pid), to see which
+# switch-in timehist took for a thread's.
 perf_sw = collections.defaultdict(list)
-for m in re.finditer(r'\[(\d+)\]\s+(\d+)\.(\d+):\s+sched:sched_switch: .* ==> .*next_pid=(-?\d+) ',
+for m in re.finditer(r'\[(\d+)\]\s+(\d+)\.(\d+):\s+sched:sched_switch: .*prev_pid=(-?\d+) .* ==> .*next_pid=(-?\d+) ',
                      open(script).read()):
-    perf_sw[int(m[1])].append((int(m[2]) * 10**6 + int(m[3]), int(m[4])))
+    perf_sw[int(m[1])].append((int(m[2]) * 10**6 + int(m[3]), int(m[4]), int(m[5])))
 for v in perf_sw.values():
     v.sort()
 
 
 def perf_switch_in(cpu, out_us):
-    """The thread perf last saw switched in on @cpu before @out_us."""
+    """perf's last switch on @cpu before @out_us: (time in us, prev, next)."""
     v = perf_sw.get(cpu, [])
-    i = bisect.bisect_left(v, (out_us, -1 << 62))
-    return v[i - 1][1] if i else None
+    i = bisect.bisect_left(v, (out_us, -1 << 62, 0))
+    return v[i - 1] if i else None
+
+
+def same_switches(cpu, prev, nxt, ts):
+    """ktrace's stamps of switches like perf's at @ts (same CPU and threads), nearest first."""
+    v = k_sw.get((cpu, prev, nxt), [])
+    lo, hi = bisect.bisect_left(v, ts - SAME_MS * 10**6), bisect.bisect_right(v, ts + SAME_MS * 10**6)
+    return sorted(v[lo:hi], key=lambda k: abs(k - ts))
 
 
 # "   time [cpu] comm[tid/pid]  wait  sch-delay  run" (milliseconds); the time is the switch-out.
@@ -114,20 +130,31 @@ def as_long(w, d, more=0):
     return -SLACK <= diff and (diff <= (ALLOW_US + SLACK_US) * 1000 or w['kind'] == 'preemption')
 
 
-found, after_idle, excused, missing, diffs = 0, 0, 0, [], []
+found, after_idle, excused, missing, diffs, apart = 0, 0, 0, [], [], []
 for tid, tin, d, cpu, out_us in delays:
-    near = sorted((w for w in waits.get(tid, []) if abs(w['end'] - tin) <= SLACK),
-                  key=lambda w: abs(w['end'] - tin))
-    match = [w for w in near if as_long(w, d)]
+    sw = perf_switch_in(cpu, out_us)
+    same = same_switches(cpu, sw[1], tid, sw[0] * 1000) if sw and sw[2] == tid else []
+    if same:
+        # ktrace's wait ends at its stamp of that switch, perf's delay at
+        # perf's; of two such switches (the thread preempted and back), the
+        # one whose wait is as long.
+        near = [w for k in same for w in waits.get(tid, []) if w['end'] == k]
+        match = [w for w in near if as_long(w, d, w['end'] - sw[0] * 1000)]
+        same = match[0]['end'] if match else None
+    else:
+        near = sorted((w for w in waits.get(tid, []) if abs(w['end'] - tin) <= SLACK),
+                      key=lambda w: abs(w['end'] - tin))
+        match = [w for w in near if as_long(w, d)]
     # perf saw the CPU go idle, not the thread come on: ktrace's wait ends
     # at the thread's switch-in from idle, after perf's and before its switch-out.
-    idle = [] if match or perf_switch_in(cpu, out_us) != 0 else \
+    idle = [] if match or not sw or sw[2] != 0 else \
         [w for w in waits.get(tid, []) if tin - SLACK <= w['end'] <= out_us * 1000 + SLACK and
-         any(abs(w['end'] - ts) <= 1000 for ts in from_idle.get((cpu, tid), [])) and
-         as_long(w, d, max(0, w['end'] - tin))]
+         w['end'] in from_idle.get((cpu, tid), []) and as_long(w, d, max(0, w['end'] - tin))]
     if match:
         found += 1
         diffs.append(match[0]['latency'] - d)
+        if same:
+            apart.append(abs(same - sw[0] * 1000))
     elif idle:
         after_idle += 1
     elif any(f <= tin + SLACK and l >= tin - d - SLACK for f, l in untraced.get(tid, []) + lost):
@@ -137,8 +164,8 @@ for tid, tin, d, cpu, out_us in delays:
 diffs.sort()
 unmeasured = sum(r['not_measured'].values())
 what = (f"each is a wait of ktrace latency on the same thread, ending at the same switch-in, as long "
-        f"(ktrace - perf within -{SLACK_US}..{ALLOW_US + SLACK_US} us; after an idle stretch perf "
-        f"does not see, longer by it)")
+        f"(ktrace - perf within -{SLACK_US}..{ALLOW_US + SLACK_US} us, net of the two stamps of the "
+        f"switch-in; after an idle stretch perf does not see, longer by it)")
 counted = f"ktrace counts the waits it cannot measure, across the thread's own untraced switch or a loss"
 if perf_lost:
     skip(what, f"perf {perf_lost}: its delays are no reference")
@@ -153,6 +180,9 @@ else:
        f"{counted} ({excused} delays of perf's; {r['not_measured']['overlaps_loss']} counted)")
 if diffs:
     print(f"# ktrace - perf: min {diffs[0]} ns, median {diffs[len(diffs) // 2]} ns, max {diffs[-1]} ns")
+if apart:
+    print(f"# the two tracers' stamps of one switch-in: {sum(a > SLACK for a in apart)} more than "
+          f"{SLACK_US} us apart, at most {max(apart) // 1000} us")
 
 # idle_allowed_elsewhere, recomputed from the switch records: for each wait
 # of a thread that may run anywhere, spent on one run queue and shorter
