@@ -393,7 +393,13 @@ static void causes(struct fxt_writer *w)
  *    current, so its delay ends at CPU 1's switch to idle: 4000;
  *  - 602, woken at 2000 on CPU 0, runs at 8000, is preempted at 8040 and
  *    runs again at 8050: waits of 6000 and 10, whose ends are 24 and 26
- *    from the switch-in perf stamps at 8026.
+ *    from the switch-in perf stamps at 8026;
+ *  - then what neither records: on CPU 1 the kernel switches from 605 to
+ *    604 untraced between 9100 and 9500; 604, woken at 9200, waits until
+ *    an unseen switch-in (not measured); 605, woken at 9800, after it,
+ *    runs at 10000 (a wait of 200).  On CPU 0, 606 runs from 10200 and is
+ *    switched out untraced before 10400; it runs again on CPU 1 at 10600
+ *    without a wakeup, preempted or woken unseen (not measured).
  */
 static void perf_gap(struct fxt_writer *w)
 {
@@ -419,6 +425,23 @@ static void perf_gap(struct fxt_writer *w)
 	cswitch(w, 0, US(8040), 602, 120, KTRACE_LINUX_RUNNING, 600, 120);
 	cswitch(w, 0, US(8050), 600, 120, KTRACE_LINUX_INTERRUPTIBLE, 602, 120);
 	cswitch(w, 0, US(8300), 602, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	kobj_thread(w, 604, 604, "hackbench");
+	kobj_thread(w, 605, 605, "hackbench");
+	kobj_thread(w, 606, 606, "hackbench");
+	cswitch(w, 1, US(9000), 0, 120, 0, 604, 120);
+	cswitch(w, 1, US(9100), 604, 120, KTRACE_LINUX_INTERRUPTIBLE, 605, 120);
+	wakeup(w, 0, US(9200), 604, 120, 600);
+	untraced(w, 1, 605, 604, US(9100), US(9500));
+	cswitch(w, 1, US(9500), 604, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 0, US(9800), 605, 120, 600);
+	cswitch(w, 1, US(10000), 0, 120, 0, 605, 120);
+	cswitch(w, 1, US(10100), 605, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, US(10200), 0, 120, 0, 606, 120);
+	wakeup(w, 0, US(10300), 603, 120, 600);
+	untraced(w, 0, 606, 0, US(10200), US(10400));
+	cswitch(w, 0, US(10400), 0, 120, 0, 603, 120);
+	cswitch(w, 1, US(10600), 0, 120, 0, 606, 120);
+	cswitch(w, 1, US(10700), 606, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 #undef US
 }
 
