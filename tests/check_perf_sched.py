@@ -13,9 +13,9 @@ descheduled between their probes (this machine's) stretches to tens of
 microseconds, once to 737: so the switch-in perf script shows for the
 delay is found among ktrace's switches (same CPU and threads, within
 SAME_MS; of two, the one whose wait is as long), ktrace's wait must end
-at its stamp of it, and the
-lengths are compared net of the two stamps' distance, the wakeup stamps
-within SLACK_US.  Where ktrace has no such switch, a wait ending within
+at its stamp of it, and the lengths are compared net of the two stamps'
+distance; so for the wakeup that starts both (perf's sched_waking found
+among ktrace's wakeups of the thread on that CPU), else within SLACK_US.  Where ktrace has no such switch, a wait ending within
 SLACK_US of perf's switch-in and as long as perf's delay is its match.
 A thread preempted on its
 way to sleep (sched_switch's preempt, with prev_state S) stays on its run
@@ -86,6 +86,14 @@ for m in re.finditer(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=(\d+) .*? ==> 
     if prev == 0:
         from_idle[(cpu, nxt)].append(ts)
 
+# ktrace's wakeups by CPU and thread, and perf's by thread: (time in ns, CPU).
+k_wake = collections.defaultdict(list)
+for m in re.finditer(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] wakeup: tid=(\d+) ', dump, re.M):
+    k_wake[(int(m[3]), int(m[4]))].append(int(m[1]) * 10**9 + int(m[2]))
+p_wake = collections.defaultdict(list)
+for m in re.finditer(r'\[(\d+)\]\s+(\d+)\.(\d+):\s+sched:sched_waking: .*?pid=(\d+) ', open(script).read()):
+    p_wake[int(m[4])].append(((int(m[2]) * 10**6 + int(m[3])) * 1000, int(m[1])))
+
 # perf's switches per CPU: (time in us, prev pid, next pid), to see which
 # switch-in timehist took for a thread's.
 perf_sw = collections.defaultdict(list)
@@ -108,6 +116,15 @@ def same_switches(cpu, prev, nxt, ts):
     v = k_sw.get((cpu, prev, nxt), [])
     lo, hi = bisect.bisect_left(v, ts - SAME_MS * 10**6), bisect.bisect_right(v, ts + SAME_MS * 10**6)
     return sorted(v[lo:hi], key=lambda k: abs(k - ts))
+
+
+def wake_apart(w, tid, ready):
+    """ktrace's stamp minus perf's of the wakeup that starts wait @w, if perf's
+    delay, from @ready, starts at it too; else 0."""
+    pw = min(p_wake.get(tid, []), key=lambda p: abs(p[0] - ready), default=None)
+    if pw is None or abs(pw[0] - ready) > 5000 or w['start'] not in k_wake.get((pw[1], tid), []):
+        return 0
+    return w['start'] - pw[0] if abs(w['start'] - pw[0]) <= SAME_MS * 10**6 else 0
 
 
 # "   time [cpu] comm[tid/pid]  wait  sch-delay  run" (milliseconds); the time is the switch-out.
@@ -139,7 +156,8 @@ for tid, tin, d, cpu, out_us in delays:
         # perf's; of two such switches (the thread preempted and back), the
         # one whose wait is as long.
         near = [w for k in same for w in waits.get(tid, []) if w['end'] == k]
-        match = [w for w in near if as_long(w, d, w['end'] - sw[0] * 1000)]
+        match = [w for w in near if as_long(w, d, w['end'] - sw[0] * 1000 -
+                                            wake_apart(w, tid, sw[0] * 1000 - d))]
         same = match[0]['end'] if match else None
     else:
         near = sorted((w for w in waits.get(tid, []) if abs(w['end'] - tin) <= SLACK),
@@ -164,8 +182,8 @@ for tid, tin, d, cpu, out_us in delays:
 diffs.sort()
 unmeasured = sum(r['not_measured'].values())
 what = (f"each is a wait of ktrace latency on the same thread, ending at the same switch-in, as long "
-        f"(ktrace - perf within -{SLACK_US}..{ALLOW_US + SLACK_US} us, net of the two stamps of the "
-        f"switch-in; after an idle stretch perf does not see, longer by it)")
+        f"(ktrace - perf within -{SLACK_US}..{ALLOW_US + SLACK_US} us, net of the two tracers' stamps "
+        f"of the same switch-in and wakeup; after an idle stretch perf does not see, longer by it)")
 counted = f"ktrace counts the waits it cannot measure, across the thread's own untraced switch or a loss"
 if perf_lost:
     skip(what, f"perf {perf_lost}: its delays are no reference")
