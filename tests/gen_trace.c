@@ -11,6 +11,7 @@
  *   gen_trace throttle FILE     waits of a throttled cgroup's threads, and of others
  *   gen_trace throttle-task FILE  the same in the task-based throttle model
  *   gen_trace timer FILE        timer waits whose parts are known
+ *   gen_trace perf-gap FILE     waits perf sched timehist measures short or ends ambiguously
  *   gen_trace timeline-ok FILE  timeline breaks, each with the record that explains it
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
  *   gen_trace irq-entries FILE  interrupt entries with no exits, as --ftrace with
@@ -393,6 +394,68 @@ static void causes(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+/*
+ * Waits as perf sched timehist gets them wrong (times from T0, in us), for
+ * tests/check_perf_sched.py; tests/test_latency.sh gives the perf script
+ * and timehist text perf makes of the same run:
+ *  - 601 is woken at 1000 on CPU 0, behind waker 600; CPU 1 goes idle at
+ *    5000, the balancer moves 601 there at 5300 and it runs from idle at
+ *    5500: a wait of 4500.  perf records nothing while the idle task is
+ *    current, so its delay ends at CPU 1's switch to idle: 4000;
+ *  - 602, woken at 2000 on CPU 0, runs at 8000, is preempted at 8040 and
+ *    runs again at 8050: waits of 6000 and 10, whose ends are 24 and 26
+ *    from the switch-in perf stamps at 8026;
+ *  - then what neither records: on CPU 1 the kernel switches from 605 to
+ *    604 untraced between 9100 and 9500; 604, woken at 9200, waits until
+ *    an unseen switch-in (not measured); 605, woken at 9800, after it,
+ *    runs at 10000 (a wait of 200).  On CPU 0, 606 runs from 10200 and is
+ *    switched out untraced before 10400; it runs again on CPU 1 at 10600
+ *    without a wakeup, preempted or woken unseen (not measured).
+ */
+static void perf_gap(struct fxt_writer *w)
+{
+#define US(x) (T0 + (x) * 1000ULL)
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 600, 600, "waker");
+	kobj_thread(w, 601, 601, "hackbench");
+	kobj_thread(w, 602, 602, "hackbench");
+	kobj_thread(w, 603, 603, "hog");
+	cswitch(w, 0, US(100), 0, 120, 0, 600, 120);
+	cswitch(w, 1, US(200), 0, 120, 0, 603, 120);
+	cswitch(w, 1, US(300), 603, 120, KTRACE_LINUX_RUNNING, 601, 120);
+	cswitch(w, 1, US(400), 601, 120, KTRACE_LINUX_INTERRUPTIBLE, 603, 120);
+	wakeup(w, 0, US(1000), 601, 120, 600);
+	cswitch(w, 0, US(1500), 600, 120, KTRACE_LINUX_RUNNING, 602, 120);
+	cswitch(w, 0, US(1600), 602, 120, KTRACE_LINUX_INTERRUPTIBLE, 600, 120);
+	wakeup(w, 0, US(2000), 602, 120, 600);
+	cswitch(w, 1, US(5000), 603, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	migrate(w, US(5300), 601, 0, 1);
+	cswitch(w, 1, US(5500), 0, 120, 0, 601, 120);
+	cswitch(w, 1, US(6000), 601, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, US(8000), 600, 120, KTRACE_LINUX_RUNNING, 602, 120);
+	cswitch(w, 0, US(8040), 602, 120, KTRACE_LINUX_RUNNING, 600, 120);
+	cswitch(w, 0, US(8050), 600, 120, KTRACE_LINUX_INTERRUPTIBLE, 602, 120);
+	cswitch(w, 0, US(8300), 602, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	kobj_thread(w, 604, 604, "hackbench");
+	kobj_thread(w, 605, 605, "hackbench");
+	kobj_thread(w, 606, 606, "hackbench");
+	cswitch(w, 1, US(9000), 0, 120, 0, 604, 120);
+	cswitch(w, 1, US(9100), 604, 120, KTRACE_LINUX_INTERRUPTIBLE, 605, 120);
+	wakeup(w, 0, US(9200), 604, 120, 600);
+	untraced(w, 1, 605, 604, US(9100), US(9500));
+	cswitch(w, 1, US(9500), 604, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	wakeup(w, 0, US(9800), 605, 120, 600);
+	cswitch(w, 1, US(10000), 0, 120, 0, 605, 120);
+	cswitch(w, 1, US(10100), 605, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 0, US(10200), 0, 120, 0, 606, 120);
+	wakeup(w, 0, US(10300), 603, 120, 600);
+	untraced(w, 0, 606, 0, US(10200), US(10400));
+	cswitch(w, 0, US(10400), 0, 120, 0, 603, 120);
+	cswitch(w, 1, US(10600), 0, 120, 0, 606, 120);
+	cswitch(w, 1, US(10700), 606, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+#undef US
+}
+
 /* A trace_info record as ktrace record writes it, saying whether throttling is recorded. */
 static void trace_info(struct fxt_writer *w, const char *throttling)
 {
@@ -715,7 +778,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|throttle|throttle-task|timer|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -738,6 +801,8 @@ int main(int argc, char **argv)
 		throttle(w, !strcmp(argv[1], "throttle-task"));
 	else if (!strcmp(argv[1], "timer"))
 		timer(w);
+	else if (!strcmp(argv[1], "perf-gap"))
+		perf_gap(w);
 	else if (!strcmp(argv[1], "chain"))
 		chain(w);
 	else if (!strcmp(argv[1], "timeline-ok"))

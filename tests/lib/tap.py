@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""TAP helpers for the Python checks: ok(), finish(), and the KEY=VALUE
+"""TAP helpers for the Python checks: ok(), skip(), finish(), and the KEY=VALUE
 files the test workloads write."""
 import sys
 
@@ -15,6 +15,13 @@ def ok(cond, what, detail=None):
     if not cond and detail is not None:
         print(f"#   got: {detail}")
     return cond
+
+
+def skip(what, why):
+    """One TAP line for a check that cannot be made here, and why."""
+    global _n
+    _n += 1
+    print(f"ok {_n} - {what} # SKIP {why}")
 
 
 def finish():

@@ -4,7 +4,8 @@
 # at once; every scheduling delay perf sched timehist reports for hackbench
 # must be a wait of ktrace latency with the same thread and length, within
 # the sched_waking/sched_wakeup allowance tests/check_perf_sched.py states,
-# whether or not the kernel left switches untraced meanwhile; and each
+# whether or not the kernel left switches untraced meanwhile (perf script
+# shows where perf saw a CPU go idle but not the thread come on); and each
 # wait's idle_allowed_elsewhere is the other CPU's idle time recomputed from
 # the switch records.
 # usage: tests/suites/perf_sched.sh BUILD_DIR.  TAP output; SKIPs without
@@ -32,8 +33,9 @@ ok $rc "record --backend bpf -- perf sched record -- hackbench -g 4 -l 200" || d
 grep -o '[0-9]* untraced switches' "$tmp/err" | sed 's/^/# /'
 perf sched timehist -i "$tmp/p.data" >"$tmp/timehist" 2>"$tmp/perf.err"
 ok $? "perf sched timehist reads perf's recording" || diag "$tmp/perf.err"
-tests/check_perf_sched.py "$ktrace" "$tmp/k.fxt" "$tmp/timehist" hackbench 0.001 >"$tmp/check"
+perf script -i "$tmp/p.data" -F cpu,time,event,trace >"$tmp/script" 2>>"$tmp/perf.err"
+tests/check_perf_sched.py "$ktrace" "$tmp/k.fxt" "$tmp/timehist" "$tmp/script" "$tmp/perf.err" hackbench 0.001 >"$tmp/check"
 ok $? "every delay perf sched timehist reports for hackbench is a wait of ktrace latency, same thread and length" ||
 	grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
-grep -E '^# ktrace - perf|ok 5' "$tmp/check" | sed 's/^ok 5 - /# /; s/^# /# /' | cut -c1-240
+grep -E '^# ktrace - perf|^ok 5' "$tmp/check" | sed 's/^ok 5 - /# /' | cut -c1-300
 finish

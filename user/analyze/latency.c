@@ -915,7 +915,9 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 		return;
 	if (t->state != ST_WOKEN && t->state != ST_PREEMPTED) {
 		g = group_get(a, group_key(a, t, cpu));
-		if (t->state == ST_UNKNOWN)
+		if (t->state == ST_UNKNOWN && t->stranded)
+			g->lossy++;	/* preempted, or woken, in the untraced stretch */
+		else if (t->state == ST_UNKNOWN)
 			g->before_trace++;
 		else if (t->state == ST_BLOCKED)
 			g->no_wakeup++;
@@ -935,6 +937,45 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 	dist_add(a, &g->d[kind], ns, ts, t->tid);
 	count_causes(a, g, t, cpu, ts, weight);
 	keep_top(a, t, c, kind, cpu, ts, weight);
+}
+
+/*
+ * @t is switched out while it waits: its switch-in was not recorded.  A
+ * loss, or an untraced stretch of its own, hid it; that wait, of unknown
+ * length, counts with the ones not measured.
+ */
+static void wait_unseen_end(struct lat_analysis *a, struct lat_thread *t, uint32_t cpu,
+			    uint64_t ts)
+{
+	if (!selected(a, t) || (a->o.cpu >= 0 && cpu != (uint64_t)a->o.cpu) || ts < t->since ||
+	    ts - t->since < a->o.min_ns)
+		return;
+	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, t->since, ts))
+		group_get(a, group_key(a, t, cpu))->lossy++;
+}
+
+/*
+ * An untraced_switch record, just before the switch that shows it: its
+ * stranded thread left the CPU at some unknown time, asleep or preempted.
+ * Woken meanwhile (a wakeup while it seemed to run), it waits from then;
+ * else its state is unknown until its next wakeup or switch-in.
+ */
+static void on_untraced(struct lat_analysis *a, const struct fxt_record *rec)
+{
+	struct lat_thread *t = lat_thread_find(a, fxt_arg_u64(rec, "tid", 0));
+
+	if (!t || !t->tid || t->state != ST_RUNNING)
+		return;
+	if (t->early_wake) {
+		t->state = ST_WOKEN;
+		t->since = t->early_wake;
+		wait_begins(a, t, t->since);
+		t->snap_cpu = -1;
+		t->early_wake = 0;
+	} else {
+		t->state = ST_UNKNOWN;
+		t->stranded = true;
+	}
 }
 
 /* Blocked time by where: one entry per state and stack, at most LAT_BLOCKED_IN_MAX. */
@@ -992,6 +1033,9 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	if (rec->out_tid) {
 		t = thread_get(a, rec->out_tid);
 		state = linux_state(rec, &sa);
+		if (t->state == ST_WOKEN || t->state == ST_PREEMPTED)
+			wait_unseen_end(a, t, rec->cpu, ts);
+		t->stranded = false;
 		t->last_cpu = rec->cpu;
 		t->queue_cpu = rec->cpu;
 		t->since = ts;
@@ -1033,6 +1077,7 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->unnamed_ns = 0;
 	end_wait(a, t, c, rec->cpu, ts, c->weight);
+	t->stranded = false;
 	t->state = ST_RUNNING;
 	t->timer = TIMER_NONE;
 	t->early_wake = 0;
@@ -1114,6 +1159,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 		return;
 	}
 	t->raced = false;
+	t->stranded = false;
 	if (t->state == ST_BLOCKED && selected(a, t) && ts >= t->since) {
 		struct lat_group *g = group_get(a, group_key(a, t, t->last_cpu < 0 ? 0 :
 								  (uint32_t)t->last_cpu));
@@ -1215,6 +1261,9 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 			on_migrate(a, rec, ts);
 		else if (lat_is_timer_expire(rec) && rec->tid)
 			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
+		else if (fxt_str_eq(rec->cat, "ktrace:meta") &&
+			 fxt_str_eq(rec->name, "untraced_switch"))
+			on_untraced(a, rec);
 		return;
 	} else {
 		return;

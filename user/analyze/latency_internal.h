@@ -48,6 +48,7 @@ struct lat_thread {
 	uint32_t cgroup;		/* its cgroup's index + 1 in the analysis, 0: not known */
 	uint64_t throttled_in;		/* the cgroup id a throttle record gave it, 0: none */
 	bool raced;			/* runnable since such a wakeup, as far as the trace says */
+	bool stranded;			/* left its CPU in an untraced stretch, unknown how */
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
 	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
