@@ -15,7 +15,8 @@ int obuf_init(struct obuf *o, int fd, size_t cap)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = fd;
-	o->cap = cap ? cap : 1 << 20;
+	o->chunk = cap ? cap : 1 << 20;
+	o->cap = o->chunk < OBUF_INITIAL ? o->chunk : OBUF_INITIAL;
 	o->buf = malloc(o->cap);
 	return o->buf ? 0 : -ENOMEM;
 }
@@ -47,6 +48,12 @@ void obuf_grow(struct obuf *o, size_t need)
 {
 	if (o->fd >= 0) {
 		obuf_flush(o);
+		/* Empty now: a larger buffer needs no copy. */
+		if (o->cap < o->chunk) {
+			o->cap = o->cap * 2 < o->chunk ? o->cap * 2 : o->chunk;
+			free(o->buf);
+			o->buf = xrealloc(NULL, o->cap, "an output buffer");
+		}
 		if (o->len + need <= o->cap)
 			return;
 	}

@@ -9,12 +9,20 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* An output buffer flushed to a file descriptor; errors stick in @err. */
+/*
+ * An output buffer flushed to a file descriptor, or in memory (fd < 0);
+ * errors stick in @err.  It starts at OBUF_INITIAL bytes at most: a file's
+ * doubles, flush by flush, up to @chunk (the largest write); a memory
+ * buffer grows as needed.
+ */
+#define OBUF_INITIAL	(64U << 10)
+
 struct obuf {
 	int fd;
 	char *buf;
 	size_t len;
 	size_t cap;
+	size_t chunk;
 	uint64_t total;		/* bytes written through the buffer */
 	int err;		/* first -errno from write(), 0 if none */
 };

@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fxt_reader.h"
 #include "utils.h"
 
 #define READ_CHUNK	(1U << 20)
+#define READ_MIN	(4U << 10)
 /* Large records may be up to 32 GiB by their size field; nothing sane is. */
 #define MAX_LARGE_BYTES	(64ULL << 20)
 #define NUM_STRINGS	0x8000U
@@ -44,8 +46,10 @@ struct fxt_provider {
 
 static void provider_free(struct fxt_provider *p)
 {
+	/* Set entries only: free() costs a stack trace under ASan, even of NULL. */
 	for (uint32_t i = 0; i < p->nstr; i++)
-		free(p->str[i].s);
+		if (p->str[i].s)
+			free(p->str[i].s);
 	free(p->str);
 	free(p->threads);
 	free(p);
@@ -148,12 +152,30 @@ static void reader_init(struct fxt_reader *r)
 	r->ticks_per_sec = KTRACE_FXT_TICKS_PER_SEC;
 }
 
+/*
+ * The buffer for what is left of @fd: a chunk, or for a smaller file the
+ * least power of two that holds it; fill() grows it for a larger record.
+ */
+static size_t read_cap(int fd)
+{
+	struct stat st;
+	off_t at;
+	size_t cap = READ_MIN;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (at = lseek(fd, 0, SEEK_CUR)) < 0 ||
+	    st.st_size - at >= (off_t)READ_CHUNK)
+		return READ_CHUNK;
+	while (cap < (size_t)(st.st_size - at))
+		cap *= 2;
+	return cap;
+}
+
 int fxt_reader_open_fd(struct fxt_reader *r, int fd, const char *path)
 {
 	reader_init(r);
 	r->fd = fd;
 	r->path = path;
-	r->cap = READ_CHUNK;
+	r->cap = read_cap(fd);
 	r->buf = malloc(r->cap);
 	r->own_buf = true;
 	r->cur = provider_new(r, 0);
