@@ -70,7 +70,7 @@ struct statedump {
 	uint64_t last_id;
 };
 
-/* @tid's cgroup v2 path ("/system.slice/x.service") into @buf; false if none. */
+/* @tid's cgroup v2 path ("/system.slice/x.service") into @buf; false if it is gone. */
 static bool read_cgroup(unsigned long pid, unsigned long tid, char *buf, size_t size)
 {
 	char path[64], line[512];
@@ -90,7 +90,14 @@ static bool read_cgroup(unsigned long pid, unsigned long tid, char *buf, size_t 
 		found = true;
 	}
 	fclose(f);
-	return found;
+	/*
+	 * No such line: the unified hierarchy was never mounted (the kernel
+	 * shows it only once it has been), so nobody can have moved a task
+	 * from its root.
+	 */
+	if (!found)
+		snprintf(buf, size, "/");
+	return true;
 }
 
 /* The id of cgroup @path (as /proc gives it), 0 if it cannot be had. */
