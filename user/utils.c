@@ -359,3 +359,31 @@ long peak_rss_kib(void)
 		return -1;
 	return ru.ru_maxrss;
 }
+
+int kallsyms_find(const char *const *names, uint64_t *addrs, size_t n)
+{
+	char line[512], name[256], type;
+	unsigned long long addr;
+	uint64_t seen = 0;	/* n is at most 64 */
+	int found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return -errno;
+	memset(addrs, 0, n * sizeof(*addrs));
+	while ((size_t)found < n && fgets(line, sizeof(line), f)) {
+		/* A module's symbols have its name after them, in brackets. */
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || strchr(line, '['))
+			continue;
+		for (size_t i = 0; i < n && i < 64; i++) {
+			if (!(seen & 1ULL << i) && !strcmp(name, names[i])) {
+				seen |= 1ULL << i;
+				addrs[i] = addr;
+				found++;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}

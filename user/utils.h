@@ -84,4 +84,11 @@ bool kernel_older_than(const char *rel, int major, int minor);
 /* Peak resident set size of this process in KiB (getrusage). */
 long peak_rss_kib(void);
 
+/*
+ * The addresses of the kernel's own symbols @names (not modules') from
+ * /proc/kallsyms into @addrs (0 where absent, or hidden by kptr_restrict);
+ * returns how many were listed, or -errno if the file cannot be read.
+ */
+int kallsyms_find(const char *const *names, uint64_t *addrs, size_t n);
+
 #endif

@@ -187,24 +187,16 @@ static bool preempt_count_usable(void)
  */
 static bool preempt_count_usable(void)
 {
-	char line[256], *sym;
-	bool found = false;
+	static const char *const name[] = { "__preempt_count" };
 	struct btf *btf = btf__load_vmlinux_btf();
-	FILE *f;
+	uint64_t addr;
+	bool found;
 
 	if (!btf)
 		return false;
 	found = btf__find_by_name_kind(btf, "__preempt_count", BTF_KIND_VAR) >= 0;
 	btf__free(btf);
-	f = found ? fopen("/proc/kallsyms", "re") : NULL;
-	found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		sym = strrchr(line, ' ');
-		found = sym && !strcmp(sym + 1, "__preempt_count\n");
-	}
-	if (f)
-		fclose(f);
-	return found;
+	return found && kallsyms_find(name, &addr, 1) == 1;
 }
 #endif
 

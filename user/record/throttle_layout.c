@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 
 #include "record.h"
+#include "utils.h"
 
 /* A field the module reads: struct, member, its size in bytes (0: any). */
 struct field {
@@ -77,24 +78,16 @@ static int read_offsets(const struct btf *btf, const struct field *f, size_t n, 
 /* The addresses of the bandwidth timers' functions in /proc/kallsyms: 0, or -errno and @why. */
 static int read_timer_functions(struct ktrace_throttle_layout *l, char *why, size_t len)
 {
-	unsigned long long addr;
-	char line[512], name[256], type;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	static const char *const names[] = { "sched_cfs_period_timer", "sched_cfs_slack_timer" };
+	uint64_t addrs[2];
+	int ret = kallsyms_find(names, addrs, 2);
 
-	if (!f) {
-		snprintf(why, len, "not recorded: cannot read /proc/kallsyms: %s", strerror(errno));
-		return -errno;
+	if (ret < 0) {
+		snprintf(why, len, "not recorded: cannot read /proc/kallsyms: %s", strerror(-ret));
+		return ret;
 	}
-	while (fgets(line, sizeof(line), f) && !(l->period_timer_fn && l->slack_timer_fn)) {
-		/* vmlinux's own symbols: a module's have its name after them. */
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || strchr(line, '['))
-			continue;
-		if (!strcmp(name, "sched_cfs_period_timer"))
-			l->period_timer_fn = addr;
-		else if (!strcmp(name, "sched_cfs_slack_timer"))
-			l->slack_timer_fn = addr;
-	}
-	fclose(f);
+	l->period_timer_fn = addrs[0];
+	l->slack_timer_fn = addrs[1];
 	if (l->period_timer_fn && l->slack_timer_fn)
 		return 0;
 	snprintf(why, len, "not recorded: /proc/kallsyms gives no address of %s (kernel.kptr_restrict?)",
