@@ -236,12 +236,39 @@ static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 	publish(buf, pos, rec, words);
 }
 
+/*
+ * A record for emit_rec(): the largest size, zeroed by its writer (the
+ * verifier checks that the whole of it is initialised).
+ */
+struct bpf_rec {
+	__u64 w[KTRACE_BPF_MAX_WORDS];
+};
+
+/*
+ * emit_to() as a global function, which the verifier checks once, not at
+ * each call: every record but the context switch and the wakeup (whose
+ * programs inline emit_to() for speed) goes through here.  Inlined at
+ * each of its twenty call sites, with the name records' sixteen name
+ * lengths each a path of its own, it made the verifier walk some 400,000
+ * instructions: seconds of a recording's start, minutes under emulation.
+ */
+__noinline int emit_rec(__u32 buf, struct bpf_rec *rec, __u32 words, __u64 ts, int alone)
+{
+	/* Buffers 0 to nr_cpus - 1 are the CPUs', then the probes' (one per CPU). */
+	__u32 cpu = buf < nr_cpus ? buf : buf - nr_cpus;
+
+	if (!rec || words == 0 || words > KTRACE_BPF_MAX_WORDS)
+		return 0;
+	emit_to(buf, cpu, rec->w, words, ts, alone);
+	return 0;
+}
+
 /* A scheduler record, from a writer that may be interrupted by another. */
-static __always_inline void emit(const __u64 *rec, __u32 words, __u64 ts)
+static __always_inline void emit(struct bpf_rec *rec, __u32 words, __u64 ts)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	emit_to(cpu, cpu, rec, words, ts, false);
+	emit_rec(cpu, rec, words, ts, false);
 }
 
 /* Length of a task name (at most TASK_COMM_LEN - 1). */
@@ -291,17 +318,17 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *p)
  */
 static __always_inline void emit_names(struct task_struct *p, const char *comm, __u64 ts)
 {
-	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
+	struct bpf_rec rec = {};
 	__u32 pid = p->pid, tgid = p->tgid, len;
 	char name[KTRACE_FXT_COMM_LEN + 1] = {};
 	__u64 cgroup_id = task_cgroup_id(p);
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	emit(rec, ktrace_fxt_put_kobj_thread(rec, pid, tgid, name, len, restricted_cpus(p),
-					     cgroup_id), ts);
+	emit(&rec, ktrace_fxt_put_kobj_thread(rec.w, pid, tgid, name, len, restricted_cpus(p),
+					      cgroup_id), ts);
 	if (pid == tgid)
-		emit(rec, ktrace_fxt_put_kobj_process(rec, tgid, name, len, cgroup_id), ts);
+		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
 
 /* Whether the latency trigger watches @p (its --pid and --comm). */
@@ -358,7 +385,8 @@ static __always_inline void trigger_forget(struct task_struct *prev)
 static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __u32 cpu)
 {
 	__u32 pid = next->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
-	__u64 rec[KTRACE_FXT_TRIGGER_WORDS], *slot, v, lat;
+	struct bpf_rec rec = {};
+	__u64 *slot, v, lat;
 
 	slot = bpf_map_lookup_elem(&wake_slots, &key);
 	if (!pid || !slot)
@@ -377,8 +405,8 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	trigger.latency = lat;
 	trigger.tid = pid;
 	trigger.cpu = cpu;
-	emit_to(cpu, cpu, rec, ktrace_fxt_put_trigger(rec, ts, next->tgid, pid, lat, ts - lat, cpu),
-		ts, true);
+	emit_rec(cpu, &rec, ktrace_fxt_put_trigger(rec.w, ts, next->tgid, pid, lat, ts - lat,
+							cpu), ts, true);
 	__sync_lock_test_and_set(&trigger.stop_at, ts + after_ns);
 }
 
@@ -504,11 +532,12 @@ static __always_inline __u64 throttled_cgroup(struct task_struct *p)
 
 static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu, __u64 ts)
 {
-	__u64 rec[KTRACE_FXT_THROTTLE_WORDS], id = throttled_cgroup(prev);
+	struct bpf_rec rec = {};
+	__u64 id = throttled_cgroup(prev);
 
 	if (id)
-		emit_to(cpu, cpu, rec, ktrace_fxt_put_throttle(rec, ts, prev->tgid, prev->pid,
-							       cpu, id), ts, true);
+		emit_rec(cpu, &rec, ktrace_fxt_put_throttle(rec.w, ts, prev->tgid, prev->pid,
+								 cpu, id), ts, true);
 }
 
 SEC("tp_btf/sched_switch")
@@ -739,9 +768,10 @@ static __always_inline __u32 task_cpu(struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	__u64 rec[KTRACE_FXT_MIGRATE_WORDS], ts = bpf_ktime_get_ns();
+	struct bpf_rec rec = {};
+	__u64 ts = bpf_ktime_get_ns();
 
-	emit(rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p), dest_cpu), ts);
+	emit(&rec, ktrace_fxt_put_migrate(rec.w, ts, p->tgid, p->pid, task_cpu(p), dest_cpu), ts);
 	return 0;
 }
 
@@ -749,33 +779,35 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
  * Timer wakeups: a sleeper's hrtimer (nanosleep, clock_nanosleep, and the
  * poll, select and epoll timeouts) is about to call hrtimer_wakeup() for
  * its task.  Only those are recorded, so other timers cost a compare.
- * hrtimer_wakeup is static: libbpf finds it in kallsyms (0 if it is gone).
+ * hrtimer_wakeup is static: user space finds it in kallsyms (0 if it is
+ * gone), in the same pass as the other functions below, which is cheaper
+ * than libbpf's own pass for untyped __ksym externs.
  * The expiry is in the timer's clock base; the base's offset brings it
  * to CLOCK_MONOTONIC, the recorder's clock (0 for monotonic timers).
  */
-extern const void hrtimer_wakeup __ksym __weak;
+const volatile __u64 hrtimer_wakeup_fn = 0;
 
 /*
  * A cgroup's CFS bandwidth timers: the period timer refills its quota and
  * the slack timer hands out runtime returned by other CPUs; both then
  * unthrottle the run queues the runtime covers.  Recorded only while the
  * cgroup has throttled run queues, so a limited cgroup that keeps within
- * its quota writes nothing.  Both functions are static: found through
- * kallsyms, 0 where the kernel has no CFS bandwidth control.
+ * its quota writes nothing.  Both functions are static: found by user
+ * space in kallsyms, 0 where the kernel has no CFS bandwidth control.
  */
-extern const void sched_cfs_period_timer __ksym __weak;
-extern const void sched_cfs_slack_timer __ksym __weak;
+const volatile __u64 cfs_period_timer_fn = 0;
+const volatile __u64 cfs_slack_timer_fn = 0;
 
 /* The cfs_bandwidth whose timer @timer is, NULL for any other timer. */
 static __always_inline struct cfs_bandwidth *cfs_bandwidth_of(struct hrtimer *timer)
 {
-	void *fn = (void *)timer->function;
+	__u64 fn = (__u64)timer->function;
 
-	if (!&sched_cfs_period_timer)
+	if (!cfs_period_timer_fn)
 		return NULL;
-	if (fn == &sched_cfs_period_timer)
+	if (fn == cfs_period_timer_fn)
 		return (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, period_timer);
-	if (fn == &sched_cfs_slack_timer)
+	if (fn == cfs_slack_timer_fn)
 		return (void *)timer - bpf_core_field_offset(struct cfs_bandwidth, slack_timer);
 	return NULL;
 }
@@ -795,7 +827,8 @@ static __always_inline __u64 cfs_bandwidth_cgroup(struct cfs_bandwidth *cfs_b)
 
 static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 {
-	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts;
+	struct bpf_rec rec = {};
+	__u64 ts;
 	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
 	struct list_head *head;
 
@@ -805,7 +838,7 @@ static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 	if (BPF_CORE_READ(head, next) == head)
 		return 0;
 	ts = bpf_ktime_get_ns();
-	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(),
+	emit(&rec, ktrace_fxt_put_cfs_refill(rec.w, ts, bpf_get_smp_processor_id(),
 					    cfs_bandwidth_cgroup(cfs_b), 0, 0), ts);
 	return 0;
 }
@@ -823,7 +856,8 @@ static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
 {
-	__u64 rec[KTRACE_FXT_CFS_REFILL_WORDS], ts, still = 0;
+	struct bpf_rec rec = {};
+	__u64 ts, still = 0;
 	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
 	struct list_head *head, *node;
 
@@ -843,7 +877,7 @@ int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
 	if (!still)
 		return 0;
 	ts = bpf_ktime_get_ns();
-	emit(rec, ktrace_fxt_put_cfs_refill(rec, ts, bpf_get_smp_processor_id(),
+	emit(&rec, ktrace_fxt_put_cfs_refill(rec.w, ts, bpf_get_smp_processor_id(),
 					    cfs_bandwidth_cgroup(cfs_b), still, 1), ts);
 	return 0;
 }
@@ -851,11 +885,12 @@ int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
-	__u64 rec[KTRACE_FXT_TIMER_EXPIRE_WORDS], ts, soft, hard, offset;
+	struct bpf_rec rec = {};
+	__u64 ts, soft, hard, offset;
 	struct hrtimer_sleeper *sl;
 	struct task_struct *p;
 
-	if (!&hrtimer_wakeup || (void *)timer->function != &hrtimer_wakeup)
+	if (!hrtimer_wakeup_fn || (__u64)timer->function != hrtimer_wakeup_fn)
 		return cfs_bandwidth_timer(timer);
 	ts = bpf_ktime_get_ns();
 	sl = (void *)timer - bpf_core_field_offset(struct hrtimer_sleeper, timer);
@@ -865,7 +900,7 @@ int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 	offset = timer->base->offset;
 	soft = timer->_softexpires - offset;
 	hard = timer->node.expires - offset;
-	emit(rec, ktrace_fxt_put_timer_expire(rec, ts, BPF_CORE_READ(p, tgid),
+	emit(&rec, ktrace_fxt_put_timer_expire(rec.w, ts, BPF_CORE_READ(p, tgid),
 					      BPF_CORE_READ(p, pid), soft, hard,
 					      bpf_get_smp_processor_id()), ts);
 	return 0;
@@ -902,10 +937,11 @@ int BPF_PROG(ktrace_task_rename, struct task_struct *task, const char *comm)
  */
 static __always_inline void emit_cpu_state(__u32 cpu, bool online)
 {
-	__u64 rec[KTRACE_FXT_CPU_STATE_WORDS], ts = bpf_ktime_get_ns();
+	struct bpf_rec rec = {};
+	__u64 ts = bpf_ktime_get_ns();
 
 	if (cpu < nr_cpus)
-		emit_to(cpu, cpu, rec, ktrace_fxt_put_cpu_state(rec, ts, cpu, online), ts, false);
+		emit_rec(cpu, &rec, ktrace_fxt_put_cpu_state(rec.w, ts, cpu, online), ts, false);
 }
 
 SEC("tp_btf/cpuhp_enter")
@@ -948,15 +984,16 @@ struct {
 
 static __always_inline void emit_probe(__u32 type, __u64 cookie, __u64 start, __u64 end)
 {
-	__u64 rec[5], pid_tgid = bpf_get_current_pid_tgid();
+	struct bpf_rec rec = {};
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id(), words;
 	__u16 name = cookie & 0x7fff;	/* an index: the name takes no words */
 
-	words = ktrace_fxt_event_head(rec, start, 0, pid_tgid >> 32, (__u32)pid_tgid,
+	words = ktrace_fxt_event_head(rec.w, start, 0, pid_tgid >> 32, (__u32)pid_tgid,
 				      KTRACE_FXT_STR_CAT_KPROBE, 0, name, 0);
-	words = ktrace_fxt_event_finish(rec, words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, name,
+	words = ktrace_fxt_event_finish(rec.w, words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, name,
 					end);
-	emit_to(nr_cpus + cpu, cpu, rec, words, start, false);
+	emit_rec(nr_cpus + cpu, &rec, words, start, false);
 }
 
 SEC("kprobe")

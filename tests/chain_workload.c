@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/asleep.h"
+
 #define WORK_US		2000
 #define HOG_US		8000
 #define SLEEP_US	30000
@@ -38,6 +40,7 @@ static int chain_pipe[2], tick_pipe[2], hog_pipe[2], go_pipe[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t started;
 static volatile int waiter_waiting;
+static int victim_reading;	/* the pipe the victim reads now: 1, 2 */
 static pid_t tids[5];
 
 enum { VICTIM, WAITER, HOLDER, HOG, TICKER };
@@ -95,7 +98,11 @@ static void *victim(void *arg)
 
 	pin(1);
 	start(VICTIM, "victim");
-	if (read(chain_pipe[0], &c, 1) != 1 || read(tick_pipe[0], &c, 1) != 1)
+	__atomic_store_n(&victim_reading, 1, __ATOMIC_SEQ_CST);
+	if (read(chain_pipe[0], &c, 1) != 1)
+		die("victim: read");
+	__atomic_store_n(&victim_reading, 2, __ATOMIC_SEQ_CST);
+	if (read(tick_pipe[0], &c, 1) != 1)
 		die("victim: read");
 	return arg;
 }
@@ -120,6 +127,11 @@ static void *holder(void *arg)
 	/* Until waiter blocks on the lock (it has just been told to). */
 	while (!waiter_waiting)
 		sched_yield();
+	/* A busy machine may take long to get them there: no fixed delay. */
+	wait_asleep(tids[WAITER]);
+	while (__atomic_load_n(&victim_reading, __ATOMIC_SEQ_CST) != 1)
+		sched_yield();
+	wait_asleep(tids[VICTIM]);
 	sleep_us(5000);
 	spin_us(WORK_US / 2);
 	if (write(hog_pipe[1], "x", 1) != 1)	/* the hog preempts us here */
@@ -153,6 +165,10 @@ static void *ticker(void *arg)
 	/* After chain 1: the victim reads this pipe next. */
 	if (read(go_pipe[0], &c, 1) != 1)
 		die("ticker: read");
+	/* The victim, woken by chain 1, may not have reached this pipe yet. */
+	while (__atomic_load_n(&victim_reading, __ATOMIC_SEQ_CST) != 2)
+		usleep(1000);
+	wait_asleep(tids[VICTIM]);
 	sleep_us(SLEEP_US);
 	if (write(tick_pipe[1], "x", 1) != 1)
 		die("ticker: write");

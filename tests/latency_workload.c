@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/asleep.h"
+
 static int hog_pipe[2], victim_pipe[2], done_pipe[2];
 static long hog_us;
 static uint64_t spin_until_base;	/* 0: the hog times itself from its own start */
@@ -125,26 +127,6 @@ static void wait_flag(int *flag)
 {
 	while (!__atomic_load_n(flag, __ATOMIC_SEQ_CST))
 		;
-}
-
-/* Waits until thread @tid of this process sleeps (state S), a busy machine or not. */
-static void wait_asleep(pid_t tid)
-{
-	char path[64], buf[256], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	for (;;) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		p = strrchr(buf, ')');
-		if (!p || (p[1] == ' ' && p[2] == 'S'))
-			return;
-		usleep(1000);
-	}
 }
 
 int main(int argc, char **argv)

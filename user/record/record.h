@@ -178,7 +178,9 @@ extern const struct source_ops source_ftrace_ops;
  * (trace_info's "throttling") in @what, else -errno and why not; with @l,
  * what the module needs to record it (throttle_layout.c).
  */
-int throttle_layout_read(struct ktrace_throttle_layout *l, char *what, size_t len);
+struct btf;
+int throttle_layout_read(const struct btf *vmlinux, struct ktrace_throttle_layout *l,
+			 char *what, size_t len);
 
 /* The BPF recorder built to read interrupt wakers from the preempt count. */
 const void *bpf_exact_elf(size_t *size);

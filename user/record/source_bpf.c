@@ -39,6 +39,7 @@ struct source_bpf {
 	struct kstack_table kstacks;	/* where threads blocked, read at stop */
 	uint64_t start_ns;		/* when the programs were attached */
 	struct drain_stats drain;
+	char throttling[160];		/* trace_info's "throttling" */
 	int err;
 };
 
@@ -168,64 +169,96 @@ static void detach_probes(struct source_bpf *s)
 		bpf_link__destroy(s->probe_links[--s->nlinks]);
 }
 
-#ifdef __aarch64__
 /*
- * arm64 keeps the preempt count in each task's thread_info, which the
- * recorder reads through the current task's BTF: any arm64 kernel with
- * BTF has it.
+ * The kernel's static functions and per-CPU variable the recorder needs
+ * the addresses of, found in one pass over /proc/kallsyms (a slow file:
+ * under emulation each pass costs seconds, libbpf's own included).
  */
-static bool preempt_count_usable(void)
-{
-	return true;
-}
-#else
-/*
- * Whether the exact build of the recorder can load here: vmlinux BTF has
- * the per-CPU preempt count (else libbpf would search module BTF, which
- * needs CAP_SYS_ADMIN) and kallsyms lists it (the verifier needs its
- * address).
- */
-static bool preempt_count_usable(void)
-{
-	static const char *const name[] = { "__preempt_count" };
-	struct btf *btf = btf__load_vmlinux_btf();
-	uint64_t addr;
-	bool found;
+enum { KSYM_PREEMPT_COUNT, KSYM_HRTIMER_WAKEUP, KSYM_CFS_PERIOD, KSYM_CFS_SLACK, NKSYMS };
 
-	if (!btf)
-		return false;
-	found = btf__find_by_name_kind(btf, "__preempt_count", BTF_KIND_VAR) >= 0;
-	btf__free(btf);
-	return found && kallsyms_find(name, &addr, 1) == 1;
+static void find_ksyms(uint64_t *addrs)
+{
+	static const char *const names[NKSYMS] = {
+		[KSYM_PREEMPT_COUNT] = "__preempt_count",
+		[KSYM_HRTIMER_WAKEUP] = "hrtimer_wakeup",
+		[KSYM_CFS_PERIOD] = "sched_cfs_period_timer",
+		[KSYM_CFS_SLACK] = "sched_cfs_slack_timer",
+	};
+
+	if (kallsyms_find(names, addrs, NKSYMS) < 0)
+		memset(addrs, 0, NKSYMS * sizeof(*addrs));
 }
+
+/*
+ * Whether the exact build of the recorder can load here.  arm64 keeps the
+ * preempt count in each task's thread_info, which the recorder reads
+ * through the current task's BTF: any arm64 kernel with BTF has it.
+ * Elsewhere vmlinux BTF must have the per-CPU preempt count (else libbpf
+ * would search module BTF, which needs CAP_SYS_ADMIN) and kallsyms must
+ * list it (the verifier needs its address).
+ */
+static bool preempt_count_usable(const struct btf *vmlinux, const uint64_t *ksyms)
+{
+#ifdef __aarch64__
+	(void)vmlinux;
+	(void)ksyms;
+	return true;
+#else
+	return vmlinux && ksyms[KSYM_PREEMPT_COUNT] &&
+	       btf__find_by_name_kind(vmlinux, "__preempt_count", BTF_KIND_VAR) >= 0;
 #endif
+}
+
+/* Whether the kernel has raw tracepoint @name (libbpf_find_vmlinux_btf_id(), with BTF loaded once). */
+static bool has_tracepoint(const struct btf *vmlinux, const char *name)
+{
+	char type[128];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return vmlinux && btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0;
+}
 
 /*
  * Opens the recorder: the exact build where it can load, else the one that
  * counts interrupts from their tracepoints (the programs for the vectors
- * this kernel lacks are left out).
+ * this kernel lacks are left out).  The kernel's BTF is parsed once here,
+ * and what throttling this kernel allows is noted in @throttling.
  */
-static struct sched_bpf *open_recorder(void)
+static struct sched_bpf *open_recorder(char *throttling, size_t len)
 {
 	static const char *const vector_tps[] = {
 		"local_timer_entry", "local_timer_exit", "irq_work_entry", "irq_work_exit",
 	};
 	struct sched_bpf *skel = calloc(1, sizeof(*skel));
+	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *depth_progs[8];
-	bool exact = preempt_count_usable();
+	uint64_t ksyms[NKSYMS];
+	bool exact;
 	int ret;
 
-	if (!skel)
+	find_ksyms(ksyms);
+	exact = preempt_count_usable(vmlinux, ksyms);
+	throttle_layout_read(vmlinux, NULL, throttling, len);
+	if (!skel) {
+		btf__free(vmlinux);
 		return NULL;
+	}
 	ret = sched_bpf__create_skeleton(skel);
 	if (!ret && exact)
 		skel->skeleton->data = bpf_exact_elf(&skel->skeleton->data_sz);
 	if (!ret)
 		ret = bpf_object__open_skeleton(skel->skeleton, NULL);
 	if (ret) {
+		btf__free(vmlinux);
 		sched_bpf__destroy(skel);
 		errno = -ret;
 		return NULL;
+	}
+	skel->rodata->hrtimer_wakeup_fn = ksyms[KSYM_HRTIMER_WAKEUP];
+	/* Both timers or neither. */
+	if (ksyms[KSYM_CFS_PERIOD] && ksyms[KSYM_CFS_SLACK]) {
+		skel->rodata->cfs_period_timer_fn = ksyms[KSYM_CFS_PERIOD];
+		skel->rodata->cfs_slack_timer_fn = ksyms[KSYM_CFS_SLACK];
 	}
 	depth_progs[0] = skel->progs.ktrace_irq_enter;
 	depth_progs[1] = skel->progs.ktrace_irq_exit;
@@ -237,13 +270,11 @@ static struct sched_bpf *open_recorder(void)
 	depth_progs[7] = skel->progs.ktrace_irq_work_exit;
 	for (size_t i = 0; i < ARRAY_SIZE(depth_progs); i++)
 		bpf_program__set_autoload(depth_progs[i], !exact &&
-					  (i < 4 || libbpf_find_vmlinux_btf_id(vector_tps[i - 4],
-									       BPF_TRACE_RAW_TP) >= 0));
+					  (i < 4 || has_tracepoint(vmlinux, vector_tps[i - 4])));
 	/* A kernel without CPU hotplug has no cpuhp tracepoints, and no hotplug to record. */
-	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_enter,
-				  libbpf_find_vmlinux_btf_id("cpuhp_enter", BPF_TRACE_RAW_TP) >= 0);
-	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_exit,
-				  libbpf_find_vmlinux_btf_id("cpuhp_exit", BPF_TRACE_RAW_TP) >= 0);
+	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_enter, has_tracepoint(vmlinux, "cpuhp_enter"));
+	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_exit, has_tracepoint(vmlinux, "cpuhp_exit"));
+	btf__free(vmlinux);
 	return skel;
 }
 
@@ -273,7 +304,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		       (unsigned long long)o->buffer_size, ncpus);
 		return -E2BIG;
 	}
-	s->skel = open_recorder();
+	s->skel = open_recorder(s->throttling, sizeof(s->throttling));
 	if (!s->skel) {
 		ret = -errno;
 		pr_err("cannot open the BPF recorder: %s", strerror(-ret));
@@ -658,16 +689,12 @@ static void bpf_close(void *priv)
 
 /*
  * The recorder sees throttling where the kernel has CFS bandwidth control
- * (sched.bpf.c finds the period timer's function in kallsyms, and the
+ * (user space finds the period timer's function in kallsyms, and the
  * fields through CO-RE), in the model its task_struct says.
  */
 static const char *bpf_throttling(void *priv)
 {
-	static char what[160];
-
-	(void)priv;
-	throttle_layout_read(NULL, what, sizeof(what));
-	return what;
+	return ((struct source_bpf *)priv)->throttling;
 }
 
 const struct source_ops source_bpf_ops = {

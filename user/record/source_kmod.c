@@ -61,7 +61,7 @@ static int configure_throttle(struct source_kmod *s, struct ktrace_config *cfg)
 {
 	int err;
 
-	if (throttle_layout_read(&cfg->throttle, s->throttling, sizeof(s->throttling)))
+	if (throttle_layout_read(NULL, &cfg->throttle, s->throttling, sizeof(s->throttling)))
 		return ioctl(s->fd, KTRACE_IOC_CONFIGURE, cfg);
 	cfg->flags |= KTRACE_CFG_THROTTLE;
 	if (!ioctl(s->fd, KTRACE_IOC_CONFIGURE, cfg))

@@ -100,11 +100,14 @@ static int read_timer_functions(struct ktrace_throttle_layout *l, char *why, siz
  * model (KTRACE_THROTTLING_*, trace_info's "throttling"), else -errno and
  * in @what why not.  The model is the task-based one where task_struct
  * has its "throttled" flag (Linux 6.18), the one the recorders read.
- * With @l, also what the module needs to record it.
+ * With @l, also what the module needs to record it.  @vmlinux: the
+ * kernel's BTF if the caller has it loaded, else NULL.
  */
-int throttle_layout_read(struct ktrace_throttle_layout *l, char *what, size_t len)
+int throttle_layout_read(const struct btf *vmlinux, struct ktrace_throttle_layout *l,
+			 char *what, size_t len)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *own = vmlinux ? NULL : btf__load_vmlinux_btf();
+	const struct btf *btf = vmlinux ? vmlinux : own;
 	__s32 task = -1;
 	int ret = 0;
 
@@ -153,6 +156,6 @@ int throttle_layout_read(struct ktrace_throttle_layout *l, char *what, size_t le
 	snprintf(what, len, "%s", ret > 0 ? KTRACE_THROTTLING_TASK : KTRACE_THROTTLING_CFS_RQ);
 	ret = 0;
 out:
-	btf__free(btf);
+	btf__free(own);
 	return ret;
 }
