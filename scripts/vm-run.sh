@@ -11,7 +11,7 @@
 # garbles or crawls).
 #
 # A guest that stops printing step lines for KTRACE_VM_STALL seconds (300),
-# or runs longer than KTRACE_VM_TIMEOUT seconds (900) in all, is killed
+# or runs longer than KTRACE_VM_TIMEOUT seconds (1200) in all, is killed
 # and reported with the step it was in and the console's tail.
 #
 # Multi-threaded TCG is not used: with it, the kernel's cross-CPU code
@@ -38,7 +38,7 @@ if [ "$karch" = arm64 ]; then
 	libdirs="/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu"
 fi
 stall_s=${KTRACE_VM_STALL:-300}
-timeout_s=${KTRACE_VM_TIMEOUT:-900}
+timeout_s=${KTRACE_VM_TIMEOUT:-1200}
 script=${KTRACE_VM_SCRIPT:-tests/vm/run-in-vm.sh}
 loglevel=${KTRACE_VM_LOGLEVEL:-1}
 smp=${KTRACE_VM_SMP:-2}
