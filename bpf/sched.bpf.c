@@ -71,8 +71,9 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);		/* set by user space */
-	__type(key, struct kstack);	/* resized to stack_depth words */
-	__type(value, __u32);
+	/* Resized to stack_depth words: sizes, not BTF types, which would not match. */
+	__uint(key_size, sizeof(struct kstack));
+	__uint(value_size, sizeof(__u32));
 } kstack_ids SEC(".maps");
 
 /* Each thread's last switch-out, when stacks are recorded (see ktrace_off_slot()). */
