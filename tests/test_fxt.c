@@ -405,6 +405,16 @@ static int t_state_mapping(void)
 	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_TRACED) == KTRACE_FXT_THREAD_SUSPENDED);
 	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_ZOMBIE) == KTRACE_FXT_THREAD_DYING);
 	CHECK(ktrace_fxt_state_from_linux(KTRACE_LINUX_DEAD) == KTRACE_FXT_THREAD_DEAD);
+	/* sched_switch's (preempt, prev_state, exit_state): TASK_DEAD is 0x80, EXIT_ZOMBIE 0x20. */
+	CHECK(ktrace_linux_state(1, 0x1, 0) == KTRACE_LINUX_RUNNING);
+	CHECK(ktrace_linux_state(0, 0x1, 0) == KTRACE_LINUX_INTERRUPTIBLE);
+	CHECK(ktrace_linux_state(0, KTRACE_TASK_RTLOCK_WAIT, 0) == KTRACE_LINUX_UNINTERRUPTIBLE);
+	CHECK(ktrace_linux_state(0, KTRACE_TASK_IDLE, 0) == KTRACE_LINUX_IDLE);
+	CHECK(ktrace_linux_state(0, 0x80, 0x20) == KTRACE_LINUX_ZOMBIE);
+	CHECK(ktrace_linux_state(0, 0x80, 0x10) == KTRACE_LINUX_DEAD);
+	/* An exiting task's voluntary switch in TASK_RUNNING is not its last. */
+	CHECK(ktrace_linux_state(0, 0, 0x20) == KTRACE_LINUX_RUNNING);
+	CHECK(ktrace_linux_state(1, 0x2, 0x20) == KTRACE_LINUX_RUNNING);
 	/* Nobody real gets weight 0 or the idle weight. */
 	CHECK(ktrace_fxt_weight(1, 0) == 140 && ktrace_fxt_weight(1, 139) == 1);
 	CHECK(ktrace_fxt_weight(0, 120) == KTRACE_FXT_IDLE_WEIGHT);
@@ -982,7 +992,7 @@ int main(void)
 	ok(t_args(false), "every argument type, indexed names, event and kernel object");
 	ok(t_args(true), "every argument type, inline names, event and kernel object");
 	ok(t_recorder_records(), "recorder records: switch, wakeup, kernel objects, drops");
-	ok(t_state_mapping(), "Linux state to FXT state and weights");
+	ok(t_state_mapping(), "sched_switch's state to Linux and FXT states, an exiting task's voluntary switch included, and weights");
 	ok(t_off_slots(), "off-CPU slots: a block is long from the threshold, to the nanosecond");
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");

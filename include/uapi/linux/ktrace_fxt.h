@@ -136,13 +136,18 @@ enum ktrace_linux_state {
 
 /*
  * The exact state of an outgoing task, from sched_switch's preempt and
- * prev_state arguments and the task's exit_state.
+ * prev_state arguments and the task's exit_state.  A task that leaves the
+ * CPU in TASK_RUNNING without being preempted (a voluntary schedule()) stays
+ * runnable, exiting or not: only its last switch, in TASK_DEAD, shows its
+ * exit_state.  (The kernel's own sched_switch event says Z for the first
+ * too; on PREEMPT_RT a task past exit_notify() was seen to leave the CPU so
+ * and run again, which read as a dying task that came back unwoken.)
  */
 static inline __u32 ktrace_linux_state(int preempt, __u32 state, __u32 exit_state)
 {
 	__u32 bits, index = 0;
 
-	if (preempt)
+	if (preempt || !state)
 		return KTRACE_LINUX_RUNNING;
 	if (state == KTRACE_TASK_IDLE)
 		return KTRACE_LINUX_IDLE;
