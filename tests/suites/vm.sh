@@ -112,14 +112,16 @@ done
 # the kernel skipped of a BPF program, which only the BPF backend can have.
 # Which threads are pinned ("cpus", on wakeups and on the state dump's
 # thread records) depends on what ran, so that argument is compared apart;
-# so does where threads blocked long enough to be named.
+# so does where threads blocked long enough to be named, and whether a
+# switch's other side was the idle task (its weight is negative): a D or I
+# switch-out to idle, which keeps its arguments, happens in one run or not.
 shapes() {
 	"$ktrace" dump "$1" | grep -E 'switch:|wakeup:|kernel_object:|dropped|"migrate"|"ktrace:timer"' |
 		grep -v 'program=' |
 		sed -E 's/@[0-9a-f]+ +[0-9.]* *//; s/  \[[^]]*\]$//; s/ cpus=[0-9]+//;
 			s/ \(blocked in [^)]*\)/ (blocked in F)/;
 			s/(running|blocked|suspended|dying|dead) \(.\)/STATE/;
-			s/[0-9]+/N/g; s/"[^"]*"/S/g' | sort -u
+			s/[0-9]+/N/g; s/=-N/=N/g; s/"[^"]*"/S/g' | sort -u
 }
 shapes "$R/kmod.fxt" >"$R/kmod.shapes"
 shapes "$R/bpf.fxt" >"$R/bpf.shapes"
