@@ -238,20 +238,29 @@ static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 }
 
 /*
- * A record for emit_rec(): the largest size, zeroed by its writer (the
- * verifier checks that the whole of it is initialised).
+ * A record for emit_rec(): the largest size, zeroed by rec_clear() (the
+ * verifier checks that the whole of it is initialised) only once the
+ * program knows it writes one, so a timer that is no sleeper's costs no
+ * zeroing.
  */
 struct bpf_rec {
 	__u64 w[KTRACE_BPF_MAX_WORDS];
 };
 
+static __always_inline __u64 *rec_clear(struct bpf_rec *rec)
+{
+	__builtin_memset(rec, 0, sizeof(*rec));
+	return rec->w;
+}
+
 /*
  * emit_to() as a global function, which the verifier checks once, not at
  * each call: every record but the context switch and the wakeup (whose
  * programs inline emit_to() for speed) goes through here.  Inlined at
- * each of its twenty call sites, with the name records' sixteen name
- * lengths each a path of its own, it made the verifier walk some 400,000
- * instructions: seconds of a recording's start, minutes under emulation.
+ * every call in every program (the names alone in four), with the name
+ * records' sixteen name lengths each a path of its own, it made the
+ * verifier walk some 370,000 instructions on 6.18: seconds of a
+ * recording's start, minutes under emulation.
  */
 __noinline int emit_rec(__u32 buf, struct bpf_rec *rec, __u32 words, __u64 ts, int alone)
 {
@@ -319,15 +328,15 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *p)
  */
 static __always_inline void emit_names(struct task_struct *p, const char *comm, __u64 ts)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u32 pid = p->pid, tgid = p->tgid, len;
 	char name[KTRACE_FXT_COMM_LEN + 1] = {};
 	__u64 cgroup_id = task_cgroup_id(p);
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	emit(&rec, ktrace_fxt_put_kobj_thread(rec.w, pid, tgid, name, len, restricted_cpus(p),
-					      cgroup_id), ts);
+	emit(&rec, ktrace_fxt_put_kobj_thread(rec_clear(&rec), pid, tgid, name, len,
+					      restricted_cpus(p), cgroup_id), ts);
 	if (pid == tgid)
 		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
@@ -386,7 +395,7 @@ static __always_inline void trigger_forget(struct task_struct *prev)
 static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __u32 cpu)
 {
 	__u32 pid = next->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 *slot, v, lat;
 
 	slot = bpf_map_lookup_elem(&wake_slots, &key);
@@ -406,8 +415,8 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	trigger.latency = lat;
 	trigger.tid = pid;
 	trigger.cpu = cpu;
-	emit_rec(cpu, &rec, ktrace_fxt_put_trigger(rec.w, ts, next->tgid, pid, lat, ts - lat,
-							cpu), ts, true);
+	emit_rec(cpu, &rec, ktrace_fxt_put_trigger(rec_clear(&rec), ts, next->tgid, pid, lat,
+						   ts - lat, cpu), ts, true);
 	__sync_lock_test_and_set(&trigger.stop_at, ts + after_ns);
 }
 
@@ -533,12 +542,12 @@ static __always_inline __u64 throttled_cgroup(struct task_struct *p)
 
 static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu, __u64 ts)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 id = throttled_cgroup(prev);
 
 	if (id)
-		emit_rec(cpu, &rec, ktrace_fxt_put_throttle(rec.w, ts, prev->tgid, prev->pid,
-								 cpu, id), ts, true);
+		emit_rec(cpu, &rec, ktrace_fxt_put_throttle(rec_clear(&rec), ts, prev->tgid,
+							    prev->pid, cpu, id), ts, true);
 }
 
 SEC("tp_btf/sched_switch")
@@ -769,10 +778,11 @@ static __always_inline __u32 task_cpu(struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 ts = bpf_ktime_get_ns();
 
-	emit(&rec, ktrace_fxt_put_migrate(rec.w, ts, p->tgid, p->pid, task_cpu(p), dest_cpu), ts);
+	emit(&rec, ktrace_fxt_put_migrate(rec_clear(&rec), ts, p->tgid, p->pid, task_cpu(p),
+					  dest_cpu), ts);
 	return 0;
 }
 
@@ -828,7 +838,7 @@ static __always_inline __u64 cfs_bandwidth_cgroup(struct cfs_bandwidth *cfs_b)
 
 static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 ts;
 	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
 	struct list_head *head;
@@ -839,7 +849,7 @@ static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 	if (BPF_CORE_READ(head, next) == head)
 		return 0;
 	ts = bpf_ktime_get_ns();
-	emit(&rec, ktrace_fxt_put_cfs_refill(rec.w, ts, bpf_get_smp_processor_id(),
+	emit(&rec, ktrace_fxt_put_cfs_refill(rec_clear(&rec), ts, bpf_get_smp_processor_id(),
 					    cfs_bandwidth_cgroup(cfs_b), 0, 0), ts);
 	return 0;
 }
@@ -857,7 +867,7 @@ static __always_inline int cfs_bandwidth_timer(struct hrtimer *timer)
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 ts, still = 0;
 	struct cfs_bandwidth *cfs_b = cfs_bandwidth_of(timer);
 	struct list_head *head, *node;
@@ -878,7 +888,7 @@ int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
 	if (!still)
 		return 0;
 	ts = bpf_ktime_get_ns();
-	emit(&rec, ktrace_fxt_put_cfs_refill(rec.w, ts, bpf_get_smp_processor_id(),
+	emit(&rec, ktrace_fxt_put_cfs_refill(rec_clear(&rec), ts, bpf_get_smp_processor_id(),
 					    cfs_bandwidth_cgroup(cfs_b), still, 1), ts);
 	return 0;
 }
@@ -886,7 +896,7 @@ int BPF_PROG(ktrace_hrtimer_expire_exit, struct hrtimer *timer)
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 ts, soft, hard, offset;
 	struct hrtimer_sleeper *sl;
 	struct task_struct *p;
@@ -901,7 +911,7 @@ int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 	offset = timer->base->offset;
 	soft = timer->_softexpires - offset;
 	hard = timer->node.expires - offset;
-	emit(&rec, ktrace_fxt_put_timer_expire(rec.w, ts, BPF_CORE_READ(p, tgid),
+	emit(&rec, ktrace_fxt_put_timer_expire(rec_clear(&rec), ts, BPF_CORE_READ(p, tgid),
 					      BPF_CORE_READ(p, pid), soft, hard,
 					      bpf_get_smp_processor_id()), ts);
 	return 0;
@@ -938,11 +948,12 @@ int BPF_PROG(ktrace_task_rename, struct task_struct *task, const char *comm)
  */
 static __always_inline void emit_cpu_state(__u32 cpu, bool online)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 ts = bpf_ktime_get_ns();
 
 	if (cpu < nr_cpus)
-		emit_rec(cpu, &rec, ktrace_fxt_put_cpu_state(rec.w, ts, cpu, online), ts, false);
+		emit_rec(cpu, &rec, ktrace_fxt_put_cpu_state(rec_clear(&rec), ts, cpu, online), ts,
+			 false);
 }
 
 SEC("tp_btf/cpuhp_enter")
@@ -985,12 +996,12 @@ struct {
 
 static __always_inline void emit_probe(__u32 type, __u64 cookie, __u64 start, __u64 end)
 {
-	struct bpf_rec rec = {};
+	struct bpf_rec rec;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id(), words;
 	__u16 name = cookie & 0x7fff;	/* an index: the name takes no words */
 
-	words = ktrace_fxt_event_head(rec.w, start, 0, pid_tgid >> 32, (__u32)pid_tgid,
+	words = ktrace_fxt_event_head(rec_clear(&rec), start, 0, pid_tgid >> 32, (__u32)pid_tgid,
 				      KTRACE_FXT_STR_CAT_KPROBE, 0, name, 0);
 	words = ktrace_fxt_event_finish(rec.w, words, type, 0, 0, KTRACE_FXT_STR_CAT_KPROBE, name,
 					end);

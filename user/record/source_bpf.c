@@ -209,7 +209,7 @@ static bool preempt_count_usable(const struct btf *vmlinux, const uint64_t *ksym
 #endif
 }
 
-/* Whether the kernel has raw tracepoint @name (libbpf_find_vmlinux_btf_id(), with BTF loaded once). */
+/* Whether the kernel has raw tracepoint @name: libbpf_find_vmlinux_btf_id() on loaded BTF. */
 static bool has_tracepoint(const struct btf *vmlinux, const char *name)
 {
 	char type[128];
@@ -272,8 +272,10 @@ static struct sched_bpf *open_recorder(char *throttling, size_t len)
 		bpf_program__set_autoload(depth_progs[i], !exact &&
 					  (i < 4 || has_tracepoint(vmlinux, vector_tps[i - 4])));
 	/* A kernel without CPU hotplug has no cpuhp tracepoints, and no hotplug to record. */
-	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_enter, has_tracepoint(vmlinux, "cpuhp_enter"));
-	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_exit, has_tracepoint(vmlinux, "cpuhp_exit"));
+	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_enter,
+				  has_tracepoint(vmlinux, "cpuhp_enter"));
+	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_exit,
+				  has_tracepoint(vmlinux, "cpuhp_exit"));
 	btf__free(vmlinux);
 	return skel;
 }
