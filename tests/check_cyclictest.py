@@ -159,13 +159,14 @@ def main():
     # time: it then calls clock_nanosleep() for a time already past and does
     # not sleep, and the trace has no expiry of its timer for that cycle (on
     # 7.2-rt under a loaded host: 135 of 2000 cycles without one, with an
-    # average latency of 2.7 ms for a 1 ms interval).  There each cycle of 'late'
-    # one interval or more may leave the next one without a timer wait.
+    # average latency of 2.7 ms for a 1 ms interval).  There each cycle late
+    # by one interval or more may leave the next one without a timer wait.
     late = sum(1 for c in cycles if cycles[c] >= interval) if tcg else 0
     allowed = 0.05 * len(cycles) + late
     ok(missing <= allowed,
        '%d of %d cycles have no timer wait in ktrace (at most 5%%%s)' %
-       (missing, len(cycles), ', plus the %d cycles an interval or more late' % late if late else ''),
+       (missing, len(cycles),
+        ', plus the %d cycles an interval or more late' % late if late else ''),
        ['cycle %d: cyclictest %d us, no timer wait (not traced, or no sleep)' % (c, cycles[c])
         for c in sorted(unmeasured, key=lambda c: -cycles[c])[:3]])
     kmax = g['timer']['max'] / 1000.0

@@ -992,7 +992,8 @@ int main(void)
 	ok(t_args(false), "every argument type, indexed names, event and kernel object");
 	ok(t_args(true), "every argument type, inline names, event and kernel object");
 	ok(t_recorder_records(), "recorder records: switch, wakeup, kernel objects, drops");
-	ok(t_state_mapping(), "sched_switch's state to Linux and FXT states, an exiting task's voluntary switch included, and weights");
+	ok(t_state_mapping(), "sched_switch's state to Linux and FXT states (an exiting task's "
+	   "voluntary switch included), and weights");
 	ok(t_off_slots(), "off-CPU slots: a block is long from the threshold, to the nanosecond");
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
