@@ -7,6 +7,9 @@
 # figures: traces, traces/s, findings.  First, every archive in
 # tests/corpus/ (the findings' regressions among them) goes through every
 # command once.
+# A long run lends the machine to other work without losing its place:
+# while the file FUZZ_PAUSE names exists, it waits between rounds (a
+# fuzzer stopped in the middle of a chunk would take the pause for a hang).
 # usage: scripts/run-fuzz-analyses.sh BUILD_DIR --seconds N | --traces N
 set -u
 build=${1:-build}
@@ -51,7 +54,7 @@ run_chunk() {	# run_chunk SEED LOG [libFuzzer limit]
 }
 
 start=$(date +%s)
-total=0 findings=0 seed=${FUZZ_SEED:-1}
+total=0 findings=0 seed=${FUZZ_SEED:-1} paused=0
 while :; do
 	if [ "$mode" = --seconds ]; then
 		left=$((amount - ($(date +%s) - start)))
@@ -63,6 +66,13 @@ while :; do
 		[ $left -gt 0 ] || break
 		per=$(( (left + jobs - 1) / jobs ))
 		limit="-runs=$((per < chunk ? per : chunk))"
+	fi
+	if [ -n "${FUZZ_PAUSE:-}" ] && [ -e "$FUZZ_PAUSE" ]; then
+		echo "# paused: $FUZZ_PAUSE exists"
+		p0=$(date +%s)
+		while [ -e "$FUZZ_PAUSE" ]; do sleep 2; done
+		paused=$((paused + $(date +%s) - p0))
+		echo "# resumed after $(($(date +%s) - p0))s"
 	fi
 	for j in $(seq 1 "$jobs"); do
 		# shellcheck disable=SC2086
@@ -82,12 +92,12 @@ while :; do
 	done
 	[ "$mode" = --seconds ] && [ "$jobs" -eq 1 ] && [ $findings -eq 0 ] && break
 	# A long run says how far it is after each round.
-	secs=$(($(date +%s) - start))
+	secs=$(($(date +%s) - start - paused))
 	echo "# $total traces in ${secs}s ($((total / (secs > 0 ? secs : 1))) traces/s), $findings findings so far"
 done
-secs=$(($(date +%s) - start))
+secs=$(($(date +%s) - start - paused))
 rate=$((total / (secs > 0 ? secs : 1)))
-echo "# $total traces in ${secs}s ($rate traces/s, $jobs jobs), $findings findings"
+echo "# $total traces in ${secs}s ($rate traces/s, $jobs jobs$([ $paused -gt 0 ] && echo ", not counting ${paused}s paused")), $findings findings"
 if [ $findings -eq 0 ]; then
 	echo "ok 2 - fuzz the analyses with generated traces: $total traces, ${secs}s, no finding"
 else
