@@ -334,6 +334,16 @@ $(O)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
+# The floor under a BPF recorder (bench-sched.sh): two programs that do
+# nothing, and two that only read the clock.
+$(O)/bench/bpf_floor: bench/bpf_floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lbpf
+$(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o: bench/bpf_floor.bpf.c $(O)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) \
+		$(if $(findstring clock,$@),-DFLOOR_CLOCK) -c -o $@ $<
+
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
 # The drain and merge of ktrace record, from synthetic per-CPU buffers.
 DRAIN_MERGE	:= $(O)/bench/drain_merge
@@ -342,6 +352,7 @@ $(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(
 	$(CC) $(KTRACE_CFLAGS) -o $@ $^
 
 bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong \
+	$(O)/bench/bpf_floor $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o \
 	$(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS) $(O)/bench/kmod_bench)
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)

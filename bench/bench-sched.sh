@@ -2,7 +2,10 @@
 # Added cost per context switch of the BPF backend against ftrace's
 # sched_switch + sched_waking events and against no tracing, in one run:
 # a pinned pipe ping-pong (bench/pingpong.c), conditions interleaved round
-# by round.  Debian's runqlat runs as a reference.  Also bytes per context
+# by round.  Debian's runqlat runs as a reference, and so does the floor
+# under any BPF recorder of these events: two programs on the same
+# tracepoints that do nothing, and two that only read the clock
+# (bench/bpf_floor.bpf.c).  Also bytes per context
 # switch (with its wakeup) for ktrace's archive, ftrace and perf sched record.
 #
 # Each run is timed in blocks of BLOCK round trips.  On a virtual machine
@@ -15,7 +18,7 @@
 set -u
 build=${1:-build}
 source "$(dirname "$0")/lib.sh"
-needs "$build" ktrace bench/pingpong
+needs "$build" ktrace bench/pingpong bench/bpf_floor bench/floor.bpf.o bench/floor_clock.bpf.o
 rounds=${2:-9}
 trips=${3:-100000}
 block=${4:-2500}
@@ -78,6 +81,12 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 		esac
 		taskset -c $other "$ktrace" record --backend bpf $opt -o "$tmp/$1.fxt" -- \
 			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
+	bpf-empty|bpf-clock)
+		# The floor: the kernel's dispatch to two programs on the same
+		# tracepoints that do nothing, or only read the clock.
+		local obj=floor.bpf.o
+		[ "$1" = bpf-clock ] && obj=floor_clock.bpf.o
+		"$build/bench/bpf_floor" "$build/bench/$obj" "$pp" "$trips" $cpu $block ;;
 	runqlat)
 		taskset -c $other "$runqlat" 60 1 >/dev/null 2>&1 &
 		local rq=$!
@@ -87,7 +96,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	esac
 }
 
-conds="none ftrace ftrace-read ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks"
+conds="none ftrace ftrace-read ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock"
 [ -x "$runqlat" ] && conds="$conds runqlat"
 echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) timed in blocks of $block, $rounds rounds, conditions interleaved"
 for r in $(seq "$rounds"); do
@@ -101,7 +110,7 @@ done
 pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks runqlat; do
+for c in none ftrace ftrace-read ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
 	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
@@ -111,6 +120,10 @@ done
 f=$(pct "$tmp/ftrace" 10); fr=$(pct "$tmp/ftrace-read" 10); k=$(pct "$tmp/ktrace-bpf" 10)
 awk -v f="$f" -v fr="$fr" -v k="$k" -v b="$base" 'BEGIN {
 	printf "\nktrace-bpf added cost / ftrace added cost: %.2f against ftrace with no reader, %.2f against ftrace drained by a reader (target: at most 0.6)\n", (k-b)/(f-b), (k-b)/(fr-b) }'
+fe=$(pct "$tmp/bpf-empty" 10); fc=$(pct "$tmp/bpf-clock" 10)
+awk -v f="$f" -v e="$fe" -v c="$fc" -v k="$k" -v b="$base" 'BEGIN {
+	printf "the floor under a BPF recorder: two programs that do nothing add %.1f ns per switch (%.2f of ftrace), two that read the clock %.1f ns (%.2f); ktrace-bpf spends %.1f ns above the first\n",
+		(e-b)/2, (e-b)/(f-b), (c-b)/2, (c-b)/(f-b), (k-e)/2 }'
 # Where threads blocked, per switch: the default (blocks of 100 us or more)
 # against --no-blocked-in (the default before it was on), and every block.
 knb=$(pct "$tmp/ktrace-noblocked" 10); ke=$(pct "$tmp/ktrace-every" 10); kst=$(pct "$tmp/ktrace-stacks" 10)
