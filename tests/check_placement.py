@@ -77,7 +77,11 @@ def may_use(w, cpu):
 
 def expected(w):
     """Pieces, causes and idle_allowed_elsewhere from the records."""
-    within = [mv for mv in moves if w['start'] < mv[0] < w['end']]
+    # A timer wait starts when its timer was due, while the thread still
+    # slept: a move then (seen on 6.12-rt, before the expiry) put it on no
+    # queue, and only sets where it would be queued.
+    queued = w.get('woken', w['start'])
+    within = [mv for mv in moves if queued < mv[0] < w['end']]
     pieces, at = [], w['start']
     cpu = within[0][1] if within else w['pieces'][-1]['cpu']
     for ts, src, dst in within:
