@@ -81,7 +81,7 @@ def expected(w):
     # slept: a move then (seen on 6.12-rt, before the expiry) put it on no
     # queue, and only sets where it would be queued.
     queued = w.get('woken', w['start'])
-    within = [mv for mv in moves if queued < mv[0] < w['end']]
+    within = [mv for mv in moves if queued <= mv[0] < w['end']]
     pieces, at = [], w['start']
     cpu = within[0][1] if within else w['pieces'][-1]['cpu']
     for ts, src, dst in within:
