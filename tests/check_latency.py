@@ -43,10 +43,18 @@ def hog_waits(kind):
     return [w for w in r['top'] if w['kind'] == kind and hog_share(w) >= 0.9 * hog_ns]
 
 
+# A wait that ends in a switch the kernel did not trace (an untraced_switch
+# record), or across a loss, is not measured, and the report counts it:
+# such a round is excused (seen on a busy 6.18 host: the victim switched
+# in, untraced, after the hog).
+unmeasured = sum(r['not_measured'].values())
 for kind in ('wakeup', 'preemption'):
     waits = hog_waits(kind)
     lats = sorted(w['latency'] for w in waits)
-    ok(len(waits) == e['rounds'], f"{kind}: {e['rounds']} waits behind the hog (tid {e['hog']}) found",
+    ok(e['rounds'] - unmeasured <= len(waits) <= e['rounds'],
+       f"{kind}: {len(waits)} of {e['rounds']} waits behind the hog (tid {e['hog']}) found"
+       + (f" (the report counts {unmeasured} of the victim's waits as not measured)"
+          if unmeasured else ""),
        [(w['latency'], hog_share(w)) for w in r['top'] if w['kind'] == kind][:12])
     ok(waits and lo <= lats[len(lats) // 2] <= hi,
        f"{kind}: their median is within {lo / 1e6:.2f}..{hi / 1e6:.2f} ms", lats)
@@ -56,7 +64,7 @@ for kind in ('wakeup', 'preemption'):
        f"{kind}: the blame accounts for each wait to 1%",
        [(w['latency'], accounted(w)) for w in waits][:3])
     d = victim and victim[kind]
-    ok(d and d['max'] >= lo and d['count'] >= e['rounds'],
+    ok(d and d['max'] >= lo and d['count'] >= e['rounds'] - unmeasured,
        f"{kind}: the victim's row has max {d and d['max']} ns over {d and d['count']} waits", d)
 # Causes: every wait's sum to its latency to the nanosecond; the victim
 # is pinned to the hog's CPU, so its waits behind the hog are mostly
