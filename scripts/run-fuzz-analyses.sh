@@ -57,7 +57,7 @@ start=$(date +%s)
 total=0 findings=0 seed=${FUZZ_SEED:-1} paused=0
 while :; do
 	if [ "$mode" = --seconds ]; then
-		left=$((amount - ($(date +%s) - start)))
+		left=$((amount - ($(date +%s) - start - paused)))
 		[ $left -gt 0 ] || break
 		limit="-max_total_time=$((left < 5 ? 5 : left))"
 		[ "$jobs" -gt 1 ] && limit="$limit -runs=$chunk"
