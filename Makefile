@@ -260,7 +260,7 @@ FUZZ_ANALYSES_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude/uapi $(USER_IN
 $(FUZZ_ANALYSES): tests/fuzz_analyses.c tests/lib/json_valid.c tests/lib/json_valid.h \
 		$(FUZZ_ANALYSES_SRCS) $(USER_LIB_SRCS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_ANALYSES_CFLAGS) -Itests -c -o $@.o tests/fuzz_analyses.c
+	$(CLANG) $(FUZZ_ANALYSES_CFLAGS) -c -o $@.o tests/fuzz_analyses.c
 	$(CLANG) -g -O2 -std=gnu11 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-c -o $@-json.o tests/lib/json_valid.c
 	$(CLANG) $(FUZZ_ANALYSES_CFLAGS) -fno-sanitize-coverage=trace-cmp \

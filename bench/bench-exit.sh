@@ -29,13 +29,8 @@ trap cleanup EXIT
 if [ "$(id -u)" -ne 0 ]; then echo "bench-exit: needs root (BPF and tracefs)"; exit 0; fi
 [ -d "$tracing/events" ] || mount -t tracefs nodev "$tracing" 2>/dev/null
 other=$(( $(nproc) > 1 ? 1 : 0 ))
-mkdir "$inst" || exit 1
-echo 0 >"$inst/tracing_on"
-for e in sched_switch sched_waking sched_process_fork sched_process_exit; do
-	echo 1 >"$inst/events/sched/$e/enable"
-done
-echo 1 >"$inst/events/task/task_rename/enable" 2>/dev/null
-[ -w "$inst/trace_clock" ] && echo mono >"$inst/trace_clock"
+ftrace_instance "$inst" sched/sched_switch sched/sched_waking sched/sched_process_fork \
+	sched/sched_process_exit task/task_rename || exit 1
 
 # CONDITION -> children a second, on stdout
 measure() {

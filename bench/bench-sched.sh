@@ -42,11 +42,9 @@ cpu=0
 other=$(( ncpu > 1 ? 1 : 0 ))
 runqlat=$(command -v runqlat || echo /usr/sbin/runqlat)
 
-mkdir "$inst" || exit 1
-echo 0 >"$inst/tracing_on"
-echo 1 >"$inst/events/sched/sched_switch/enable"
-echo 1 >"$inst/events/sched/sched_waking/enable"
-[ -w "$inst/trace_clock" ] && echo mono >"$inst/trace_clock"
+events="sched/sched_switch sched/sched_waking"
+# shellcheck disable=SC2086
+ftrace_instance "$inst" $events || exit 1
 
 measure() {	# measure CONDITION -> ns per round trip on stdout
 	case $1 in
@@ -71,10 +69,9 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 		# alone, as ktrace's recorder is (it costs more per event than
 		# the warm one above).
 		local fresh=$tracing/instances/ktrace-bench-fresh-$$
-		mkdir "$fresh" || return
-		[ -w "$fresh/trace_clock" ] && echo mono >"$fresh/trace_clock"
-		echo 1 >"$fresh/events/sched/sched_switch/enable"
-		echo 1 >"$fresh/events/sched/sched_waking/enable"
+		# shellcheck disable=SC2086
+		ftrace_instance "$fresh" $events || return
+		echo 1 >"$fresh/tracing_on"
 		"$pp" "$trips" $cpu $block
 		echo 0 >"$fresh/tracing_on"
 		rmdir "$fresh" ;;

@@ -14,3 +14,18 @@ needs() {
 	echo "$(basename "$0"): ${missing[*]} cannot be built; run 'make bench' (or 'make O=$build ${missing[*]}') first" >&2
 	exit 1
 }
+
+# ftrace_instance DIR EVENT...: a tracefs instance of its own, off, on the
+# monotonic clock where the kernel has it, with each EVENT (sched/sched_switch)
+# enabled; an event the kernel lacks is left out.  Fails if DIR cannot be made.
+ftrace_instance() {
+	local dir=$1 e
+	shift
+	mkdir "$dir" || return 1
+	echo 0 >"$dir/tracing_on"
+	for e in "$@"; do
+		echo 1 >"$dir/events/$e/enable" 2>/dev/null
+	done
+	[ -w "$dir/trace_clock" ] && echo mono >"$dir/trace_clock"
+	return 0
+}

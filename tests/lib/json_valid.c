@@ -2,9 +2,9 @@
 /*
  * JSON as strict parsers read it (browsers', Python's): one value, no NaN,
  * no infinity, no leading zero, no control character in a string.  The
- * fuzzers check every report and file with it; it is built without their
- * coverage instrumentation, as it is the checker, not what is checked (it
- * took a sixth of the analyses fuzzer's time, with its comparisons traced).
+ * analyses fuzzer checks every report and file with it.  It is built
+ * without coverage instrumentation: it is the checker, not what is checked
+ * (with its comparisons traced, it took a sixth of the fuzzer's time).
  */
 #include <stdbool.h>
 #include <string.h>
