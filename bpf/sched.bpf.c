@@ -92,6 +92,14 @@ struct {
 	__type(value, __u64);
 } wake_slots SEC(".maps");
 
+/* Each thread's allowed CPUs last written (see ktrace_affinity_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KTRACE_AFFINITY_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} affinity_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -302,6 +310,38 @@ static __always_inline __u64 restricted_cpus(struct task_struct *p)
 	if (p->nr_cpus_allowed < nr_cpus)
 		return p->cpus_ptr->bits[0];
 	return 0;
+}
+
+/*
+ * The "affinity" record, out of line: written once per thread and change,
+ * it costs the switch and migrate programs a call, not their inlined copy.
+ */
+__noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
+{
+	struct bpf_rec rec;
+
+	emit(&rec, ktrace_fxt_put_affinity(rec_clear(&rec), ts, tgid, pid, cpus), ts);
+	return 0;
+}
+
+/*
+ * @p is switched out or moved: if its allowed CPUs are not those last
+ * written for it, write them.  sched_setaffinity() on a running thread (a
+ * thread pinning itself), a cpuset change and a hotplug move change them
+ * with no wakeup to carry them; a switch-out or a move is before any wait
+ * that they bear on.  Never called for one task on two CPUs at once: a
+ * task is moved only once off its CPU, and switched out only on it.
+ */
+static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
+{
+	__u32 pid = p->pid, key = pid & (KTRACE_AFFINITY_SLOTS - 1);
+	__u64 cpus = restricted_cpus(p), v = ktrace_affinity_slot(pid, cpus), *slot;
+
+	slot = bpf_map_lookup_elem(&affinity_slots, &key);
+	if (!pid || !slot || *slot == v)
+		return;
+	*slot = v;
+	emit_affinity(p->tgid, pid, cpus, ts);
 }
 
 /*
@@ -561,6 +601,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 
 	if (stack_depth)
 		in_kstack = blocked_kstack(prev, state, next, ts);
+	note_affinity(prev, ts);
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch_stacks(rec, cpu, ts, prev->pid, prev->prio,
 							     state, next->pid, next->prio, 0,
 							     in_kstack), ts, true);
@@ -781,6 +822,7 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
 	struct bpf_rec rec;
 	__u64 ts = bpf_ktime_get_ns();
 
+	note_affinity(p, ts);
 	emit(&rec, ktrace_fxt_put_migrate(rec_clear(&rec), ts, p->tgid, p->pid, task_cpu(p),
 					  dest_cpu), ts);
 	return 0;
@@ -920,6 +962,12 @@ int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ktrace_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
+	__u32 key = child->pid & (KTRACE_AFFINITY_SLOTS - 1);
+	__u64 *slot = bpf_map_lookup_elem(&affinity_slots, &key);
+
+	/* Its thread record gives its allowed CPUs: a reused pid's slot may not. */
+	if (slot)
+		*slot = ktrace_affinity_slot(child->pid, restricted_cpus(child));
 	emit_names(child, child->comm, bpf_ktime_get_ns());
 	return 0;
 }

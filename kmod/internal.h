@@ -81,6 +81,12 @@ struct ktrace_session {
 	struct list_head probes;	/* kprobes and kretprobes (-p) */
 	unsigned int nr_probes;
 	wait_queue_head_t wq;
+	/*
+	 * Each thread's allowed CPUs last written (ktrace_affinity_slot()):
+	 * allocated by CONFIGURE, cleared by START, written lock-free by the
+	 * switch and migrate probes, freed with the session.
+	 */
+	u64 *affinity_slots;		/* KTRACE_AFFINITY_SLOTS words */
 
 	/*
 	 * Latency trigger (KTRACE_CFG_TRIGGER), set by CONFIGURE.  While

@@ -100,6 +100,36 @@ static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u6
 	smp_store_release(&s->stop_at, ts + s->after_ns);
 }
 
+/* @p's allowed CPUs 0..63 if it may not run on every CPU, else 0. */
+static u64 restricted_cpus(const struct task_struct *p)
+{
+	if (likely(p->nr_cpus_allowed >= nr_cpu_ids))
+		return 0;
+	return cpumask_bits(p->cpus_ptr)[0];
+}
+
+/*
+ * @p is switched out or moved: if its allowed CPUs are not those last
+ * written for it, write them.  sched_setaffinity() on a running thread (a
+ * thread pinning itself), a cpuset change and a hotplug move change them
+ * with no wakeup to carry them; a switch-out or a move is before any wait
+ * that they bear on.  Never called for one task on two CPUs at once: a
+ * task is moved only off its CPU, and switched out only on it.
+ */
+static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 ts)
+{
+	u64 rec[KTRACE_FXT_AFFINITY_WORDS], cpus = restricted_cpus(p), v, *slot;
+
+	if (!p->pid)
+		return;
+	v = ktrace_affinity_slot(p->pid, cpus);
+	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
+	if (likely(READ_ONCE(*slot) == v))
+		return;
+	WRITE_ONCE(*slot, v);
+	ktrace_buf_write(b, rec, ktrace_fxt_put_affinity(rec, ts, p->tgid, p->pid, cpus), ts);
+}
+
 static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 {
 	struct ktrace_cpu_buf *b = this_buf();
@@ -113,6 +143,7 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 				   READ_ONCE(prev->exit_state));
 	if (b->session->stack_depth)
 		in_kstack = ktrace_blocked_stack_id(b->session, prev, state, next, ts);
+	note_affinity(b, prev, ts);
 	words = KTRACE_FXT_CSWITCH_WORDS + !!in_kstack;
 	rec = ktrace_buf_reserve(b, words * 8, ts, &pos);
 	if (!rec)
@@ -160,14 +191,6 @@ static u32 irq_context(void)
 	return KTRACE_CTX_TASK;
 }
 
-/* @p's allowed CPUs 0..63 if it may not run on every CPU, else 0. */
-static u64 restricted_cpus(const struct task_struct *p)
-{
-	if (likely(p->nr_cpus_allowed >= nr_cpu_ids))
-		return 0;
-	return cpumask_bits(p->cpus_ptr)[0];
-}
-
 static void probe_wakeup(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
@@ -203,6 +226,7 @@ static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
 	if (!b)
 		return;
 	ts = ktrace_now();
+	note_affinity(b, p, ts);
 	ktrace_buf_write(b, rec, ktrace_fxt_put_migrate(rec, ts, p->tgid, p->pid, task_cpu(p),
 							dest_cpu), ts);
 }
@@ -307,8 +331,12 @@ static void probe_fork(void *data, struct task_struct *parent, struct task_struc
 {
 	struct ktrace_cpu_buf *b = this_buf();
 
-	if (b)
-		write_names(b, child, child->comm);
+	if (!b)
+		return;
+	/* Its thread record gives its allowed CPUs: a reused pid's slot may not. */
+	WRITE_ONCE(b->session->affinity_slots[child->pid & (KTRACE_AFFINITY_SLOTS - 1)],
+		   ktrace_affinity_slot(child->pid, restricted_cpus(child)));
+	write_names(b, child, child->comm);
 }
 
 static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,

@@ -41,6 +41,7 @@ void ktrace_session_free(struct ktrace_session *s)
 	ktrace_bufs_free(s);
 	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
+	vfree(s->affinity_slots);
 	mutex_destroy(&s->lock);
 	kfree(s);
 }
@@ -92,10 +93,15 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	s->nr_subbufs = size / subbuf;
 	s->meta_size = PAGE_ALIGN(sizeof(struct ktrace_meta));
 	s->cpu_stride = s->meta_size + size;
+	s->affinity_slots = vzalloc(KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
+	if (!s->affinity_slots)
+		return -ENOMEM;
 	if (cfg->flags & KTRACE_CFG_TRIGGER) {
 		s->wake_slots = vzalloc(KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
-		if (!s->wake_slots)
-			return -ENOMEM;
+		if (!s->wake_slots) {
+			ret = -ENOMEM;
+			goto err_free_affinity_slots;
+		}
 		s->trigger_ns = cfg->trigger_ns;
 		s->after_ns = cfg->after_ns;
 		s->trigger_pid = cfg->trigger_pid;
@@ -106,11 +112,14 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		ret = ktrace_bufs_alloc_locked(s);
 	if (!ret) {
 		s->configured = true;
-	} else {
-		ktrace_stacks_free(s);
-		vfree(s->wake_slots);
-		s->wake_slots = NULL;
+		return 0;
 	}
+	ktrace_stacks_free(s);
+	vfree(s->wake_slots);
+	s->wake_slots = NULL;
+err_free_affinity_slots:
+	vfree(s->affinity_slots);
+	s->affinity_slots = NULL;
 	return ret;
 }
 
@@ -125,6 +134,7 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 		return -EBUSY;
 	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
 	ktrace_stacks_reset_locked(s);
+	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
 	if (s->wake_slots) {
 		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
 		atomic_set(&s->fired, 0);

@@ -206,6 +206,16 @@ static void op_migrate(struct world *wd, struct prog *g)
 					      (uint32_t)u64(g)));
 }
 
+/* A change of allowed CPUs: none (every CPU), one CPU, or any mask. */
+static void op_affinity(struct world *wd, struct prog *g)
+{
+	__u64 buf[KTRACE_FXT_AFFINITY_WORDS];
+	uint32_t tid = tid_of(g), b = byte(g);
+
+	words(wd, buf, ktrace_fxt_put_affinity(buf, wd->ts, tid, tid, b < 80 ? 0 :
+					       b < 200 ? 1ULL << cpu_of(g) % 64 : u64(g)));
+}
+
 /* A sleeper's timer expiry, due before, at or (wrongly) after it fired. */
 static void op_timer_expire(struct world *wd, struct prog *g)
 {
@@ -438,6 +448,7 @@ static void (*const ops[])(struct world *, struct prog *) = {
 	op_irq, op_irq, op_irq, op_name, op_timer, op_loss, op_untraced, op_cpu_state,
 	op_kstack, op_trigger, op_annotation, op_event, op_ticks, op_meta,
 	op_migrate, op_migrate, op_timer_expire, op_timer_expire, op_throttle, op_throttle,
+	op_affinity,
 };
 
 #define MAX_OPS		512

@@ -240,6 +240,8 @@ static int t_recorder_records(void)
 	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, 7000, 1, 55, 6500, 6900));
 	CHECK(ktrace_fxt_put_migrate(buf, 7100, 1200, 1234, 1, 0) == KTRACE_FXT_MIGRATE_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_MIGRATE_WORDS);
+	CHECK(ktrace_fxt_put_affinity(buf, 7100, 1200, 1234, 0x2) == KTRACE_FXT_AFFINITY_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_AFFINITY_WORDS);
 	CHECK(ktrace_fxt_put_timer_expire(buf, 7100, 1200, 1234, 7000, 7050, 2) ==
 	      KTRACE_FXT_TIMER_EXPIRE_WORDS);
 	fxt_write_words(w, buf, KTRACE_FXT_TIMER_EXPIRE_WORDS);
@@ -348,6 +350,18 @@ static int t_recorder_records(void)
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 1);
 	a = fxt_find_arg(&rec, "dest_cpu");
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT32 && a->u == 0);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 7100);
+	CHECK(rec.pid == 1200 && rec.tid == 1234 && rec.nargs == 1);
+	CHECK(fxt_str_eq(rec.cat, "ktrace:sched") && fxt_str_eq(rec.name, "affinity"));
+	a = fxt_find_arg(&rec, "cpus");
+	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x2);
+	/* A thread's slot word: another mask or pid is another word, every CPU is 0. */
+	CHECK(ktrace_affinity_slot(1234, 0x2) != ktrace_affinity_slot(1234, 0x3));
+	CHECK(ktrace_affinity_slot(1234, 0x2) != ktrace_affinity_slot(1235, 0x2));
+	CHECK(ktrace_affinity_slot(1234, 0) == 1234ULL << 32);
+	CHECK(ktrace_affinity_slot(1234, 1ULL << 63) != ktrace_affinity_slot(1234, 0));
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
 	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 7100);

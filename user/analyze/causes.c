@@ -36,10 +36,20 @@ const char *lat_cause_name(unsigned int cause)
 	return cause < LAT_CAUSES ? cause_names[cause] : "?";
 }
 
-bool lat_is_migrate(const struct fxt_record *rec)
+static bool is_sched_instant(const struct fxt_record *rec, const char *name)
 {
 	return rec->type == KTRACE_FXT_REC_EVENT && rec->sub == KTRACE_FXT_EV_INSTANT &&
-	       fxt_str_eq(rec->name, "migrate") && fxt_str_eq(rec->cat, "ktrace:sched");
+	       fxt_str_eq(rec->name, name) && fxt_str_eq(rec->cat, "ktrace:sched");
+}
+
+bool lat_is_migrate(const struct fxt_record *rec)
+{
+	return is_sched_instant(rec, "migrate");
+}
+
+bool lat_is_affinity(const struct fxt_record *rec)
+{
+	return is_sched_instant(rec, "affinity");
 }
 
 /*
@@ -364,7 +374,7 @@ static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 		struct lat_cpu *c = &a->cpus[cpu];
 		uint32_t first = s->n;
 
-		if ((int32_t)cpu == p->cpu || !c->seen || !may_use(w->cpus, cpu))
+		if ((int32_t)cpu == p->cpu || !c->seen || !may_use(p->cpus, cpu))
 			continue;
 		if (c->ring) {
 			uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
@@ -430,7 +440,7 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 			uint64_t lo = p->start > wc->counted_to ? p->start : wc->counted_to;
 			uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
 
-			if ((int32_t)cpu == p->cpu || !c->seen || !may_use(w->cpus, cpu) ||
+			if ((int32_t)cpu == p->cpu || !c->seen || !may_use(p->cpus, cpu) ||
 			    lo >= p->end)
 				continue;
 			for (uint64_t k = c->nsegs; c->ring && k > oldest; k--) {
@@ -461,7 +471,7 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 {
 	struct sweep s = { .e = a->edges, .cap = a->edges_cap };
-	uint64_t at = w->start;
+	uint64_t at = w->start, cpus = w->cpus;
 	int32_t cpu = w->queue_cpu;
 
 	memset(w->causes, 0, sizeof(w->causes));
@@ -482,13 +492,14 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 
 		if (end < at)
 			end = at;
-		*p = (struct lat_piece){ .start = at, .end = end, .cpu = cpu };
+		*p = (struct lat_piece){ .start = at, .end = end, .cpu = cpu, .cpus = cpus };
 		/* Moves left out of the list: where it sat before the last one is not known. */
 		if (w->mig_dropped && i + 1 == w->nmig)
 			p->cpu = -1;
 		if (i < w->nmig) {
 			at = end;
 			cpu = w->mig[i].to;
+			cpus = w->mig[i].cpus;
 		}
 	}
 	/* A move the trace missed: the queue it ran from is not the one it waited on. */

@@ -642,7 +642,7 @@ static void wait_causes(struct lat_analysis *a, const struct lat_thread *t, uint
 	w->queue_cpu = t->wait_queue_cpu;
 	w->nmig = t->nmig;
 	w->mig_dropped = t->mig_dropped;
-	w->cpus = t->cpus;
+	w->cpus = t->wait_cpus;
 	memcpy(w->mig, t->mig, t->nmig * sizeof(*t->mig));
 	lat_causes(a, w);
 }
@@ -810,6 +810,7 @@ static bool cum_close(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
 	t->wait_queue_cpu = t->queue_cpu;
+	t->wait_cpus = t->cpus;
 	t->nmig = 0;
 	t->mig_dropped = 0;
 	memset(t->acc, 0, sizeof(t->acc));
@@ -827,6 +828,7 @@ static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uin
 		.ts = ts,
 		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
 		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+		.cpus = t->cpus,
 	};
 
 	if (t->state == ST_WOKEN || t->state == ST_PREEMPTED) {
@@ -1177,8 +1179,8 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
-	wait_begins(a, t, t->since);
 	note_waker(a, t, rec);
+	wait_begins(a, t, t->since);
 }
 
 /*
@@ -1259,6 +1261,8 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 			on_irq_event(a, rec, ts, r);
 		else if (lat_is_migrate(rec))
 			on_migrate(a, rec, ts);
+		else if (lat_is_affinity(rec) && rec->tid)
+			thread_get(a, rec->tid)->cpus = fxt_arg_u64(rec, "cpus", 0);
 		else if (lat_is_timer_expire(rec) && rec->tid)
 			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
 		else if (fxt_str_eq(rec->cat, "ktrace:meta") &&

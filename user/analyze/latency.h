@@ -89,6 +89,7 @@ struct lat_share {
 struct lat_migration {
 	uint64_t ts;
 	int32_t from, to;
+	uint64_t cpus;			/* allowed CPUs from then on, as lat_wait's */
 };
 
 #define LAT_MIGRATIONS	8	/* kept per wait; later ones replace the last */
@@ -97,6 +98,7 @@ struct lat_migration {
 struct lat_piece {
 	uint64_t start, end;
 	int32_t cpu;			/* -1: not known */
+	uint64_t cpus;			/* allowed CPUs meanwhile, as lat_wait's */
 	uint64_t throttled_ns;		/* its cgroup was throttled there (overlapping others) */
 	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
 	int32_t top_weight;
@@ -149,7 +151,7 @@ struct lat_wait {
 	const char *throttled_path, *throttled_cpu_max;
 	uint64_t throttled_cgroup_id;
 	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
-	uint64_t cpus;			/* allowed CPUs 0..63, 0: every CPU */
+	uint64_t cpus;			/* allowed CPUs 0..63 at its start, 0: every CPU */
 	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
 	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
 	uint64_t idle_elsewhere_cpu_ns;
@@ -262,6 +264,8 @@ void lat_span_moved(struct lat_analysis *a, struct lat_wait *w, int32_t queue_cp
 		    const struct lat_migration *mig, uint32_t moves);
 /* A "ktrace:sched" "migrate" record (orig_cpu, dest_cpu) on the moved thread. */
 bool lat_is_migrate(const struct fxt_record *rec);
+/* A "ktrace:sched" "affinity" record (cpus) on the thread whose allowed CPUs changed. */
+bool lat_is_affinity(const struct fxt_record *rec);
 /* The function an interned kernel stack blocked in, NULL if the archive does not say. */
 const char *lat_blocked_in_name(struct lat_analysis *a, uint64_t kstack);
 

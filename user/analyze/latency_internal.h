@@ -52,6 +52,7 @@ struct lat_thread {
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
 	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
+	uint64_t wait_cpus;		/* @cpus when its current wait began */
 	uint8_t nmig;
 	uint32_t mig_dropped;
 	struct lat_migration mig[LAT_MIGRATIONS];

@@ -248,6 +248,7 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_CPUS		= 44,
 	KTRACE_FXT_STR_CGROUP_ID	= 45,	/* throttle, cfs_refill, names */
 	KTRACE_FXT_STR_INCOMING_KSTACK	= 46,
+	KTRACE_FXT_STR_AFFINITY		= 47,
 	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
@@ -317,6 +318,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_THROTTLE]		= "throttle",
 	[KTRACE_FXT_STR_CFS_REFILL]		= "cfs_refill",
 	[KTRACE_FXT_STR_CGROUP_ID]		= "cgroup_id",
+	[KTRACE_FXT_STR_AFFINITY]		= "affinity",
 };
 #endif
 
@@ -887,6 +889,24 @@ static inline __u64 ktrace_wake_latency(__u64 slot, __u32 pid, __u64 now)
 }
 
 /*
+ * Allowed CPUs last written per thread, so that a switch-out or a move
+ * writes an "affinity" record only when they changed: a table of 2^16
+ * words indexed by pid, a word packing the pid with a hash of the mask
+ * (0: every CPU), stored and loaded whole.  A thread that shares its slot
+ * with another writes its mask again (a record too many, never one too
+ * few); two masks of one thread are taken for one once in 2^31 changes.
+ */
+#define KTRACE_AFFINITY_SLOTS		65536U
+
+static inline __u64 ktrace_affinity_slot(__u32 pid, __u64 cpus)
+{
+	/* Multiplicative hashing: the product's high half depends on every bit. */
+	__u64 h = cpus * 0x9e3779b97f4a7c15ULL;
+
+	return (__u64)pid << 32 | (cpus ? (h >> 32) | 1 : 0);
+}
+
+/*
  * Each thread's last switch-out, for the threshold: a pid-indexed slot
  * (ktrace_wake_slot()) holding when it blocked, or KTRACE_OFF_NOT_BLOCKED
  * in place of the time when it was switched out runnable or dying.
@@ -983,6 +1003,27 @@ static inline __u32 ktrace_fxt_put_migrate(__u64 *w, __u64 ts, __u32 pid, __u32 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_DEST_CPU, dest_cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 2, 0,
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_MIGRATE, 0);
+}
+
+#define KTRACE_FXT_AFFINITY_WORDS	6
+
+/*
+ * A task's allowed CPUs changed while it ran or sat on a run queue, where
+ * no wakeup carries them (sched_setaffinity() on a running thread, a
+ * cpuset change, a hotplug move): an instant in "ktrace:sched" named
+ * "affinity" on the task, with "cpus", its allowed CPUs 0..63 if it may
+ * not run on every CPU, else 0 (as a wakeup's "cpus").  Written at the
+ * task's next switch-out or move at the latest, before that record.
+ */
+static inline __u32 ktrace_fxt_put_affinity(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+					    __u64 cpus)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_AFFINITY, 0);
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 1, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_AFFINITY, 0);
 }
 
 #define KTRACE_FXT_THROTTLE_WORDS	7
