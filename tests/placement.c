@@ -6,9 +6,19 @@
  * victim may run on CPUs 0 and 1, so the balancer may move it to CPU 0,
  * which idles meanwhile (the main thread, pinned there, only sleeps); with
  * "pinned" it may run on CPU 1 only and waits out every spin.  Before each
- * round the victim moves itself back to CPU 1.
- * usage: placement EXPECT_FILE [ROUNDS [SPIN_US [pinned]]]
- * EXPECT_FILE gets pid, main, victim, fifo, rounds, spin_us and pinned.
+ * round the victim moves itself back to CPU 1, and sleeps a little so that
+ * a wakeup carries its allowed CPUs.  With "running" it frees itself while
+ * it runs on CPU 1 and does not sleep before the round; with
+ * "pinned-running" it sleeps free, then pins itself while it runs on CPU 1,
+ * as cyclictest -a, DPDK and most real-time programs pin their threads:
+ * either way no wakeup carries the CPUs it waits with, and only the
+ * recorders' own affinity records can tell.  (Moving itself off a CPU, it
+ * blocks until the kernel's stopper has moved it, and that wakeup tells.)
+ * usage: placement EXPECT_FILE [ROUNDS [SPIN_US [pinned|running|pinned-running]]]
+ * EXPECT_FILE gets pid, main, victim, fifo, rounds, spin_us, pinned and
+ * running; EXPECT_FILE.affinity each change of the victim's allowed CPUs,
+ * a line "BEFORE AFTER MASK": the CLOCK_MONOTONIC ns just before and after
+ * the call, and the CPUs (a bit each) it allowed from then on.
  * Exits 4 when it cannot run (one CPU, or SCHED_FIFO refused).
  */
 #include <errno.h>
@@ -25,7 +35,14 @@
 
 static int fifo_pipe[2], done_pipe[2], ready_pipe[2];
 static long spin_us;
-static int pinned;
+static int pinned, running;
+
+/* The victim's changes of its allowed CPUs, written out at the end. */
+#define CHANGES_MAX	4096
+static struct change {
+	uint64_t before, after, mask;
+} changes[CHANGES_MAX];
+static int nchanges;
 static int asked, ready, stop;	/* rounds the main thread asked for, the victim is ready for */
 static pid_t victim_tid, fifo_tid;
 
@@ -45,6 +62,22 @@ static int allow(int first, int last)
 	for (int cpu = first; cpu <= last; cpu++)
 		CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void die(const char *what);
+
+/* allow() for the victim, logged: when it changed, and to what. */
+static int victim_allow(int first, int last)
+{
+	uint64_t before = now_ns();
+	int ret = allow(first, last);
+
+	if (!ret && nchanges < CHANGES_MAX)
+		changes[nchanges++] = (struct change){
+			.before = before, .after = now_ns(),
+			.mask = ((1ULL << (last + 1)) - 1) & ~((1ULL << first) - 1),
+		};
+	return ret;
 }
 
 static void die(const char *what)
@@ -99,19 +132,44 @@ static void *victim(void *arg)
 			continue;
 		/*
 		 * To CPU 1, then free again: running there, it stays there.
-		 * The recorders give a thread's allowed CPUs at its wakeups:
-		 * a short sleep makes the new ones known before the round.
+		 * The recorders give a thread's allowed CPUs at its wakeups
+		 * and, changed while it ran, at its next switch-out or move:
+		 * unless "running", a short sleep gives them to a wakeup.
 		 */
-		if (allow(1, 1) || (!pinned && allow(0, 1)))
+		if (victim_allow(1, 1) || ((!pinned || running) && victim_allow(0, 1)))
 			die("set kt_victim's allowed CPUs");
-		sleep_us(100);
+		if (!running || pinned)
+			sleep_us(100);
 		if (sched_getcpu() != 1)
 			continue;
+		if (running && pinned && victim_allow(1, 1))
+			die("pin kt_victim to CPU 1");
 		__atomic_store_n(&ready, want, __ATOMIC_RELEASE);
 		if (write(ready_pipe[1], "r", 1) != 1)
 			die("write ready pipe");
 	}
 	return NULL;
+}
+
+static int write_changes(const char *expect)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.affinity", expect);
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	for (int i = 0; i < nchanges; i++)
+		fprintf(f, "%llu %llu %llu\n", (unsigned long long)changes[i].before,
+			(unsigned long long)changes[i].after, (unsigned long long)changes[i].mask);
+	if (fclose(f))
+		die(path);
+	if (nchanges == CHANGES_MAX) {
+		fprintf(stderr, "placement: more than %d changes of allowed CPUs\n", CHANGES_MAX);
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -126,7 +184,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	spin_us = argc > 3 ? atol(argv[3]) : 20000;
-	pinned = argc > 4 && !strcmp(argv[4], "pinned");
+	pinned = argc > 4 && !strncmp(argv[4], "pinned", 6);
+	running = argc > 4 && strstr(argv[4], "running");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "placement: needs two CPUs\n");
 		return 4;
@@ -143,8 +202,9 @@ int main(int argc, char **argv)
 	f = fopen(argv[1], "w");
 	if (!f)
 		die(argv[1]);
-	fprintf(f, "pid=%d\nmain=%d\nvictim=%d\nfifo=%d\nrounds=%ld\nspin_us=%ld\npinned=%d\n",
-		getpid(), getpid(), victim_tid, fifo_tid, rounds, spin_us, pinned);
+	fprintf(f, "pid=%d\nmain=%d\nvictim=%d\nfifo=%d\nrounds=%ld\nspin_us=%ld\npinned=%d\n"
+		"running=%d\n", getpid(), getpid(), victim_tid, fifo_tid, rounds, spin_us, pinned,
+		running);
 	if (fclose(f))
 		die(argv[1]);
 	for (int r = 1; r <= rounds; r++) {
@@ -163,5 +223,5 @@ int main(int argc, char **argv)
 	close(fifo_pipe[1]);
 	pthread_join(vt, NULL);
 	pthread_join(ft, NULL);
-	return 0;
+	return write_changes(argv[1]);
 }

@@ -325,9 +325,11 @@ else
 	python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if r['irq_recorded'] and 'hardirq_ns' in r['top'][0]['blame'] else 1)"
 	ok $? "with --ftrace 'irq:*' the blame includes interrupt handler time"
 	# A fair thread preempted on CPU 1 by a SCHED_FIFO thread, free to move
-	# and pinned: each wait's queues, causes and idle CPUs from the records
-	# (on a busy machine the FIFO thread may find it off CPU: 0 such waits).
-	for p in "" pinned; do
+	# and pinned, and pinning and freeing itself while it runs: each wait's
+	# queues, causes and idle CPUs from the records and the CPUs the thread
+	# allowed itself (on a busy machine the FIFO thread may find it off CPU:
+	# the check then says SKIP).
+	for p in "" pinned running pinned-running; do
 		run "$ktrace" record --backend bpf -o "$tmp/place.fxt" -- \
 			"$build/tests/placement" "$tmp/place.expect" 10 10000 $p
 		[ $rc -eq 0 ] && tests/check_placement.py "$ktrace" "$tmp/place.fxt" "$tmp/place.expect" 0 >"$tmp/check"

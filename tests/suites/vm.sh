@@ -153,7 +153,7 @@ done
 # Where each wait of a fair thread behind a SCHED_FIFO thread was queued,
 # its causes and the idle CPU it could have used, from the records.
 for b in kmod bpf; do
-	for p in place pinned; do
+	for p in place pinned runfree runpin; do
 		[ "$(status ${b}_$p)" = 0 ] &&
 			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" 2 \
 				quiet >"$R/${b}_$p.check"
@@ -422,6 +422,7 @@ done
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
 	kmod_throttle bpf_throttle kmod_cgroups bpf_cgroups kmod_place bpf_place kmod_pinned bpf_pinned \
+	kmod_runfree bpf_runfree kmod_runpin bpf_runpin \
 	kchain kdchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue

@@ -58,12 +58,17 @@ for b in kmod bpf; do
 		-o $R/${b}_trig.fxt -- latency_workload $R/${b}_trig.expect 5 20000
 done
 # A fair thread preempted on CPU 1 by a SCHED_FIFO thread while CPU 0
-# idles: free to move there, and pinned to CPU 1.
+# idles: free to move there, and pinned to CPU 1; then the same with the
+# thread pinning and freeing itself while it runs, never sleeping.
 for b in kmod bpf; do
 	step ${b}_place ktrace record --backend $b -o $R/${b}_place.fxt -- \
 		placement $R/${b}_place.expect 8 20000
 	step ${b}_pinned ktrace record --backend $b -o $R/${b}_pinned.fxt -- \
 		placement $R/${b}_pinned.expect 8 20000 pinned
+	step ${b}_runfree ktrace record --backend $b -o $R/${b}_runfree.fxt -- \
+		placement $R/${b}_runfree.expect 8 20000 running
+	step ${b}_runpin ktrace record --backend $b -o $R/${b}_runpin.fxt -- \
+		placement $R/${b}_runpin.expect 8 20000 pinned-running
 done
 # CFS bandwidth throttling: a spinner in a cgroup (v2, mounted here if the
 # kernel has not) with cpu.max "10000 100000", with each backend.
