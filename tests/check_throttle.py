@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks a recording of tests/throttle_workload.sh: with a backend that
 records throttling, the spinner's waits are at least 80% `throttled` and
-name its cgroup and limit; with one that does not, the report says so and
-claims no throttled time.  TAP lines (no plan).
+name its cgroup and limit (by cgroup v1's files where the workload used
+v1: TRACE.cgroup says), and no CPU idle while its cgroup was throttled
+counts as idle_allowed_elsewhere or in the work-conservation report: it
+could not have run anywhere then; with one that does not, the report says
+so and claims no throttled time.  TAP lines (no plan).
 usage: check_throttle.py KTRACE TRACE.fxt PIDFILE recorded|not-recorded"""
 import json
 import os
@@ -22,7 +25,9 @@ def diag(text):
 def main():
     ktrace, trace, pidfile, want = sys.argv[1:5]
     pid = int(open(pidfile).read().split()[0])
-    p = subprocess.run([ktrace, 'latency', trace, '--pid', str(pid), '--json', '--top', '5'],
+    v1 = os.path.exists(trace + '.cgroup') and open(trace + '.cgroup').read().startswith('v1')
+    limit = 'cpu.cfs_quota_us 10000, cpu.cfs_period_us 100000' if v1 else 'cpu.max 10000/100000'
+    p = subprocess.run([ktrace, 'latency', trace, '--pid', str(pid), '--json', '--top', '100000'],
                        capture_output=True, text=True)
     if not ok(p.returncode == 0, f'ktrace latency --pid {pid} --json reads the trace'):
         diag(p.stderr)
@@ -31,7 +36,8 @@ def main():
     causes = {k: sum(g['causes'][k] for g in r['groups']) for k in r['causes']}
     total = sum(causes.values())
     share = causes['throttled'] / total if total else 0
-    top = r['top']
+    waits = r['top']
+    top = waits[:5]
     diag(f'spinner {pid}: {r["waits"]} waits, {total / 1e6:.1f} ms, causes ' +
            ', '.join(f'{k} {v / 1e6:.1f} ms' for k, v in causes.items() if v))
     diag(f'throttling: {json.dumps(r["throttling"])}')
@@ -46,10 +52,22 @@ def main():
         ok(top and 2 * len(named) >= len(top) and all(c and c['path'] == '/ktrace-throttle-test' and
                                                    c['cpu_max'] == '10000/100000' for c in named),
              f'its worst waits with throttled time ({len(named)} of {len(top)}) name the cgroup '
-             '/ktrace-throttle-test (cpu.max 10000/100000)',
+             f'/ktrace-throttle-test ({limit})',
              [(w['latency'], w['causes'], w.get('throttled_cgroup')) for w in top])
         cg = [c for c in r['throttling']['cgroups'] if c['path'] == '/ktrace-throttle-test']
         ok(len(cg) == 1 and cg[0]['spans'] >= 3, 'the report counts its throttled spans')
+        # Idle elsewhere counts only the part of a wait its cgroup was not
+        # throttled in (before, idle CPUs showed through every throttled span).
+        free = {w['start']: w['latency'] - w['causes']['throttled'] for w in waits}
+        over = [(w['start'], w['latency'], w['causes']['throttled'], w['idle_allowed_elsewhere'])
+                for w in waits if w['idle_allowed_elsewhere'] > free[w['start']]]
+        ok(not over, f"no wait's idle_allowed_elsewhere counts its throttled time ({len(waits)} waits, "
+           f"{sum(1 for w in waits if w['idle_allowed_elsewhere'])} with some)", over[:3])
+        wc = r['work_conservation']
+        longer = sum(free[w['start']] for w in waits if w['latency'] > wc['threshold_ns'])
+        idle = sum(c['idle_ns'] for c in wc['cpus'])
+        ok(idle <= longer, f"the work-conservation report counts no throttled time as wasted "
+           f"({idle / 1e6:.3f} ms idle, {longer / 1e6:.3f} ms of its long waits unthrottled)")
     else:
         ok(not r['throttling']['recorded'] and r['throttling']['note'],
              'the trace says throttling is not recorded, and why')
@@ -57,7 +75,7 @@ def main():
              'and claims no throttled time')
     p = subprocess.run([ktrace, 'latency', trace, '--pid', str(pid), '--top', '5'],
                        capture_output=True, text=True)
-    text = 'throttled: cgroup /ktrace-throttle-test (cpu.max 10000/100000)' if want == 'recorded' \
+    text = f'throttled: cgroup /ktrace-throttle-test ({limit})' if want == 'recorded' \
         else 'throttling not recorded on this kernel/backend'
     if not ok(text in p.stdout, f'the text says "{text}"'):
         diag(p.stdout[-2000:])

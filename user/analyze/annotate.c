@@ -120,7 +120,7 @@ static void write_wait(void *ctx, struct fxt_writer *w, const struct fxt_reader 
 	if (wt->causes[LAT_CAUSE_THROTTLED]) {
 		throttled = blame->len;
 		lat_throttled_cgroup(blame, wt->throttled_path, wt->throttled_cgroup_id,
-				     wt->throttled_cpu_max);
+				     wt->throttled_cpu_max, wt->throttled_v1);
 		obuf_putc(blame, 0);
 	}
 	args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "latency", wt->end - wt->start);

@@ -263,6 +263,7 @@ static void throttled_spans(struct lat_analysis *a, struct lat_wait *w, struct l
 			w->throttled_cgroup_id = l->id;
 			w->throttled_path = l->path;
 			w->throttled_cpu_max = l->cpu_max;
+			w->throttled_v1 = l->v1;
 		}
 	}
 }
@@ -362,13 +363,95 @@ static bool may_use(uint64_t cpus, uint32_t cpu)
 	return !cpus || (cpu < 64 && (cpus >> cpu & 1));
 }
 
+/* Disjoint spans in time order. */
+struct spans {
+	uint64_t (*s)[2];
+	uint32_t n, cap;
+};
+
 /*
- * While @w sat on piece @p's queue: the time some other CPU it may use was
- * idle, and each such CPU's idle time in @cpu_ns.
+ * The spans of piece @p during which @w's cgroup was throttled on its
+ * CPU, merged.  Its quota spent, it could not have run on any other CPU
+ * either: another CPU idle then wasted nothing.
+ */
+static void throttled_in_piece(struct lat_analysis *a, const struct lat_wait *w,
+			       const struct lat_piece *p, struct spans *out)
+{
+	out->n = 0;
+	if (!lat_throttled_within(a, p->start, p->end))
+		return;
+	for (uint32_t i = 0; i < a->nthrottles && a->throttles[i].start < p->end; i++) {
+		const struct lat_throttle *th = &a->throttles[i];
+		uint64_t lo = th->start > p->start ? th->start : p->start;
+		uint64_t hi = th->end < p->end ? th->end : p->end;
+
+		if ((int32_t)th->cpu != p->cpu || hi <= lo || !lat_throttle_covers(a, th, w->tid))
+			continue;
+		/* In start order: a span overlapping the last one extends it. */
+		if (out->n && lo <= out->s[out->n - 1][1]) {
+			if (hi > out->s[out->n - 1][1])
+				out->s[out->n - 1][1] = hi;
+			continue;
+		}
+		if (out->n == out->cap) {
+			out->cap = out->cap ? 2 * out->cap : 16;
+			out->s = xrealloc(out->s, out->cap * sizeof(*out->s), "latency: causes");
+		}
+		out->s[out->n][0] = lo;
+		out->s[out->n][1] = hi;
+		out->n++;
+	}
+}
+
+/*
+ * [@lo, @hi) less @th: the parts, in time order, into @part (room for
+ * @th->n + 1); their number.
+ */
+static uint32_t outside(uint64_t lo, uint64_t hi, const struct spans *th, uint64_t (*part)[2])
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < th->n && lo < hi; i++) {
+		if (th->s[i][1] <= lo)
+			continue;
+		if (th->s[i][0] >= hi)
+			break;
+		if (th->s[i][0] > lo) {
+			part[n][0] = lo;
+			part[n++][1] = th->s[i][0];
+		}
+		lo = th->s[i][1];
+	}
+	if (lo < hi) {
+		part[n][0] = lo;
+		part[n++][1] = hi;
+	}
+	return n;
+}
+
+/* Idle from @lo to @hi, but while @th: into @s. */
+static void add_idle(struct sweep *s, uint64_t lo, uint64_t hi, const struct spans *th,
+		     uint64_t (*part)[2])
+{
+	uint32_t n = outside(lo, hi, th, part);
+
+	for (uint32_t i = 0; i < n; i++)
+		add_span(s, part[i][0], part[i][1], L_IDLE);
+}
+
+/*
+ * While @w sat on piece @p's queue, its cgroup not throttled: the time
+ * some other CPU it may use was idle, and each such CPU's idle time in
+ * @cpu_ns.
  */
 static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 			   const struct lat_piece *p, struct sweep *s, uint64_t *cpu_ns)
 {
+	struct spans th = { 0 };
+	uint64_t (*part)[2];
+
+	throttled_in_piece(a, w, p, &th);
+	part = xcalloc(th.n + 1, sizeof(*part), "latency: causes");
 	sweep_reset(s, p->start, p->end);
 	for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
 		struct lat_cpu *c = &a->cpus[cpu];
@@ -385,16 +468,18 @@ static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 				if (g->end <= p->start && (g->kind == SEG_THREAD || g->kind == SEG_IDLE))
 					break;
 				if (g->kind == SEG_IDLE)
-					add_span(s, g->start, g->end, L_IDLE);
+					add_idle(s, g->start, g->end, &th, part);
 			}
 		}
 		if (!c->tid && c->since < p->end)
-			add_span(s, c->since, p->end, L_IDLE);
+			add_idle(s, c->since, p->end, &th, part);
 		/* One CPU's idle segments never overlap: their sum is its idle time. */
 		for (uint32_t i = first; i < s->n; i += 2)
 			cpu_ns[cpu] += s->e[i + 1].t - s->e[i].t;
 	}
 	w->idle_elsewhere_ns += sweep_union(s);
+	free(part);
+	free(th.s);
 }
 
 void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w)
@@ -417,9 +502,23 @@ void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w)
 	free(cpu_ns);
 }
 
+/* A CPU idle from @lo to @hi while a thread waited, but while @th. */
+static void wc_idle(struct lat_wc *wc, uint64_t lo, uint64_t hi, const struct spans *th,
+		    uint64_t (*part)[2])
+{
+	uint32_t n = outside(lo, hi, th, part);
+
+	for (uint32_t i = 0; i < n; i++) {
+		wc->idle_ns += part[i][1] - part[i][0];
+		if (part[i][1] - part[i][0] > wc->longest_ns)
+			wc->longest_ns = part[i][1] - part[i][0];
+	}
+}
+
 /*
  * A wait longer than the threshold: each other CPU it may use adds its idle
- * time during the wait's pieces, past what earlier waits counted there.
+ * time during the wait's pieces, past what earlier waits counted there,
+ * leaving out the time its cgroup was throttled.
  */
 void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 {
@@ -431,9 +530,13 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 	a->wc_waits++;
 	for (uint32_t i = 0; i < w->npiece; i++) {
 		const struct lat_piece *p = &w->piece[i];
+		struct spans th = { 0 };
+		uint64_t (*part)[2];
 
 		if (p->cpu < 0)
 			continue;
+		throttled_in_piece(a, w, p, &th);
+		part = xcalloc(th.n + 1, sizeof(*part), "latency: work conservation");
 		for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
 			struct lat_cpu *c = &a->cpus[cpu];
 			struct lat_wc *wc = &a->wc[cpu];
@@ -450,21 +553,15 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 
 				if (g->end <= lo && (g->kind == SEG_THREAD || g->kind == SEG_IDLE))
 					break;
-				if (g->kind != SEG_IDLE || e <= s)
-					continue;
-				wc->idle_ns += e - s;
-				if (e - s > wc->longest_ns)
-					wc->longest_ns = e - s;
+				if (g->kind == SEG_IDLE && e > s)
+					wc_idle(wc, s, e, &th, part);
 			}
-			if (!c->tid && c->since < p->end) {
-				uint64_t s = c->since > lo ? c->since : lo;
-
-				wc->idle_ns += p->end - s;
-				if (p->end - s > wc->longest_ns)
-					wc->longest_ns = p->end - s;
-			}
+			if (!c->tid && c->since < p->end)
+				wc_idle(wc, c->since > lo ? c->since : lo, p->end, &th, part);
 			wc->counted_to = p->end;
 		}
+		free(part);
+		free(th.s);
 	}
 }
 
@@ -476,6 +573,7 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 
 	memset(w->causes, 0, sizeof(w->causes));
 	w->throttled_path = w->throttled_cpu_max = NULL;
+	w->throttled_v1 = false;
 	w->throttled_cgroup_id = 0;
 	w->npiece = 0;
 	w->untraced_ns = w->lost_ns = 0;

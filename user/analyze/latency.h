@@ -149,6 +149,7 @@ struct lat_wait {
 	uint64_t untraced_ns, lost_ns;	/* of unknown: the kernel's untraced switches, losses */
 	/* The cgroup whose throttling held it longest: its path and limit, NULL: none. */
 	const char *throttled_path, *throttled_cpu_max;
+	bool throttled_v1;		/* its limit is cgroup v1's */
 	uint64_t throttled_cgroup_id;
 	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
 	uint64_t cpus;			/* allowed CPUs 0..63 at its start, 0: every CPU */
@@ -227,7 +228,8 @@ const char *lat_cause_name(unsigned int cause);
 /* "91% higher_priority, 6% same_class": shares of the total. */
 void lat_causes_line(const uint64_t *causes, struct obuf *o);
 /* "cgroup /path (cpu.max Q/P)", or "cgroup id N" where the trace names no path. */
-void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max);
+void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max,
+			  bool v1);
 /* ,"throttled_cgroup":{"id","path","cpu_max","quota_us","period_us"} or null */
 void lat_throttled_json(const struct lat_wait *w, struct obuf *o);
 /* "higher_priority 3.6 us, interrupts 400 ns": a wait's causes, with why unknown. */

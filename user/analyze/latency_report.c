@@ -258,15 +258,41 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		obuf_lit(o, " (migrations not recorded: the CPU it ran on is assumed)");
 }
 
-/* "cgroup /path (cpu.max Q/P)": a throttled cgroup, by id where the trace gives no path. */
-void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max)
+/*
+ * A CFS bandwidth limit "Q/P" by the files that hold it: cgroup v2's
+ * "cpu.max Q/P", v1's "cpu.cfs_quota_us Q, cpu.cfs_period_us P" (-1: none).
+ */
+static void put_cpu_limit(struct obuf *o, const char *cpu_max, bool v1)
+{
+	unsigned long long quota, period;
+
+	if (!v1) {
+		obuf_printf(o, "cpu.max %s", cpu_max);
+	} else if (sscanf(cpu_max, "%llu/%llu", &quota, &period) == 2) {
+		obuf_printf(o, "cpu.cfs_quota_us %llu, cpu.cfs_period_us %llu", quota, period);
+	} else if (sscanf(cpu_max, "max/%llu", &period) == 1) {
+		obuf_printf(o, "cpu.cfs_quota_us -1, cpu.cfs_period_us %llu", period);
+	} else {
+		obuf_printf(o, "cpu.cfs_quota_us/cpu.cfs_period_us %s", cpu_max);
+	}
+}
+
+/*
+ * "cgroup /path (cpu.max Q/P)": a throttled cgroup, by id where the trace
+ * gives no path, with its limit as @v1 (cgroup v1's cpu hierarchy) names it.
+ */
+void lat_throttled_cgroup(struct obuf *o, const char *path, uint64_t id, const char *cpu_max,
+			  bool v1)
 {
 	if (path)
 		obuf_printf(o, "cgroup %s", path);
 	else
 		obuf_printf(o, "cgroup id %llu", (unsigned long long)id);
-	if (cpu_max && strcmp(cpu_max, "?"))	/* "?": no cgroup_limit record gave it */
-		obuf_printf(o, " (cpu.max %s)", cpu_max);
+	if (cpu_max && strcmp(cpu_max, "?")) {	/* "?": no cgroup_limit record gave it */
+		obuf_lit(o, " (");
+		put_cpu_limit(o, cpu_max, v1);
+		obuf_putc(o, ')');
+	}
 }
 
 /* "higher_priority 18.900 ms, cpu_idle 12.0 us, unknown 0.370 ms (untraced by the kernel)" */
@@ -280,7 +306,7 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 		if (i == LAT_CAUSE_THROTTLED) {
 			obuf_printf(o, "%sthrottled: ", first ? "" : ", ");
 			lat_throttled_cgroup(o, w->throttled_path, w->throttled_cgroup_id,
-					     w->throttled_cpu_max);
+					     w->throttled_cpu_max, w->throttled_v1);
 			obuf_putc(o, ' ');
 			lat_put_dur(o, w->causes[i]);
 			first = false;
@@ -556,11 +582,14 @@ static void put_throttling(struct lat_analysis *a, struct obuf *o)
 		if (!l->spans)
 			continue;
 		obuf_lit(o, "  ");
-		lat_throttled_cgroup(o, l->path, l->id, l->cpu_max);
+		lat_throttled_cgroup(o, l->path, l->id, l->cpu_max, l->v1);
 		obuf_printf(o, ": %llu spans, ", (unsigned long long)l->spans);
 		lat_put_dur(o, l->ns);
-		if (strcmp(l->cpu_max, l->cpu_max_end))
-			obuf_printf(o, " (cpu.max %s at the end)", l->cpu_max_end);
+		if (strcmp(l->cpu_max, l->cpu_max_end)) {
+			obuf_lit(o, " (");
+			put_cpu_limit(o, l->cpu_max_end, l->v1);
+			obuf_lit(o, " at the end)");
+		}
 		obuf_putc(o, '\n');
 	}
 }
