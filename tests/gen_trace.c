@@ -585,6 +585,47 @@ static void timer(struct fxt_writer *w)
 	cswitch(w, 0, T0 + 9000, 400, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
+/*
+ * A real-time thread kept off its CPU (times from T0, ns), on a kernel whose
+ * preemption model is voluntary; CPU 0 idles from 50:
+ *  - rt 500 (FIFO 80) sleeps on CPU 1 at 200 behind spinner 501 (fair);
+ *    its timer, due at 1000, fires at 1500 and wakes it at 1510, but 501
+ *    keeps CPU 1 until 4000: a timer wait of 3000, timer_late 510 and
+ *    not_preempted 2490, with CPU 0 idle (idle_allowed_elsewhere) only
+ *    for the 2490 it was runnable;
+ *  - rt2 502 (FIFO 80 too) is woken at 4100 behind 500 and runs at 4600: a
+ *    round-robin turn, same_class 500;
+ *  - 503 (FIFO 90) is woken at 4700 behind 502 and runs at 5000: the lower
+ *    RT priority was not preempted, not_preempted 300.
+ */
+static void rt_causes(struct fxt_writer *w)
+{
+	struct fxt_arg args[6] = {
+		fxt_arg_str("host", "testhost"), fxt_arg_str("kernel", "6.1.0-test"),
+		fxt_arg_str("backend", "kmod"), fxt_arg_str("clock", "CLOCK_MONOTONIC"),
+		fxt_arg_str("throttling", "recorded (whole cfs_rq model)"),
+		fxt_arg_str("preemption", "voluntary (dynamic)"),
+	};
+
+	fxt_write_preamble(w, 1, "ktrace");
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "trace_info", args, 6, 0);
+	kobj_thread(w, 500, 500, "rt");
+	kobj_thread(w, 501, 501, "spinner");
+	kobj_thread(w, 502, 502, "rt2");
+	kobj_thread(w, 503, 503, "rt3");
+	cswitch(w, 0, T0 + 50, 0, 120, 0, 0, 120);
+	cswitch(w, 1, T0 + 100, 0, 120, 0, 500, 19);
+	cswitch(w, 1, T0 + 200, 500, 19, KTRACE_LINUX_INTERRUPTIBLE, 501, 120);
+	timer_expire(w, 1, T0 + 1500, 500, T0 + 1000);
+	wakeup_ctx(w, 1, T0 + 1510, 500, 19, 501, KTRACE_CTX_HARDIRQ);
+	cswitch(w, 1, T0 + 4000, 501, 120, KTRACE_LINUX_RUNNING, 500, 19);
+	wakeup(w, 1, T0 + 4100, 502, 19, 500);
+	cswitch(w, 1, T0 + 4600, 500, 19, KTRACE_LINUX_INTERRUPTIBLE, 502, 19);
+	wakeup(w, 1, T0 + 4700, 503, 9, 502);
+	cswitch(w, 1, T0 + 5000, 502, 19, KTRACE_LINUX_INTERRUPTIBLE, 503, 9);
+	cswitch(w, 1, T0 + 5500, 503, 9, KTRACE_LINUX_INTERRUPTIBLE, 501, 120);
+}
+
 static void cswitch_in(struct fxt_writer *w, uint32_t cpu, uint64_t ts, uint32_t out,
 		       int out_prio, uint32_t state, uint32_t in, int in_prio, uint32_t kstack)
 {
@@ -778,7 +819,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -799,6 +840,8 @@ int main(int argc, char **argv)
 		causes(w);
 	else if (!strcmp(argv[1], "throttle") || !strcmp(argv[1], "throttle-task"))
 		throttle(w, !strcmp(argv[1], "throttle-task"));
+	else if (!strcmp(argv[1], "rt-causes"))
+		rt_causes(w);
 	else if (!strcmp(argv[1], "timer"))
 		timer(w);
 	else if (!strcmp(argv[1], "perf-gap"))

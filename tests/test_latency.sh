@@ -57,9 +57,9 @@ ok $? "the text report shows the rows, the blame, the waker and what was not mea
 "$gen" causes "$tmp/c.fxt"
 run "$ktrace" latency "$tmp/c.fxt" --json --top 10
 ok $rc "latency --json reads the causes trace" || diag "$tmp/err"
-jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'same_class', 'interrupts', 'throttled', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 7"
-ok $? "every wait's causes sum to its latency, under exactly the six names" || diag "$tmp/out"
-jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500} and w['idle_allowed_elsewhere'] == 4000 and w['idle_allowed_cpu'] == 0 and w['cpus_allowed'] is None)(r['top'][0])"
+jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'not_preempted', 'same_class', 'interrupts', 'throttled', 'timer_late', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 7"
+ok $? "every wait's causes sum to its latency, under exactly the eight names" || diag "$tmp/out"
+jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'not_preempted': 0, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500} and w['idle_allowed_elsewhere'] == 4000 and w['idle_allowed_cpu'] == 0 and w['cpus_allowed'] is None)(r['top'][0])"
 ok $? "a wait behind a FIFO thread before a migration is higher_priority on the CPU it was queued on, then cpu_idle on the one it ran on" ||
 	diag "$tmp/out"
 jcheck "(lambda w: w['kind'] == 'wakeup' and w['latency'] == 2000 and w['causes']['same_class'] == 500 and w['causes']['unknown'] == 1500 and w['unknown_reasons'] == {'untraced': 1500, 'lost': 0, 'no_history': 0} and w['migrations'] == [] and w['pieces'][0]['behind_tid'] == 402)(r['top'][1])"
@@ -67,7 +67,7 @@ ok $? "a wait across another thread's untraced switch is measured; the untraced 
 	diag "$tmp/out"
 jcheck "(lambda p, f: p['latency'] == 1500 and p['causes']['higher_priority'] == 1500 and p['cpus_allowed'] == 2 and p['idle_allowed_elsewhere'] == 0 and p['idle_allowed_cpu'] == -1 and f['latency'] == 1600 and f['causes']['higher_priority'] == 1400 and f['causes']['same_class'] == 200 and f['cpus_allowed'] is None and f['idle_allowed_elsewhere'] == 1600 and f['idle_allowed_cpu'] == 0)(next(w for w in r['top'] if w['tid'] == 405), next(w for w in r['top'] if w['tid'] == 406))"
 ok $? "a thread pinned to the busy CPU has no idle CPU elsewhere; its unpinned twin had CPU 0 idle all along" || diag "$tmp/out"
-jcheck "r['top_causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300}"
+jcheck "r['top_causes'] == {'higher_priority': 6500, 'not_preempted': 0, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 600, 'unknown': 3300}"
 ok $? "the worst waits' causes summed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 2
 grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later$' "$tmp/out" &&
@@ -77,7 +77,7 @@ grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 
 ok $? "the text names the queue, the thread ahead, the move and the causes" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 1 -o "$tmp/c-out.fxt"
 run "$ktrace" dump "$tmp/c-out.fxt"
-grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 same_class=0 interrupts=400 throttled=0 cpu_idle=500 unknown=0 ' "$tmp/out"
+grep -q '"ktrace:latency":"preemption latency" dur=4500 .* where="queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later" higher_priority=3600 not_preempted=0 same_class=0 interrupts=400 throttled=0 timer_late=0 cpu_idle=500 unknown=0 ' "$tmp/out"
 ok $? "-o: the wait's slice carries where it was queued and its causes" || diag "$tmp/out"
 # Every wait's causes, per thread and for the selection: the running totals
 # that most waits take must give what the walk over the CPUs' histories
@@ -111,13 +111,21 @@ def p99_rows(r):
     return len(r['top']) == r['waits']
 EOF
 run "$ktrace" latency "$tmp/c.fxt" --json --top 100
-jcheck "__import__('sums').same(r) and r['causes'] == {'higher_priority': 6500, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 600, 'unknown': 3300} and r['p99_waits'] == 1 and r['p99_causes']['higher_priority'] == 3600"
+jcheck "__import__('sums').same(r) and r['causes'] == {'higher_priority': 6500, 'not_preempted': 0, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 600, 'unknown': 3300} and r['p99_waits'] == 1 and r['p99_causes']['higher_priority'] == 3600"
 ok $? "each thread's causes over all its waits, and the selection's, p99 and worse too" || diag "$tmp/out"
-jcheck "__import__('sums').p99_rows(r) and next(g for g in r['groups'] if g['key'] == 400)['p99_causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0}"
+jcheck "__import__('sums').p99_rows(r) and next(g for g in r['groups'] if g['key'] == 400)['p99_causes'] == {'higher_priority': 3600, 'not_preempted': 0, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 500, 'unknown': 0}"
 ok $? "each thread's p99 and worse: its waits at or above its own p99 bucket, their causes summed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 1
 grep -q '^     400 victim .*; p99 and worse (1 of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out"
 ok $? "the text gives each thread's p99 and worse beside its causes" || diag "$tmp/out"
+# A real-time thread's waits (gen_trace rt-causes, tests/check_rt_causes.py):
+# a timer wait split into timer_late and not_preempted, a round-robin turn,
+# a higher RT priority not preempting a lower one, the preemption model.
+"$gen" rt-causes "$tmp/rt.fxt"
+run tests/check_rt_causes.py "$ktrace" "$tmp/rt.fxt"
+ok $rc "rt-causes: timer_late before the wakeup, not_preempted behind a lower class or RT priority, same_class for a round-robin turn, idle elsewhere only while runnable, the preemption model named" ||
+	grep -E '^not ok|^#' "$tmp/out" | sed 's/^/#   /'
+
 # The comparison with perf sched timehist (tests/check_perf_sched.py) on
 # a trace whose waits perf gets wrong (gen_trace perf-gap), with the text
 # perf makes of such a run: perf records nothing while the idle task runs,
@@ -177,7 +185,7 @@ run "$ktrace" latency "$tmp/t.fxt" --json --top 10
 jcheck "all(sum(w['causes'].values()) == w['latency'] for w in r['top']) and __import__('sums').same(r) and len(r['top']) == 6"
 ok $? "throttle trace: every wait's causes sum to its latency, the running totals agree with the walks" ||
 	diag "$tmp/out"
-jcheck "(lambda t: t(500)['causes'] == {'higher_priority': 0, 'same_class': 800, 'interrupts': 0, 'throttled': 6200, 'cpu_idle': 0, 'unknown': 0} and t(501)['causes'] == {'higher_priority': 0, 'same_class': 1300, 'interrupts': 0, 'throttled': 5700, 'cpu_idle': 0, 'unknown': 0} and t(500)['throttled_cgroup'] == {'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000} and t(501)['throttled_cgroup'] == t(500)['throttled_cgroup'])(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+jcheck "(lambda t: t(500)['causes'] == {'higher_priority': 0, 'not_preempted': 0, 'same_class': 800, 'interrupts': 0, 'throttled': 6200, 'timer_late': 0, 'cpu_idle': 0, 'unknown': 0} and t(501)['causes'] == {'higher_priority': 0, 'not_preempted': 0, 'same_class': 1300, 'interrupts': 0, 'throttled': 5700, 'timer_late': 0, 'cpu_idle': 0, 'unknown': 0} and t(500)['throttled_cgroup'] == {'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000} and t(501)['throttled_cgroup'] == t(500)['throttled_cgroup'])(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
 ok $? "the throttled thread's and its queued sibling's waits are throttled to the refill that unthrottled them, over an interrupt, idle and another thread" ||
 	diag "$tmp/out"
 jcheck "(lambda t: t(503)['causes']['same_class'] == 2500 and t(503)['causes']['throttled'] == 0 and t(503)['throttled_cgroup'] is None and t(504)['causes']['same_class'] == 1000 and t(504)['causes']['throttled'] == 0)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
@@ -201,7 +209,7 @@ ok $? "--critical-path: the runnable hop is throttled, with its cgroup" || diag 
 # run its kernel part; only the spinner's wait is throttled.
 "$gen" throttle-task "$tmp/tt.fxt"
 run "$ktrace" latency "$tmp/tt.fxt" --json --top 10
-jcheck "(lambda t: t(500)['causes']['throttled'] == 6200 and t(501)['causes'] == {'higher_priority': 0, 'same_class': 4500, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 2100, 'unknown': 0} and t(501)['throttled_cgroup'] is None)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+jcheck "(lambda t: t(500)['causes']['throttled'] == 6200 and t(501)['causes'] == {'higher_priority': 0, 'not_preempted': 0, 'same_class': 4500, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 2100, 'unknown': 0} and t(501)['throttled_cgroup'] is None)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
 ok $? "task-based model: a throttle holds only the thread it switched out" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt"
 grep -q '^throttling not recorded on this kernel/backend (the trace predates it): a throttled wait reads as cpu_idle or same_class$' "$tmp/out"
@@ -246,7 +254,7 @@ run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 0
 [ $rc -eq 2 ] && grep -q 'idle-threshold' "$tmp/err"
 ok $? "--idle-threshold 0 is refused" || diag "$tmp/err"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --json
-jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
+jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'not_preempted': 0, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
 ok $? "--critical-path: a runnable hop split at its migration has the same causes as the wait" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/l.fxt" --json --top 10
 jcheck "all(sum(w['causes'].values()) == w['latency'] and not w['migrations_recorded'] for w in r['top'])"

@@ -6,6 +6,9 @@
  * keeps), so that the causes sum to the wait to the nanosecond.
  *
  * At each instant the first of these that applies decides the cause:
+ *  - timer_late: a timer wait before its wakeup: the thread slept on,
+ *    its timer late (the wait starts when the timer was due), and was on
+ *    no run queue;
  *  - unknown: records were lost then, or the kernel switched on that CPU
  *    without tracing it, or the CPU's history does not reach back so far;
  *  - throttled: the thread's cgroup (or a parent) was throttled on that
@@ -15,12 +18,17 @@
  *  - cpu_idle: the CPU ran its idle task;
  *  - higher_priority: it ran a thread of a higher class (RT over fair), or
  *    of the same RT class with a higher priority;
+ *  - not_preempted: the thread is real-time, and the CPU ran a thread of a
+ *    lower class or RT priority that the kernel did not preempt (a
+ *    non-preemptible section, a preemption model short of full,
+ *    interrupts off, or a virtual CPU not running);
  *  - same_class: it ran any other thread: a fair-share or round-robin turn.
  *
  * Beside the causes, not part of their sum: idle_allowed_elsewhere, the
  * time during which at least one other CPU the thread may use (its
- * recorded allowed CPUs, or all) was idle, the work-conservation
- * invariant of Lozi et al. (EuroSys 2016) seen from one wait.
+ * recorded allowed CPUs, or all) was idle while it was runnable and its
+ * cgroup not throttled, the work-conservation invariant of Lozi et al.
+ * (EuroSys 2016) seen from one wait.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +36,14 @@
 #include "latency_internal.h"
 
 static const char *const cause_names[LAT_CAUSES] = {
-	"higher_priority", "same_class", "interrupts", "throttled", "cpu_idle", "unknown",
+	[LAT_CAUSE_HIGHER_PRIORITY] = "higher_priority",
+	[LAT_CAUSE_NOT_PREEMPTED] = "not_preempted",
+	[LAT_CAUSE_SAME_CLASS] = "same_class",
+	[LAT_CAUSE_INTERRUPTS] = "interrupts",
+	[LAT_CAUSE_THROTTLED] = "throttled",
+	[LAT_CAUSE_TIMER_LATE] = "timer_late",
+	[LAT_CAUSE_CPU_IDLE] = "cpu_idle",
+	[LAT_CAUSE_UNKNOWN] = "unknown",
 };
 
 const char *lat_cause_name(unsigned int cause)
@@ -56,13 +71,15 @@ bool lat_is_affinity(const struct fxt_record *rec)
  * What an instant may be labelled with, the strongest first: a sweep over
  * the piece keeps a count of the intervals of each label that cover it.
  */
-enum label { L_GAP, L_THROTTLED, L_IRQ, L_IDLE, L_HIGHER, L_SAME, LABELS };
+enum label { L_TIMER_LATE, L_GAP, L_THROTTLED, L_IRQ, L_IDLE, L_HIGHER, L_NOT_PREEMPTED, L_SAME,
+	     LABELS };
 
 static const uint8_t label_cause[LABELS] = {
 	[L_GAP] = LAT_CAUSE_UNKNOWN, [L_THROTTLED] = LAT_CAUSE_THROTTLED,
 	[L_IRQ] = LAT_CAUSE_INTERRUPTS,
 	[L_IDLE] = LAT_CAUSE_CPU_IDLE, [L_HIGHER] = LAT_CAUSE_HIGHER_PRIORITY,
-	[L_SAME] = LAT_CAUSE_SAME_CLASS,
+	[L_NOT_PREEMPTED] = LAT_CAUSE_NOT_PREEMPTED, [L_SAME] = LAT_CAUSE_SAME_CLASS,
+	[L_TIMER_LATE] = LAT_CAUSE_TIMER_LATE,
 };
 
 struct edge {
@@ -104,7 +121,7 @@ static void add_span(struct sweep *s, uint64_t start, uint64_t end, uint8_t labe
 	if (end <= start)
 		return;
 	s->direct[label] += end - start;
-	if (label == L_GAP || label == L_IRQ || label == L_THROTTLED)
+	if (label == L_GAP || label == L_IRQ || label == L_THROTTLED || label == L_TIMER_LATE)
 		s->nested = true;
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
@@ -170,6 +187,9 @@ static uint8_t thread_label(int32_t weight, int32_t waiter)
 	if (rt_class(weight) > rt_class(waiter) ||
 	    (rt_class(weight) && rt_class(waiter) && weight > waiter))
 		return L_HIGHER;
+	/* A real-time waiter is owed the CPU of any lower class or priority. */
+	if (rt_class(waiter) && (!rt_class(weight) || weight < waiter))
+		return L_NOT_PREEMPTED;
 	return L_SAME;
 }
 
@@ -279,9 +299,10 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 	struct { uint64_t tid, ns; int32_t weight; } pool[PIECE_POOL];
 	struct untraced_list ul;
 	uint32_t npool = 0;
-	uint64_t gap = 0;
+	uint64_t gap = 0, from = w->runnable > p->start ? w->runnable : p->start;
 
 	sweep_reset(s, p->start, p->end);
+	add_span(s, p->start, w->runnable, L_TIMER_LATE);
 	/* Lost records may hide anything; the kernel's untraced switches hide their CPU's. */
 	for (uint32_t i = lat_first_loss(a, p->start); i < a->nlosses && a->losses[i].first < p->end;
 	     i++)
@@ -299,7 +320,7 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 
 		for (uint64_t i = c->nsegs; i > oldest; i--) {
 			const struct lat_seg *g = &c->ring[(i - 1) & (RING_SEGS - 1)];
-			uint64_t lo = g->start > p->start ? g->start : p->start;
+			uint64_t lo = g->start > from ? g->start : from;
 			uint64_t hi = g->end < p->end ? g->end : p->end;
 
 			if (g->end <= p->start) {
@@ -324,10 +345,10 @@ static void piece_causes(struct lat_analysis *a, struct lat_wait *w, struct lat_
 	}
 	/* What runs there now, on a CPU the wait did not end on. */
 	if (c && c->seen && c->since < p->end) {
-		uint64_t lo = c->since > p->start ? c->since : p->start;
+		uint64_t lo = c->since > from ? c->since : from;
 
 		add_span(s, c->since, p->end, c->tid ? thread_label(c->weight, w->weight) : L_IDLE);
-		if (c->tid)
+		if (c->tid && p->end > lo)
 			pool_add(pool, &npool, c->tid, c->weight,
 				 p->end - lo - untraced_overlap(a, &ul, p->cpu, lo, p->end));
 	}
@@ -452,7 +473,10 @@ static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 
 	throttled_in_piece(a, w, p, &th);
 	part = xcalloc(th.n + 1, sizeof(*part), "latency: causes");
-	sweep_reset(s, p->start, p->end);
+	/* Not runnable before a timer wait's wakeup: nothing it could have used. */
+	sweep_reset(s, w->runnable > p->start ? w->runnable : p->start, p->end);
+	if (s->lo >= s->hi)
+		goto out;
 	for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
 		struct lat_cpu *c = &a->cpus[cpu];
 		uint32_t first = s->n;
@@ -478,6 +502,7 @@ static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 			cpu_ns[cpu] += s->e[i + 1].t - s->e[i].t;
 	}
 	w->idle_elsewhere_ns += sweep_union(s);
+out:
 	free(part);
 	free(th.s);
 }
@@ -532,6 +557,8 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 		const struct lat_piece *p = &w->piece[i];
 		struct spans th = { 0 };
 		uint64_t (*part)[2];
+		/* Runnable from a timer wait's wakeup only. */
+		uint64_t from = w->runnable > p->start ? w->runnable : p->start;
 
 		if (p->cpu < 0)
 			continue;
@@ -540,7 +567,7 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 		for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
 			struct lat_cpu *c = &a->cpus[cpu];
 			struct lat_wc *wc = &a->wc[cpu];
-			uint64_t lo = p->start > wc->counted_to ? p->start : wc->counted_to;
+			uint64_t lo = from > wc->counted_to ? from : wc->counted_to;
 			uint64_t oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
 
 			if ((int32_t)cpu == p->cpu || !c->seen || !may_use(p->cpus, cpu) ||

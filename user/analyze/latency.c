@@ -367,6 +367,12 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 	}
 	scan_untraced(a, r, rec);
 	lat_throttle_scan(a, r, rec);
+	if (rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
+	    fxt_str_eq(rec->name, "trace_info")) {
+		x = fxt_find_arg(rec, "preemption");
+		if (x && x->type == KTRACE_FXT_ARG_STRING)
+			snprintf(a->preemption, sizeof(a->preemption), "%.*s", (int)x->s.len, x->s.p);
+	}
 	if (lat_is_migrate(rec))
 		a->have_migrations = true;
 	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
@@ -629,12 +635,26 @@ static void blame(struct lat_cpu *c, struct lat_wait *w)
 
 /* ---- the worst waits ----------------------------------------------------- */
 
+/*
+ * When @t's wait until @end became runnable: a timer wait starts when its
+ * timer was due and is runnable from its wakeup; any other from its start.
+ */
+static uint64_t runnable_since(const struct lat_thread *t, uint64_t end)
+{
+	if (t->state == ST_WOKEN && t->timer == TIMER_WOKEN && t->timer_woken > t->since &&
+	    t->timer_woken <= end)
+		return t->timer_woken;
+	return t->since;
+}
+
 /* Where @t's wait until @end was queued, and its causes. */
 static void wait_causes(struct lat_analysis *a, const struct lat_thread *t, uint32_t cpu,
 			uint64_t end, int32_t weight, struct lat_wait *w)
 {
 	w->start = t->since;
+	w->runnable = runnable_since(t, end);
 	w->end = end;
+	w->preemption = a->preemption[0] ? a->preemption : NULL;
 	w->tid = t->tid;
 	w->cpu = cpu;
 	w->weight = weight;
@@ -806,7 +826,7 @@ static bool cum_close(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 	return true;
 }
 
-/* @t starts waiting at @ts on the run queue it is on. */
+/* @t starts waiting on the run queue it is on, runnable from @ts. */
 static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t ts)
 {
 	t->wait_queue_cpu = t->queue_cpu;
@@ -869,6 +889,8 @@ static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat
 	if (!walk)
 		walk = !cum_close(a, t, ts);
 	if (!walk) {
+		/* The totals' snapshot was taken at the wakeup (wait_begins()). */
+		causes[LAT_CAUSE_TIMER_LATE] = runnable_since(t, ts) - t->since;
 		causes[LAT_CAUSE_HIGHER_PRIORITY] = t->acc[CUM_RT];
 		causes[LAT_CAUSE_SAME_CLASS] = t->acc[CUM_OTHER];
 		causes[LAT_CAUSE_CPU_IDLE] = t->acc[CUM_IDLE];
@@ -1100,7 +1122,7 @@ static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint6
 		return;
 	t->since = t->timer_due;
 	t->state = ST_WOKEN;
-	wait_begins(a, t, t->since);
+	wait_begins(a, t, ts);
 	end_wait(a, t, c, t->last_cpu, ts, t->weight);
 	t->state = ST_RUNNING;
 	t->since = since;
@@ -1180,7 +1202,8 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
 	note_waker(a, t, rec);
-	wait_begins(a, t, t->since);
+	/* Runnable from the wakeup: a timer wait's queues count from there. */
+	wait_begins(a, t, ts);
 }
 
 /*

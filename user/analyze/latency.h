@@ -43,9 +43,11 @@ struct lat_dist {
  */
 enum lat_cause {
 	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
+	LAT_CAUSE_NOT_PREEMPTED,	/* an RT waiter's CPU kept a lower class or RT priority */
 	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
 	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
 	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
+	LAT_CAUSE_TIMER_LATE,		/* a timer wait before its wakeup: not runnable yet */
 	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
 	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
 	LAT_CAUSES
@@ -120,6 +122,8 @@ struct lat_timer_wait {
 /* One wait, with what occupied the CPU it ended on meanwhile. */
 struct lat_wait {
 	uint64_t start, end;		/* wakeup or switch-out; switch-in */
+	uint64_t runnable;		/* @start, but a timer wait's wakeup (it was due at @start) */
+	const char *preemption;		/* the kernel's preemption model, NULL: not recorded */
 	uint64_t tid, pid;
 	uint8_t kind;			/* enum lat_kind */
 	uint8_t waker_ctx;		/* enum ktrace_irq_context */

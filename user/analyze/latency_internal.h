@@ -153,6 +153,7 @@ struct lat_analysis {
 	uint64_t lost_records, ftrace_lost;
 	/* CFS bandwidth throttling (throttling.c). */
 	char *throttling;		/* trace_info's "throttling": recorded (how) or why not */
+	char preemption[32];		/* trace_info's "preemption": the kernel's model, "": not said */
 	bool throttle_per_task;		/* the task-based model: a throttle holds its thread only */
 	struct lat_cglimit *cglimits;
 	uint32_t ncglimits, cap_cglimits;

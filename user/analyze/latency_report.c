@@ -214,12 +214,14 @@ void lat_blame_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 
 /*
  * "queued on CPU 1 behind kt_x 1234 (rt 50) 18.900 ms; moved to CPU 0 at
- * T; ran 12.0 us later": the run queues a wait was spent on.
+ * T; ran 12.0 us later": the run queues a wait was spent on, from when it
+ * was runnable (a timer wait's wakeup).
  */
 void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
 {
 	for (uint32_t i = 0; i < w->npiece; i++) {
 		const struct lat_piece *p = &w->piece[i];
+		uint64_t from = w->runnable > p->start ? w->runnable : p->start;
 
 		if (i) {
 			obuf_printf(o, "; moved to CPU %d at ", w->mig[i - 1].to);
@@ -236,11 +238,11 @@ void lat_where_line(struct lat_analysis *a, const struct lat_wait *w, struct obu
 		}
 		if (p->cpu < 0) {
 			obuf_lit(o, "queued on a CPU the trace does not show ");
-			lat_put_dur(o, p->end - p->start);
+			lat_put_dur(o, p->end > from ? p->end - from : 0);
 			continue;
 		}
 		obuf_printf(o, "queued on CPU %d ", p->cpu);
-		lat_put_dur(o, p->end - p->start);
+		lat_put_dur(o, p->end > from ? p->end - from : 0);
 		if (p->throttled_ns) {
 			obuf_lit(o, " (throttled ");
 			lat_put_dur(o, p->throttled_ns);
@@ -313,6 +315,9 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 			continue;
 		}
 		put_part(o, &first, lat_cause_name(i), w->causes[i]);
+		if (i == LAT_CAUSE_NOT_PREEMPTED)
+			obuf_printf(o, " (preemption model %s)", w->preemption ? w->preemption :
+				    "not recorded");
 		if (i == LAT_CAUSE_UNKNOWN) {
 			uint64_t rest = w->causes[i] - w->untraced_ns - w->lost_ns;
 
@@ -930,6 +935,8 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		    (unsigned long long)(a->first_ts <= a->last_ts ? a->first_ts : 0),
 		    (unsigned long long)a->last_ts, (unsigned long long)a->waits,
 		    (unsigned long long)a->filtered, a->have_irq ? "true" : "false");
+	obuf_lit(o, ",\"preemption_model\":");
+	json_name_or_null(o, a->preemption[0] ? a->preemption : NULL);
 	lat_put_cut_json(a, o);
 	obuf_lit(o, ",\"groups\":[");
 	for (uint32_t i = 0; i < a->ngroups; i++) {

@@ -23,16 +23,20 @@
  * "throttling" says that CFS bandwidth throttling is recorded and in which
  * model, or why not: a trace without it (or from before it was recorded)
  * cannot tell a throttled wait from an idle CPU, and the analysis says so.
+ * "preemption" is the kernel's preemption model, which a real-time wait
+ * kept behind a lower-priority thread is read against.
  */
 static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void *priv,
 		       uint64_t ts)
 {
 	const char *throttling = ops->throttling ? ops->throttling(priv) :
 				 "not recorded by this backend";
-	struct fxt_arg args[6];
+	struct fxt_arg args[7];
+	char preemption[64];
 	struct utsname u;
 
 	uname(&u);
+	preemption_model(preemption, sizeof(preemption));
 	args[0] = fxt_arg_str("host", u.nodename);
 	args[1] = fxt_arg_str("kernel", u.release);
 	args[2] = fxt_arg_str("backend", ops->name);
@@ -40,7 +44,8 @@ static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void 
 	/* Readers give back what the compact records leave out (fxt_compact.h). */
 	args[4] = fxt_arg_str("encoding", FXT_COMPACT_ENCODING);
 	args[5] = fxt_arg_str("throttling", throttling);
-	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 6, 0);
+	args[6] = fxt_arg_str("preemption", preemption);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 7, 0);
 }
 
 /*

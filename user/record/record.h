@@ -16,6 +16,9 @@
 struct source_ops;
 struct record_opts;
 
+/* preemption.c: the kernel's preemption model, "none" ... "rt", into @out. */
+void preemption_model(char *out, size_t len);
+
 /* cgroup_limits.c: the cgroups with a cpu.max limit, by id, at the start and the end. */
 #define CGROUP_LIMITS_MAX	1024
 struct cgroup_limits {
