@@ -42,6 +42,16 @@ const volatile char trigger_comm[16] = {};
 
 struct ktrace_bpf_trigger trigger = {};
 
+struct ktrace_bpf_span span = {};
+
+/* Whether a record of time @ts lies in the recording's span (struct ktrace_bpf_span). */
+static __always_inline bool in_span(__u64 ts)
+{
+	__u64 start = *(volatile __u64 *)&span.start, stop = *(volatile __u64 *)&span.stop;
+
+	return start && ts >= start && (!stop || ts <= stop);
+}
+
 /*
  * Where threads block (see KTRACE_KSTACK_MIN_OFF_NS): at the switch-in
  * that ends a block in S or D of at least blocked_min_ns, the incoming
@@ -207,7 +217,7 @@ static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 	__u64 loss[KTRACE_FXT_DROP_WORDS], n, stop;
 	__s64 pos;
 
-	if (!c)
+	if (!c || !in_span(ts))
 		return;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
 	if (trigger_ns) {
@@ -733,7 +743,8 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
 						     irq_ctx, cpus),
 		ts, irqs_off || p != waker);
-	if (trigger_ns)
+	/* A wakeup the trace does not have starts no wait the trigger counts. */
+	if (trigger_ns && in_span(ts))
 		trigger_note_wakeup(p, ts);
 }
 

@@ -125,6 +125,12 @@ struct trigger_report {
 };
 
 struct record_stats {
+	/*
+	 * The recorder's span (CLOCK_MONOTONIC ns): from span_start to
+	 * span_stop every kind of record was recorded on every CPU, and
+	 * nothing outside it was; set by the recorder's stop().
+	 */
+	uint64_t span_start, span_stop;
 	uint64_t records, bytes;
 	uint64_t dropped;	/* lost in the recorder's buffers */
 	uint64_t rejected;	/* malformed, not written */

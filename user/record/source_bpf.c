@@ -37,7 +37,7 @@ struct source_bpf {
 	struct bpf_link *probe_links[2 * 64];	/* -p: kprobes and kretprobes */
 	unsigned int nlinks;
 	struct kstack_table kstacks;	/* where threads blocked, read at stop */
-	uint64_t start_ns;		/* when the programs were attached */
+	uint64_t start_ns, stop_ns;	/* the span: every program records (struct ktrace_bpf_span) */
 	struct drain_stats drain;
 	char throttling[160];		/* trace_info's "throttling" */
 	int err;
@@ -470,21 +470,43 @@ static int attach_wakeups(struct sched_bpf *skel)
 	return skel->links.ktrace_sched_wakeup_new ? 0 : -errno;
 }
 
+/*
+ * Waits until every BPF program running now has returned: they run with
+ * preemption off (migration off on PREEMPT_RT, inside an RCU read
+ * section), so an RCU grace period, what this membarrier command waits
+ * for, sees them finish.  Each one that starts later sees what was stored
+ * before.
+ */
+static void wait_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
+}
+
+/*
+ * Every program attached, then the span's start: a program that already
+ * read a start of 0 may drop a record timed after the instant stored, so
+ * the span begins once those have returned, and the archive keeps nothing
+ * before it.
+ */
 static int bpf_start(void *priv)
 {
 	struct source_bpf *s = priv;
 	int ret = attach_irq_depth(s->skel);
 
-	s->start_ns = now_mono_ns();
 	if (!ret)
 		ret = attach_wakeups(s->skel);
 	if (!ret)
 		ret = sched_bpf__attach(s->skel);
-
-	if (ret)
+	if (ret) {
 		pr_err("cannot attach the BPF recorder to the scheduler tracepoints: %s",
 		       strerror(-ret));
-	return ret;
+		return ret;
+	}
+	__atomic_store_n(&s->skel->bss->span.start, now_mono_ns(), __ATOMIC_SEQ_CST);
+	wait_programs();
+	s->start_ns = now_mono_ns();
+	return 0;
 }
 
 /* The reader polls: writers never wake it, which keeps them cheap. */
@@ -610,19 +632,22 @@ static void bpf_head(void *priv, struct fxt_writer *w, uint64_t ts)
 static int bpf_stop(void *priv, struct record_stats *st)
 {
 	struct source_bpf *s = priv;
-	uint64_t overwritten = 0, stop_ns;
+	uint64_t overwritten = 0;
 
+	/*
+	 * The span's end before any program is detached: every record timed
+	 * up to it is written (each program is still attached then), and
+	 * none after it is kept; a program that read the stop as 0 after
+	 * this instant is left to the archive, which keeps nothing past it.
+	 */
+	s->stop_ns = now_mono_ns();
+	__atomic_store_n(&s->skel->bss->span.stop, s->stop_ns, __ATOMIC_SEQ_CST);
+	st->span_start = s->start_ns;
+	st->span_stop = s->stop_ns;
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
-	/*
-	 * A detached program may still be running on another CPU, between
-	 * reserving its record and publishing it.  Programs run with
-	 * preemption off, so an RCU grace period (what this membarrier
-	 * command waits for) sees them all finish.
-	 */
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(10000);
-	stop_ns = now_mono_ns();
+	/* A detached program may still be between reserving its record and publishing it. */
+	wait_programs();
 	drain_stats_pass(&s->drain);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
@@ -654,7 +679,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 			overwritten / 1e6);
 	if (s->opts->stack_depth)
 		read_kstacks(s);
-	st->dropped += recursion_misses(s, stop_ns);
+	st->dropped += recursion_misses(s, s->stop_ns);
 	return s->err;
 }
 
