@@ -471,24 +471,31 @@ static int attach_wakeups(struct sched_bpf *skel)
 }
 
 /*
- * Waits until every BPF program running now has returned: they run with
- * preemption off (migration off on PREEMPT_RT, inside an RCU read
- * section), so an RCU grace period, what this membarrier command waits
- * for, sees them finish.  Each one that starts later sees what was stored
- * before.
+ * The span's start, stored a little ahead of its instant: a program that
+ * reads its clock at or after the start then reads the start too, as the
+ * store (a full barrier) was done half a millisecond or more before that
+ * instant, far longer than any CPU executes a load ahead of a clock read.
+ * Stored at once, a program that read the clock just after it could still
+ * have read a start of 0 and dropped its record.  A thread that lost its
+ * CPU between reading the clock and storing stores a later start (the
+ * archive keeps nothing before it).  Returns once the start has passed.
  */
-static void wait_programs(void)
+#define SPAN_LEAD_NS	1000000ULL
+
+static uint64_t start_span(struct source_bpf *s)
 {
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(10000);
+	uint64_t start, now;
+
+	do {
+		start = now_mono_ns() + SPAN_LEAD_NS;
+		__atomic_store_n(&s->skel->bss->span.start, start, __ATOMIC_SEQ_CST);
+	} while (now_mono_ns() > start - SPAN_LEAD_NS / 2);
+	while ((now = now_mono_ns()) < start)
+		usleep((start - now) / 1000 + 1);
+	return start;
 }
 
-/*
- * Every program attached, then the span's start: a program that already
- * read a start of 0 may drop a record timed after the instant stored, so
- * the span begins once those have returned, and the archive keeps nothing
- * before it.
- */
+/* Every program attached, then the span's start. */
 static int bpf_start(void *priv)
 {
 	struct source_bpf *s = priv;
@@ -503,9 +510,7 @@ static int bpf_start(void *priv)
 		       strerror(-ret));
 		return ret;
 	}
-	__atomic_store_n(&s->skel->bss->span.start, now_mono_ns(), __ATOMIC_SEQ_CST);
-	wait_programs();
-	s->start_ns = now_mono_ns();
+	s->start_ns = start_span(s);
 	return 0;
 }
 
@@ -646,8 +651,15 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	st->span_stop = s->stop_ns;
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
-	/* A detached program may still be between reserving its record and publishing it. */
-	wait_programs();
+	/*
+	 * A detached program may still be running on another CPU, between
+	 * reserving its record and publishing it.  Programs run with
+	 * preemption off (migration off on PREEMPT_RT, in an RCU read
+	 * section), so an RCU grace period (what this membarrier command
+	 * waits for) sees them all finish.
+	 */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
 	drain_stats_pass(&s->drain);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
