@@ -418,11 +418,15 @@ for b in kmod bpf; do
 		sed 's/^/# /' "$R/${b}_storm.err" | head -5
 	[ -s "$R/${b}_storm.fxt" ] && check_timeline "$R/${b}_storm.fxt" "${b}_storm.fxt, started in a switch storm"
 	# Every kind of record starts and stops at the span's edges on every CPU.
+	what="$b: ${b}_storm.fxt: the span bounds every record; on every CPU the pairs' wakeups and the switches start and stop together"
+	if [ ! -s "$R/${b}_storm.tids" ]; then
+		skip "$what" "the ping-pong pairs were not running when the recording ended (no tids in ${b}_storm.tids)"
+		continue
+	fi
 	# shellcheck disable=SC2046 # the tids, one word each
-	[ -s "$R/${b}_storm.fxt" ] && [ -s "$R/${b}_storm.tids" ] &&
+	[ -s "$R/${b}_storm.fxt" ] &&
 		tests/check_edges.py "$ktrace" "$R/${b}_storm.fxt" $(cat "$R/${b}_storm.tids") >"$R/${b}_storm.edges"
-	okb $b $? "$b: ${b}_storm.fxt: the span bounds every record; on every CPU the pairs' wakeups and the switches start and stop together" ||
-		grep -E '^not ok|^#' "$R/${b}_storm.edges" 2>/dev/null | sed 's/^/# /'
+	okb $b $? "$what" || grep -E '^not ok|^#' "$R/${b}_storm.edges" 2>/dev/null | sed 's/^/# /'
 	grep '^# CPU' "$R/${b}_storm.edges" 2>/dev/null | sed 's/^/#  /'
 done
 
