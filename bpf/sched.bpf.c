@@ -42,6 +42,16 @@ const volatile char trigger_comm[16] = {};
 
 struct ktrace_bpf_trigger trigger = {};
 
+struct ktrace_bpf_span span = {};
+
+/* Whether a record of time @ts lies in the recording's span (struct ktrace_bpf_span). */
+static __always_inline bool in_span(__u64 ts)
+{
+	__u64 start = *(volatile __u64 *)&span.start, stop = *(volatile __u64 *)&span.stop;
+
+	return start && ts >= start && (!stop || ts <= stop);
+}
+
 /*
  * Where threads block (see KTRACE_KSTACK_MIN_OFF_NS): at the switch-in
  * that ends a block in S or D of at least blocked_min_ns, the incoming
@@ -208,20 +218,20 @@ static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
  * not fit is counted; the next one that fits is preceded by a loss record
  * with the count and time range, so a viewer shows where data is missing.
  */
-static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
+static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
 				    __u64 ts, bool alone)
 {
 	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &buf);
 	__u64 loss[KTRACE_FXT_DROP_WORDS], n, stop;
 	__s64 pos;
 
-	if (!c)
-		return;
+	if (!c || !in_span(ts))
+		return false;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
 	if (trigger_ns) {
 		stop = *(volatile __u64 *)&trigger.stop_at;
 		if (stop && ts > stop)
-			return;
+			return false;
 	}
 	if (c->pending) {
 		n = __sync_lock_test_and_set(&c->pending, 0);
@@ -230,7 +240,7 @@ static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 			if (pos < 0) {
 				__sync_fetch_and_add(&c->pending, n);
 				count_loss(c, ts);
-				return;
+				return false;
 			}
 			ktrace_fxt_put_drop(loss, ts, cpu, n, c->first_ts, c->last_ts);
 			publish(buf, pos, loss, KTRACE_FXT_DROP_WORDS);
@@ -240,9 +250,10 @@ static __always_inline void emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 	pos = reserve(buf, c, words, alone);
 	if (pos < 0) {
 		count_loss(c, ts);
-		return;
+		return false;
 	}
 	publish(buf, pos, rec, words);
+	return true;
 }
 
 /*
@@ -277,16 +288,15 @@ __noinline int emit_rec(__u32 buf, struct bpf_rec *rec, __u32 words, __u64 ts, i
 
 	if (!rec || words == 0 || words > KTRACE_BPF_MAX_WORDS)
 		return 0;
-	emit_to(buf, cpu, rec->w, words, ts, alone);
-	return 0;
+	return emit_to(buf, cpu, rec->w, words, ts, alone);
 }
 
-/* A scheduler record, from a writer that may be interrupted by another. */
-static __always_inline void emit(struct bpf_rec *rec, __u32 words, __u64 ts)
+/* A scheduler record, from a writer that may be interrupted by another; 1 if written. */
+static __always_inline int emit(struct bpf_rec *rec, __u32 words, __u64 ts)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	emit_rec(cpu, rec, words, ts, false);
+	return emit_rec(cpu, rec, words, ts, false);
 }
 
 /* Length of a task name (at most TASK_COMM_LEN - 1). */
@@ -320,8 +330,7 @@ __noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
 {
 	struct bpf_rec rec;
 
-	emit(&rec, ktrace_fxt_put_affinity(rec_clear(&rec), ts, tgid, pid, cpus), ts);
-	return 0;
+	return emit(&rec, ktrace_fxt_put_affinity(rec_clear(&rec), ts, tgid, pid, cpus), ts);
 }
 
 /*
@@ -340,8 +349,9 @@ static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
 	slot = bpf_map_lookup_elem(&affinity_slots, &key);
 	if (!pid || !slot || *slot == v)
 		return;
-	*slot = v;
-	emit_affinity(p->tgid, pid, cpus, ts);
+	/* Only once written: a record lost, or before the span, is tried again. */
+	if (emit_affinity(p->tgid, pid, cpus, ts))
+		*slot = v;
 }
 
 /*
@@ -774,7 +784,8 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
 						     irq_ctx, cpus),
 		ts, irqs_off || p != waker);
-	if (trigger_ns)
+	/* A wakeup the trace does not have starts no wait the trigger counts. */
+	if (trigger_ns && in_span(ts))
 		trigger_note_wakeup(p, ts);
 }
 

@@ -63,4 +63,16 @@ struct ktrace_bpf_trigger {
 	__u64 stop_at;		/* 0 until fired */
 };
 
+/*
+ * The recording's span, in .bss: records are written only from @start to
+ * @stop.  Attaching and detaching take the programs up and down one by
+ * one, milliseconds apart, so user space sets @start once every program
+ * is attached and @stop before it detaches any: every kind of record then
+ * begins and ends at the same instant on every CPU.
+ */
+struct ktrace_bpf_span {
+	__u64 start;		/* 0 until every program is attached */
+	__u64 stop;		/* 0 until the recording stops */
+};
+
 #endif

@@ -168,12 +168,16 @@ static void *reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
  */
 void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
 {
+	struct ktrace_session *s = b->session;
 	u64 n, lpos, *loss, stop;
 	void *rec;
 
+	/* Outside the session's span (internal.h): not recorded, and not lost either. */
+	if (unlikely(ts < s->start_ts || ts > READ_ONCE(s->stop_ts)))
+		return NULL;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
 	if (unlikely(b->trigger)) {
-		stop = READ_ONCE(b->session->stop_at);
+		stop = READ_ONCE(s->stop_at);
 		if (stop && ts > stop)
 			return NULL;
 	}

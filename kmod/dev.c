@@ -68,6 +68,8 @@ static int copy_arg_out(void __user *arg, void *src, size_t ksize)
 
 /* CONFIGURE's number keeps the size of the struct before the throttling layout. */
 static_assert(offsetof(struct ktrace_config, throttle) == KTRACE_CONFIG_SIZE_VER1);
+/* And STATS's the size of the struct before the span. */
+static_assert(offsetof(struct ktrace_stats, start_ts) == KTRACE_STATS_SIZE_VER1);
 
 /* An ioctl's argument, copied in before and out after the session lock. */
 union ktrace_ioctl_arg {

@@ -87,6 +87,17 @@ struct ktrace_session {
 	 * switch and migrate probes, freed with the session.
 	 */
 	u64 *affinity_slots;		/* KTRACE_AFFINITY_SLOTS words */
+	/*
+	 * The span: every writer drops a record timed before @start_ts or
+	 * after @stop_ts.  START sets @start_ts once every probe is
+	 * registered and @stop_ts to U64_MAX, before the session is
+	 * published; STOP sets @stop_ts before it unpublishes the session,
+	 * so a probe already past ktrace_active writes nothing later (one
+	 * that reads it a moment stale is left to the reader, which keeps
+	 * nothing after it).
+	 */
+	u64 start_ts;
+	u64 stop_ts;
 
 	/*
 	 * Latency trigger (KTRACE_CFG_TRIGGER), set by CONFIGURE.  While

@@ -118,7 +118,8 @@ static u64 restricted_cpus(const struct task_struct *p)
  */
 static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 ts)
 {
-	u64 rec[KTRACE_FXT_AFFINITY_WORDS], cpus = restricted_cpus(p), v, *slot;
+	u64 cpus = restricted_cpus(p), v, *slot, *rec, pos;
+	u32 bytes = KTRACE_FXT_AFFINITY_WORDS * 8;
 
 	if (!p->pid)
 		return;
@@ -126,8 +127,13 @@ static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 t
 	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
 	if (likely(READ_ONCE(*slot) == v))
 		return;
+	/* Only once written: a record lost, or outside the span, is tried again. */
+	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
+	if (!rec)
+		return;
+	ktrace_fxt_put_affinity(rec, ts, p->tgid, p->pid, cpus);
+	ktrace_buf_commit(b, pos, bytes);
 	WRITE_ONCE(*slot, v);
-	ktrace_buf_write(b, rec, ktrace_fxt_put_affinity(rec, ts, p->tgid, p->pid, cpus), ts);
 }
 
 static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)

@@ -152,6 +152,13 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	ret = ktrace_probes_register(s);
 	if (ret)
 		return ret;
+	/*
+	 * Probes take their time after they find the session, which the
+	 * release below publishes with the span: they never see a start
+	 * later than their own time.
+	 */
+	s->stop_ts = U64_MAX;
+	s->start_ts = ktrace_now();
 	rcu_assign_pointer(ktrace_active, s);
 	s->running = true;
 	static_branch_enable(&ktrace_recording);
@@ -166,9 +173,13 @@ int ktrace_session_stop_locked(struct ktrace_session *s)
 	if (!s->running)
 		return -EINVAL;
 	/*
-	 * Every kind of record stops at once, as it started; after the
-	 * grace period no probe runs, and none will see the session again.
+	 * Every kind of record stops at once, as it started: at @stop_ts,
+	 * which a probe that found the session before it was unpublished
+	 * reads before it writes.  After the grace period no probe runs,
+	 * and none will see the session again.
 	 */
+	WRITE_ONCE(s->stop_ts, ktrace_now());
+	smp_wmb();	/* the span's end before the session goes */
 	RCU_INIT_POINTER(ktrace_active, NULL);
 	static_branch_disable(&ktrace_recording);
 	ktrace_dynprobes_remove_locked(s);
@@ -195,6 +206,8 @@ void ktrace_session_stats_locked(struct ktrace_session *s, struct ktrace_stats *
 			st->bytes += READ_ONCE(m->head);
 		}
 	}
+	st->start_ts = s->start_ts;
+	st->stop_ts = s->running ? 0 : s->stop_ts;
 	/* @stop_at is written last: the rest is complete once it is seen. */
 	st->stop_at = smp_load_acquire(&s->stop_at);
 	if (st->stop_at) {

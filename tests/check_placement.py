@@ -119,7 +119,11 @@ def expected(w):
     # The victim sets its CPUs only while it runs: a wait keeps those of its start.
     masks = masks_at(w['start']) if changes else [w['cpus_allowed'] if w['cpus_allowed'] is not None else -1]
     idle = {m: [] for m in masks}
+    # A timer wait is not runnable before its wakeup: timer_late, whatever ran.
+    if queued > w['start']:
+        causes['timer_late'] = queued - w['start']
     for cpu, a, b in pieces:
+        a = max(a, queued)
         for s, t, tid, weight in runs[cpu]:
             ns = overlap(s, t, a, b)
             if not ns:

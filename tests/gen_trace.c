@@ -16,6 +16,8 @@
  *   gen_trace timeline-bad FILE one of each violation ktrace dump --check reports
  *   gen_trace irq-entries FILE  interrupt entries with no exits, as --ftrace with
  *                               only local_timer_entry records them
+ *   gen_trace ragged FILE       switches that end early and wakeups that begin
+ *                               early, as a recorder stopped one program at a time
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -767,6 +769,42 @@ static void timeline_bad(struct fxt_writer *w)
 	cswitch(w, 0, T0 + 900, 402, 120, KTRACE_LINUX_RUNNING, 0, 120);
 }
 
+/*
+ * Ragged edges, as a recorder that attaches and detaches its programs one
+ * by one writes them, in a span of 0 to 2000 (times from T0, ns).  On
+ * CPU 0 the last switch (1000) puts 501 on, and wakeups made by 502 and
+ * 503 follow (1200, 1500): its switches ended early.  On CPU 1 wakeups by
+ * 504 and 505 (100, 150) come before its first switch (300, to idle): they
+ * began late.  A wakeup by the idle thread at 1800, long after CPU 1's last
+ * switch to idle, is fine, as is one on CPU 2 by 602 (800) after a loss
+ * there (600 to 650); a wakeup at 2500 lies outside the span.
+ */
+static void ragged(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_DROP_WORDS];
+	struct fxt_arg args[3] = {
+		fxt_arg_str("backend", "bpf"),
+		fxt_arg_int(KTRACE_FXT_ARG_UINT64, "start_ts", T0),
+		fxt_arg_int(KTRACE_FXT_ARG_UINT64, "stop_ts", T0 + 2000),
+	};
+
+	fxt_write_preamble(w, 1, "ktrace");
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, T0, 0, 0, "ktrace:meta", "trace_info", args, 3, 0);
+	cswitch(w, 0, T0 + 50, 0, 120, 0, 500, 120);
+	wakeup(w, 1, T0 + 100, 510, 120, 504);
+	cswitch(w, 2, T0 + 100, 0, 120, 0, 601, 120);
+	wakeup(w, 1, T0 + 150, 511, 120, 505);
+	cswitch(w, 1, T0 + 300, 0, 120, 0, 0, 120);
+	wakeup(w, 0, T0 + 400, 501, 120, 500);
+	fxt_write_words(w, buf, ktrace_fxt_put_drop(buf, T0 + 700, 2, 2, T0 + 600, T0 + 650));
+	wakeup(w, 2, T0 + 800, 512, 120, 602);
+	cswitch(w, 0, T0 + 1000, 500, 120, KTRACE_LINUX_RUNNING, 501, 120);
+	wakeup(w, 0, T0 + 1200, 513, 120, 502);
+	wakeup(w, 0, T0 + 1500, 514, 120, 503);
+	wakeup(w, 1, T0 + 1800, 515, 120, 0);
+	wakeup(w, 1, T0 + 2500, 516, 120, 0);
+}
+
 /* A steady mix: 60% switches, 30% wakeups, 10% probe events, 4 CPUs. */
 /*
  * N records of scheduler traffic: 256 threads on 4 CPUs, switches, wakeups
@@ -819,7 +857,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries|ragged FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -854,6 +892,8 @@ int main(int argc, char **argv)
 		timeline_bad(w);
 	else if (!strcmp(argv[1], "irq-entries"))
 		irq_entries(w);
+	else if (!strcmp(argv[1], "ragged"))
+		ragged(w);
 	else if (!strcmp(argv[1], "wide"))
 		wide(w, strtoull(argv[2], NULL, 0));
 	else

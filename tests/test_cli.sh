@@ -152,6 +152,18 @@ run "$ktrace" dump --check "$tmp/tbad.fxt"
 	grep -q '^timeline: 4 unexplained violations$' "$tmp/out"
 ok $? "dump --check reports a break, a switch-in without wakeup, a thread on two CPUs and a stray untraced_switch, and fails" ||
 	diag "$tmp/out"
+# Ragged edges: a CPU's switches ending before its wakeups do, or beginning
+# after them, and a record past the span trace_info gives.
+"$gen" ragged "$tmp/rag.fxt"
+run "$ktrace" dump --check "$tmp/rag.fxt"
+[ $rc -eq 1 ] &&
+	grep -q '^violation: 1000.000000150 \[001\] a wakeup made by tid 505 before the first switch here, but tid 504 ran here then' "$tmp/out" &&
+	grep -q '^violation: 1000.000001200 \[000\] a wakeup made by tid 502, but the switches here have tid 501 on the CPU (since 1000.000001000)' "$tmp/out" &&
+	grep -q '^violation: 1000.000001500 \[000\] a wakeup made by tid 503, ' "$tmp/out" &&
+	grep -q '^violation: 1000.000002500 \[001\] a record outside the recording.s span (1000.000000000 to 1000.000002000' "$tmp/out" &&
+	grep -q '^timeline: 4 unexplained violations$' "$tmp/out"
+ok $? "dump --check reports wakeups made by threads the CPU's switches do not have on it, before its first switch and after its last, and a record outside the span; not an idle CPU's, nor one after a loss there" ||
+	diag "$tmp/out"
 run "$ktrace" dump --stats "$tmp/tok.fxt"
 grep -q '^untraced switches: 1 (the kernel.s)$' "$tmp/out" &&
 	grep -q '^dropped: 4 records (1 of them on no known CPU)$' "$tmp/out"

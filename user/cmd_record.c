@@ -276,7 +276,7 @@ static int record_start(struct record_run *rs)
 	/* What a throttled cgroup's limit was when recording began. */
 	rs->limits = xcalloc(1, sizeof(*rs->limits), "record: cgroup limits");
 	cgroup_limits_read(rs->limits, false);
-	/* Before anything records: the trace_info event opens the archive's time. */
+	/* Before anything records: the archive's time opens here if the recorder gives no span. */
 	rs->t0 = now_mono_ns();
 	for (int i = rs->nsrc - 1; i >= 0; i--) {
 		ret = rs->src[i].ops->start(rs->src[i].priv);
@@ -485,12 +485,26 @@ static int record_write(struct record_run *rs, const char *out_path)
 {
 	const struct source_ops *ops = rs->src[0].ops;
 	struct archive_stats st = { 0 };
+	struct record_span span = { rs->st.span_start, rs->st.span_stop };
+	struct trigger_report trep;
 	uint64_t from = 0, bytes;
 	int ret;
 
-	if (rs->ro->ring)
+	/* A recorder that could not stop says no span: everything is kept, as it came. */
+	if (!span.start || !span.stop) {
+		span.start = rs->t0;
+		span.stop = UINT64_MAX;
+	}
+	if (rs->ro->ring) {
 		from = ring_common_start(rs->spools, rs->nall);
-	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall,
+		if (from > span.start)
+			span.start = from;
+	}
+	/* A latency trigger's window: every CPU stopped recording there, perhaps as it stopped. */
+	if (rs->ro->trigger_ns && ops->trigger(rs->src[0].priv, &trep) == 1 &&
+	    trep.stop_at < span.stop)
+		span.stop = trep.stop_at;
+	ret = write_archive(rs->out.fd, ops, rs->src[0].priv, rs->ro, &span, rs->spools, rs->nall,
 			    from, &rs->end_names, rs->limits, &rs->cgroups, &st);
 	bytes = st.bytes;
 	if (ret) {
@@ -500,7 +514,7 @@ static int record_write(struct record_run *rs, const char *out_path)
 		ret = cli_output_commit(&rs->out, &bytes);	/* says what failed */
 	}
 	if (ret) {
-		rescue(ops, rs->src[0].priv, rs->ro, rs->t0, rs->spools, rs->nall, from,
+		rescue(ops, rs->src[0].priv, rs->ro, &span, rs->spools, rs->nall, from,
 		       &rs->end_names, rs->limits, &rs->cgroups);
 		return ret;
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/ktrace.h>
@@ -290,6 +291,47 @@ TEST_F(dev, bench_writes_its_records)
 	EXPECT_GE(b.ftrace_bytes, 64);	/* sched_switch's fields and the common ones (more on RT) */
 	EXPECT_GE(after.records - before.records, 1000);
 	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+}
+
+/*
+ * STATS gives the session's span: 0 and 0 before START, its start while
+ * running, both after STOP, around the calls; a reader that asks for the
+ * struct as it was before the span gets that much, and the same command.
+ */
+TEST_F(dev, stats_span)
+{
+	struct ktrace_stats st = { .size = sizeof(st) };
+	struct timespec t0, t1, t2;
+	__u64 before, start, stopping;
+
+	_Static_assert(_IOC_SIZE(KTRACE_IOC_STATS) == KTRACE_STATS_SIZE_VER1, "STATS number");
+	ASSERT_EQ(0, configure(self->fd, 1 << 20, 0, 0));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	EXPECT_EQ(sizeof(st), st.size);
+	EXPECT_EQ(0, st.start_ts);
+	EXPECT_EQ(0, st.stop_ts);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	before = t0.tv_sec * 1000000000ULL + t0.tv_nsec;
+	start = t1.tv_sec * 1000000000ULL + t1.tv_nsec;
+	EXPECT_LE(before, st.start_ts);
+	EXPECT_GE(start, st.start_ts);
+	EXPECT_EQ(0, st.stop_ts);
+	usleep(1000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	stopping = t1.tv_sec * 1000000000ULL + t1.tv_nsec;
+	EXPECT_LE(stopping, st.stop_ts);
+	EXPECT_GE(t2.tv_sec * 1000000000ULL + t2.tv_nsec, st.stop_ts);
+	st.size = KTRACE_STATS_SIZE_VER1;
+	st.start_ts = st.stop_ts = 7;
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	EXPECT_EQ(KTRACE_STATS_SIZE_VER1, st.size);
+	EXPECT_EQ(7, st.start_ts);	/* not written: beyond the caller's size */
 }
 
 TEST_F(dev, configure_bad_trigger)

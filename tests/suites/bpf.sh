@@ -96,6 +96,29 @@ ok $? "a system-wide recording has context switches with CPUs" ||
 	diag "$tmp/stats"
 check_timeline "$tmp/d.fxt" "record -d 0.5"
 
+# The recording's edges, while a ping-pong pair pinned to each CPU runs
+# through its start and past its end: every kind of record starts and
+# stops at one instant on every CPU (trace_info's span), which the
+# timeline check holds the recording to as well.
+pids=
+for cpu in $(seq 0 $(($(nproc) - 1))); do
+	"$build/bench/pingpong" 2000000000 "$cpu" >/dev/null &
+	pids="$pids $!"
+done
+sleep 0.2
+tids=$(for p in $pids; do ls /proc/"$p"/task; done)
+run "$ktrace" record --backend bpf -o "$tmp/edges.fxt" -d 1
+# shellcheck disable=SC2086 # the pids, one word each
+kill $pids
+wait $pids 2>/dev/null
+ok $rc "record -d 1 beside a ping-pong pair on each CPU" || diag "$tmp/err"
+# shellcheck disable=SC2086 # the tids, one word each
+tests/check_edges.py "$ktrace" "$tmp/edges.fxt" $tids >"$tmp/check"
+ok $? "the span bounds every record; on every CPU the pair's wakeups and the switches start and stop together" ||
+	grep -E '^not ok|^#' "$tmp/check" | diag /dev/stdin
+grep '^# CPU' "$tmp/check" | sed 's/^/#  /'
+check_timeline "$tmp/edges.fxt" "record -d 1 beside a ping-pong pair on each CPU"
+
 # Ctrl-C (SIGINT), and SIGHUP when the terminal goes away, stop cleanly and
 # still write the file.
 for sig in INT HUP; do

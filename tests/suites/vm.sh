@@ -417,6 +417,17 @@ for b in kmod bpf; do
 	okb $b $? "$b: a recording started in a ping-pong storm completes" ||
 		sed 's/^/# /' "$R/${b}_storm.err" | head -5
 	[ -s "$R/${b}_storm.fxt" ] && check_timeline "$R/${b}_storm.fxt" "${b}_storm.fxt, started in a switch storm"
+	# Every kind of record starts and stops at the span's edges on every CPU.
+	what="$b: ${b}_storm.fxt: the span bounds every record; on every CPU the pairs' wakeups and the switches start and stop together"
+	if [ ! -s "$R/${b}_storm.tids" ]; then
+		skip "$what" "the ping-pong pairs were not running when the recording ended (no tids in ${b}_storm.tids)"
+		continue
+	fi
+	# shellcheck disable=SC2046 # the tids, one word each
+	[ -s "$R/${b}_storm.fxt" ] &&
+		tests/check_edges.py "$ktrace" "$R/${b}_storm.fxt" $(cat "$R/${b}_storm.tids") >"$R/${b}_storm.edges"
+	okb $b $? "$what" || grep -E '^not ok|^#' "$R/${b}_storm.edges" 2>/dev/null | sed 's/^/# /'
+	grep '^# CPU' "$R/${b}_storm.edges" 2>/dev/null | sed 's/^/#  /'
 done
 
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).

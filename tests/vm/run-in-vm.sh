@@ -14,15 +14,17 @@ step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/km
 step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.expect 2000
 # Recordings that start in the middle of a switch storm (a ping-pong on
 # each CPU): every probe starts at once, so no thread is seen to block and
-# then run again without its wakeup.  The ping-pongs run at nice 19: at
-# nice 0 they left the recorder a third of a CPU to start in, which under
-# emulation took minutes.
+# then run again without its wakeup; and stops at once, which the pairs'
+# threads (their tids kept) show on the host.  The ping-pongs run at nice
+# 19: at nice 0 they left the recorder a third of a CPU to start in, which
+# under emulation took minutes.
 for b in kmod bpf; do
 	nice -n 19 pingpong 1000000000 0 >/dev/null 2>&1 &
 	pp0=$!
 	nice -n 19 pingpong 1000000000 1 >/dev/null 2>&1 &
 	pp1=$!
 	step ${b}_storm ktrace record --backend $b -o $R/${b}_storm.fxt -d 1
+	ls /proc/$pp0/task /proc/$pp1/task | grep -x '[0-9]*' >$R/${b}_storm.tids
 	kill $pp0 $pp1
 	wait $pp0 $pp1 2>/dev/null
 done

@@ -46,8 +46,10 @@ void timeline_forget(struct timeline *t, uint32_t cpu)
 {
 	struct tl_cpu *c = cpu == TL_CPU_UNKNOWN ? NULL : cpu_at(t, cpu);
 
-	if (c)
+	if (c) {
 		c->known = false;
+		c->pre = c->pre_bad = false;
+	}
 }
 
 void timeline_free(struct timeline *t)
@@ -136,6 +138,9 @@ enum tl_kind {
 	V_TWO_CPUS,		/* a thread switched in on a CPU while it runs on another */
 	V_UNTRACED_MISMATCH,	/* an untraced_switch record that is not the break that follows */
 	V_UNTRACED_NO_BREAK,	/* an untraced_switch record where the chain holds */
+	V_WAKER,		/* a wakeup made by a thread the CPU's chain does not have on it */
+	V_WAKER_EARLY,		/* the same before the CPU's first switch */
+	V_OUTSIDE_SPAN,		/* a record timed outside the span trace_info gives */
 };
 
 struct tl_violation {
@@ -156,6 +161,9 @@ struct tl_check {
 	uint32_t nv, cap_v;
 	uint64_t switches, wakeups, breaks, by_loss, by_untraced, by_cpu_line, by_unknown;
 	uint64_t losses, untraced, cpu_lines, last_ts;
+	uint64_t span_start, span_stop;	/* trace_info's span, if it gives one */
+	bool have_span;
+	bool wakers_here;	/* a recorder's trace: wakeups are on the waker's CPU */
 	int err;
 };
 
@@ -288,6 +296,12 @@ static void on_switch(struct tl_check *c, const struct fxt_reader *r,
 		return;
 	}
 	pc = &c->tl.cpu[rec->cpu];
+	/* The wakeups made here before the first switch were the outgoing thread's. */
+	if (pc->pre && !pc->pre_bad && pc->pre_waker != out)
+		violation(c, &(struct tl_violation){ .kind = V_WAKER_EARLY, .cpu = rec->cpu,
+			  .ts = pc->pre_ts, .offset = pc->pre_off, .tid = pc->pre_waker,
+			  .tid2 = out, .lo = pc->pre_ts, .hi = ts });
+	pc->pre = pc->pre_bad = false;
 	if (pc->coming_up) {
 		add_range(c, pc->coming_up, ts, rec->cpu, false);
 		pc->coming_up = 0;
@@ -365,6 +379,88 @@ nomem:
 	c->err = -ENOMEM;
 }
 
+/*
+ * A wakeup is recorded on the CPU that makes it (sched_waking), and names
+ * as its waker the thread running there, the one an interrupt interrupted
+ * included: the thread the CPU's chain has on it.  (Between the switch
+ * tracepoint and the switch itself the scheduler holds the run queue's
+ * lock and wakes no one.)  Another waker means the CPU switched and the
+ * trace has no record of it.  Where a recorder's switches stop before its
+ * wakeups, or start after them (programs taken down or up one by one),
+ * this is what shows it, and with no tolerance in time to choose: an idle
+ * CPU's wakeups (from interrupts) are the idle thread's however long ago
+ * its last switch was, and a busy CPU's are its current thread's however
+ * soon.  Before the CPU's first switch the thread running is the one that
+ * switch takes off, so every wakeup there must have that one waker.  Only
+ * in the recorders' traces (trace_info's backend kmod or bpf): others may
+ * put a wakeup on the woken thread's CPU.
+ */
+static void on_wakeup(struct tl_check *c, const struct fxt_reader *r,
+		      const struct fxt_record *rec)
+{
+	const struct fxt_arg *w = fxt_find_arg(rec, "waker");
+	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
+	struct tl_cpu *pc;
+
+	if (!c->wakers_here || !w || w->type != KTRACE_FXT_ARG_KOID)
+		return;
+	pc = cpu_at(&c->tl, rec->cpu);
+	if (!pc) {
+		c->err = -ENOMEM;
+		return;
+	}
+	if (pc->known) {
+		if (w->u != pc->tid)
+			violation(c, &(struct tl_violation){ .kind = V_WAKER, .cpu = rec->cpu,
+				  .ts = ts, .offset = rec->offset, .tid = w->u, .tid2 = pc->tid,
+				  .lo = pc->since, .hi = ts });
+	} else if (!pc->pre) {
+		pc->pre = true;
+		pc->pre_waker = w->u;
+		pc->pre_ts = ts;
+		pc->pre_off = rec->offset;
+	} else if (w->u != pc->pre_waker && !pc->pre_bad) {
+		pc->pre_bad = true;
+		violation(c, &(struct tl_violation){ .kind = V_WAKER_EARLY, .cpu = rec->cpu, .ts = ts,
+			  .offset = rec->offset, .tid = w->u, .tid2 = pc->pre_waker,
+			  .lo = pc->pre_ts, .hi = ts });
+	}
+}
+
+/*
+ * trace_info: the span, in which the recorder's switches and wakeups all
+ * lie, or the archive claims a time in which they were not recorded; and
+ * the backend, which says where wakeups are recorded (on_wakeup()).
+ */
+static void on_trace_info(struct tl_check *c, const struct fxt_reader *r,
+			  const struct fxt_record *rec)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, "start_ts");
+	const struct fxt_arg *b = fxt_find_arg(rec, "stop_ts");
+	const struct fxt_arg *be = fxt_find_arg(rec, "backend");
+
+	c->wakers_here = be && be->type == KTRACE_FXT_ARG_STRING &&
+			 (fxt_str_eq(be->s, "kmod") || fxt_str_eq(be->s, "bpf"));
+	if (a && b && a->type == KTRACE_FXT_ARG_UINT64 && b->type == KTRACE_FXT_ARG_UINT64 &&
+	    b->u >= a->u) {
+		c->span_start = fxt_ticks_to_ns(r, a->u);
+		c->span_stop = fxt_ticks_to_ns(r, b->u);
+		c->have_span = true;
+	}
+}
+
+/* A switch or wakeup outside the span.  (Events may come from elsewhere: ktrace merge's.) */
+static void check_span(struct tl_check *c, const struct fxt_reader *r,
+		       const struct fxt_record *rec)
+{
+	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
+
+	if (c->have_span && (ts < c->span_start || ts > c->span_stop))
+		violation(c, &(struct tl_violation){ .kind = V_OUTSIDE_SPAN, .cpu = rec->cpu,
+			  .ts = ts, .offset = rec->offset, .lo = c->span_start,
+			  .hi = c->span_stop });
+}
+
 int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	enum tl_meta m;
@@ -372,11 +468,16 @@ int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct
 
 	switch (rec->type) {
 	case KTRACE_FXT_REC_EVENT:
+		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "trace_info"))
+			on_trace_info(c, r, rec);
 		m = timeline_meta(rec, &cpu);
 		if (m != TL_META_NONE)
 			on_meta(c, r, rec, m, cpu);
 		break;
 	case KTRACE_FXT_REC_SCHED:
+		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
+			break;
+		check_span(c, r, rec);
 		if (fxt_ticks_to_ns(r, rec->ts) > c->last_ts)
 			c->last_ts = fxt_ticks_to_ns(r, rec->ts);
 		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
@@ -387,6 +488,7 @@ int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct
 				c->err = -ENOMEM;
 			else
 				th->woken = true;
+			on_wakeup(c, r, rec);
 		} else if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
 			on_switch(c, r, rec);
 		}
@@ -416,6 +518,8 @@ static bool explained(const struct tl_check *c, const struct tl_violation *v)
 		case V_NO_WAKEUP:
 			return true;
 		case V_TWO_CPUS:
+		case V_WAKER:
+		case V_WAKER_EARLY:
 			if (g->cpu == TL_CPU_UNKNOWN || g->cpu == v->cpu)
 				return true;
 			break;
@@ -460,6 +564,24 @@ static void print_violation(FILE *f, const struct tl_violation *v)
 	case V_UNTRACED_NO_BREAK:
 		fprintf(f, "an untraced_switch record, but the next switch takes off tid %llu, the one switched in",
 			(unsigned long long)v->tid2);
+		break;
+	case V_WAKER:
+		fprintf(f, "a wakeup made by tid %llu, but the switches here have tid %llu on the CPU (since ",
+			(unsigned long long)v->tid, (unsigned long long)v->tid2);
+		put_time(f, v->lo);
+		fputs("): a switch is missing, and no loss, untraced_switch or cpu_offline record says why",
+		      f);
+		break;
+	case V_WAKER_EARLY:
+		fprintf(f, "a wakeup made by tid %llu before the first switch here, but tid %llu ran here then (it made a wakeup here, or the first switch takes it off): switches were not recorded yet",
+			(unsigned long long)v->tid, (unsigned long long)v->tid2);
+		break;
+	case V_OUTSIDE_SPAN:
+		fputs("a record outside the recording's span (", f);
+		put_time(f, v->lo);
+		fputs(" to ", f);
+		put_time(f, v->hi);
+		fputs(", trace_info's start_ts and stop_ts)", f);
 		break;
 	}
 	fprintf(f, " (offset %llu)\n", (unsigned long long)v->offset);

@@ -29,6 +29,10 @@ struct tl_cpu {
 	bool moved;
 	/* dump --check: its cpu_online record, until its first switch after it */
 	uint64_t coming_up;
+	/* dump --check: who made the wakeups here (see on_wakeup()) */
+	uint64_t pre_waker;	/* before the first switch, the first waker */
+	uint64_t pre_ts, pre_off;
+	bool pre, pre_bad;	/* pre_waker is set; another waker was seen */
 };
 
 struct timeline {

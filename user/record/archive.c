@@ -24,14 +24,16 @@
  * model, or why not: a trace without it (or from before it was recorded)
  * cannot tell a throttled wait from an idle CPU, and the analysis says so.
  * "preemption" is the kernel's preemption model, which a real-time wait
- * kept behind a lower-priority thread is read against.
+ * kept behind a lower-priority thread is read against.  "start_ts" and
+ * "stop_ts" are the span (struct record_span), at whose start trace_info is
+ * timed: `ktrace dump --check` holds the records to it.
  */
 static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void *priv,
-		       uint64_t ts)
+		       const struct record_span *span)
 {
 	const char *throttling = ops->throttling ? ops->throttling(priv) :
 				 "not recorded by this backend";
-	struct fxt_arg args[7];
+	struct fxt_arg args[9];
 	char preemption[64];
 	struct utsname u;
 
@@ -44,8 +46,11 @@ static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void 
 	/* Readers give back what the compact records leave out (fxt_compact.h). */
 	args[4] = fxt_arg_str("encoding", FXT_COMPACT_ENCODING);
 	args[5] = fxt_arg_str("throttling", throttling);
-	args[6] = fxt_arg_str("preemption", preemption);
-	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, ts, 0, 0, "ktrace:meta", "trace_info", args, 7, 0);
+	args[6] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "start_ts", span->start);
+	args[7] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "stop_ts", span->stop);
+	args[8] = fxt_arg_str("preemption", preemption);
+	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, span->start, 0, 0, "ktrace:meta", "trace_info",
+			args, 9, 0);
 }
 
 /*
@@ -77,6 +82,7 @@ uint64_t ring_common_start(const struct spool *spools, unsigned int n)
  */
 struct archive_check {
 	struct fxt_writer *w;
+	struct record_span span;
 	struct fxt_reader r;
 	struct timeline tl;
 	struct archive_names names;
@@ -181,6 +187,25 @@ static void name_threads(struct archive_check *a, const struct fxt_record *rec)
 	}
 }
 
+/*
+ * A record of a recorder or of ftrace timed outside the span: one that
+ * raced the span's edge in the kernel (a writer that read it a moment
+ * stale), or an ftrace event from before the recorder started or after it
+ * stopped.  Left out, so that every kind of record covers the same span on
+ * every CPU.  ktrace's own records (ktrace:meta: losses, clock sync) are
+ * about the recording, and kept.
+ */
+static bool outside_span(const struct archive_check *a, const struct fxt_record *rec)
+{
+	uint64_t ts;
+
+	if (rec->type != KTRACE_FXT_REC_SCHED &&
+	    (rec->type != KTRACE_FXT_REC_EVENT || fxt_str_eq(rec->cat, "ktrace:meta")))
+		return false;
+	ts = fxt_ticks_to_ns(&a->r, rec->ts);
+	return ts < a->span.start || ts > a->span.stop;
+}
+
 static int archive_sink(void *ctx, const void *words, uint32_t n)
 {
 	struct archive_check *a = ctx;
@@ -190,6 +215,10 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 	int ret;
 
 	if (!a->writing && fxt_reader_decode(&a->r, words, n, &rec) == 1) {
+		if (outside_span(a, &rec)) {
+			a->w->records--;
+			return 0;
+		}
 		if (rec.type == KTRACE_FXT_REC_SCHED && rec.sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
 			if (timeline_switch(&a->tl, rec.cpu, rec.ts, rec.out_tid, rec.in_tid,
 					    &was) == 1)
@@ -232,7 +261,7 @@ static int write_name(void *ctx, const uint64_t *rec, uint32_t words, uint64_t t
 }
 
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
-		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
+		  const struct record_span *span, struct spool *spools, unsigned int n, uint64_t from,
 		  struct spool *end_names, const struct cgroup_limits *limits,
 		  const struct cgroup_paths *cgroups, struct archive_stats *st)
 {
@@ -250,6 +279,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 		return ret;
 	}
 	a.w = w;
+	a.span = *span;
 	a.cgroups = cgroups;
 	fxt_reader_open_mem(&a.r, NULL, 0);
 	/* Only what names strings and threads, and what the timelines need, is decoded. */
@@ -260,9 +290,9 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	w->sink = archive_sink;
 	w->sink_ctx = &a;
 	fxt_write_preamble(w, 1, "ktrace");
-	trace_info(w, ops, priv, start);
+	trace_info(w, ops, priv, span);
 	fxt_compact_init(&a.compact, w);
-	cgroup_limits_write(limits, w, start);
+	cgroup_limits_write(limits, w, span->start);
 	/* The BPF probes name their events by these indices. */
 	if (!ops->statedump_in_kernel)
 		for (unsigned int i = 0; i < ro->nprobes; i++)
@@ -278,7 +308,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	if (ret)
 		pr_warn("cannot read the names of the threads alive at the end: %s", strerror(-ret));
 	if (ops->head)
-		ops->head(priv, w, start);
+		ops->head(priv, w, span->start);
 	ret = merge_spools(spools, n, w, from);
 	w->sink = NULL;
 	if (!ret)
@@ -303,8 +333,8 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
  * Writing the output failed (a full disk, say): the recording is still in
  * the spools, so write it as FXT where there is room and say where.
  */
-void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
+void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro,
+	    const struct record_span *span, struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
 	    const struct cgroup_limits *limits, const struct cgroup_paths *cgroups)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp", "." };
@@ -320,7 +350,7 @@ void rescue(const struct source_ops *ops, void *priv, const struct record_opts *
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			continue;
-		if (!write_archive(fd, ops, priv, ro, start, spools, n, from, end_names, limits,
+		if (!write_archive(fd, ops, priv, ro, span, spools, n, from, end_names, limits,
 				   cgroups, &st) &&
 		    !close(fd)) {
 			pr_err("the recording was kept in %s (%.1f MB; `ktrace convert` turns it into JSON)",

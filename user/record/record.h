@@ -69,18 +69,29 @@ struct archive_stats {
 };
 
 /*
- * The archive into @fd: records timed before @from left out; @end_names:
+ * The span of a recording, CLOCK_MONOTONIC ns: from @start to @stop every
+ * kind of record was recorded on every CPU (the recorder's span, in a ring
+ * from where every CPU's window has data, up to the latency trigger's
+ * stop), and the archive keeps no record of a recorder outside it.
+ */
+struct record_span {
+	uint64_t start, stop;
+};
+
+/*
+ * The archive into @fd, timed from @span's start: records timed before
+ * @from left out, and the recorders' records outside @span; @end_names:
  * the names of the threads alive when recording stopped (a spool of thread
  * and process records, empty when there are none); @cgroups: the paths of
  * the cgroup ids the names give.
  */
 int write_archive(int fd, const struct source_ops *ops, void *priv, const struct record_opts *ro,
-		  uint64_t start, struct spool *spools, unsigned int n, uint64_t from,
+		  const struct record_span *span, struct spool *spools, unsigned int n, uint64_t from,
 		  struct spool *end_names, const struct cgroup_limits *limits,
 		  const struct cgroup_paths *cgroups, struct archive_stats *st);
 /* The output could not be written: the archive where there is room, and where. */
-void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro, uint64_t start,
-	    struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
+void rescue(const struct source_ops *ops, void *priv, const struct record_opts *ro,
+	    const struct record_span *span, struct spool *spools, unsigned int n, uint64_t from, struct spool *end_names,
 	    const struct cgroup_limits *limits, const struct cgroup_paths *cgroups);
 
 /* Names of every process and thread alive now, as kernel object records. */
@@ -128,6 +139,12 @@ struct trigger_report {
 };
 
 struct record_stats {
+	/*
+	 * The recorder's span (CLOCK_MONOTONIC ns): from span_start to
+	 * span_stop every kind of record was recorded on every CPU, and
+	 * nothing outside it was; set by the recorder's stop().
+	 */
+	uint64_t span_start, span_stop;
 	uint64_t records, bytes;
 	uint64_t dropped;	/* lost in the recorder's buffers */
 	uint64_t rejected;	/* malformed, not written */

@@ -37,7 +37,7 @@ struct source_bpf {
 	struct bpf_link *probe_links[2 * 64];	/* -p: kprobes and kretprobes */
 	unsigned int nlinks;
 	struct kstack_table kstacks;	/* where threads blocked, read at stop */
-	uint64_t start_ns;		/* when the programs were attached */
+	uint64_t start_ns, stop_ns;	/* the span: every program records (struct ktrace_bpf_span) */
 	struct drain_stats drain;
 	char throttling[160];		/* trace_info's "throttling" */
 	int err;
@@ -470,21 +470,48 @@ static int attach_wakeups(struct sched_bpf *skel)
 	return skel->links.ktrace_sched_wakeup_new ? 0 : -errno;
 }
 
+/*
+ * The span's start, stored a little ahead of its instant: a program that
+ * reads its clock at or after the start then reads the start too, as the
+ * store (a full barrier) was done half a millisecond or more before that
+ * instant, far longer than any CPU executes a load ahead of a clock read.
+ * Stored at once, a program that read the clock just after it could still
+ * have read a start of 0 and dropped its record.  A thread that lost its
+ * CPU between reading the clock and storing stores a later start (the
+ * archive keeps nothing before it).  Returns once the start has passed.
+ */
+#define SPAN_LEAD_NS	1000000ULL
+
+static uint64_t start_span(struct source_bpf *s)
+{
+	uint64_t start, now;
+
+	do {
+		start = now_mono_ns() + SPAN_LEAD_NS;
+		__atomic_store_n(&s->skel->bss->span.start, start, __ATOMIC_SEQ_CST);
+	} while (now_mono_ns() > start - SPAN_LEAD_NS / 2);
+	while ((now = now_mono_ns()) < start)
+		usleep((start - now) / 1000 + 1);
+	return start;
+}
+
+/* Every program attached, then the span's start. */
 static int bpf_start(void *priv)
 {
 	struct source_bpf *s = priv;
 	int ret = attach_irq_depth(s->skel);
 
-	s->start_ns = now_mono_ns();
 	if (!ret)
 		ret = attach_wakeups(s->skel);
 	if (!ret)
 		ret = sched_bpf__attach(s->skel);
-
-	if (ret)
+	if (ret) {
 		pr_err("cannot attach the BPF recorder to the scheduler tracepoints: %s",
 		       strerror(-ret));
-	return ret;
+		return ret;
+	}
+	s->start_ns = start_span(s);
+	return 0;
 }
 
 /* The reader polls: writers never wake it, which keeps them cheap. */
@@ -610,19 +637,29 @@ static void bpf_head(void *priv, struct fxt_writer *w, uint64_t ts)
 static int bpf_stop(void *priv, struct record_stats *st)
 {
 	struct source_bpf *s = priv;
-	uint64_t overwritten = 0, stop_ns;
+	uint64_t overwritten = 0;
 
+	/*
+	 * The span's end before any program is detached: every record timed
+	 * up to it is written (each program is still attached then), and
+	 * none after it is kept; a program that read the stop as 0 after
+	 * this instant is left to the archive, which keeps nothing past it.
+	 */
+	s->stop_ns = now_mono_ns();
+	__atomic_store_n(&s->skel->bss->span.stop, s->stop_ns, __ATOMIC_SEQ_CST);
+	st->span_start = s->start_ns;
+	st->span_stop = s->stop_ns;
 	detach_probes(s);
 	sched_bpf__detach(s->skel);
 	/*
 	 * A detached program may still be running on another CPU, between
 	 * reserving its record and publishing it.  Programs run with
-	 * preemption off, so an RCU grace period (what this membarrier
-	 * command waits for) sees them all finish.
+	 * preemption off (migration off on PREEMPT_RT, in an RCU read
+	 * section), so an RCU grace period (what this membarrier command
+	 * waits for) sees them all finish.
 	 */
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(10000);
-	stop_ns = now_mono_ns();
 	drain_stats_pass(&s->drain);
 	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
 		struct ktrace_bpf_ctl *c = &s->ctl[buf];
@@ -654,7 +691,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 			overwritten / 1e6);
 	if (s->opts->stack_depth)
 		read_kstacks(s);
-	st->dropped += recursion_misses(s, stop_ns);
+	st->dropped += recursion_misses(s, s->stop_ns);
 	return s->err;
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct source_kmod {
 	struct kmod_cpu *cpus;
 	struct spool *spools;
 	bool ring, started;
+	uint64_t start_ns;		/* just after START: the span's start if the module gives none */
 	uint64_t last_flush;
 	uint64_t overwritten;
 	const struct record_opts *opts;
@@ -207,7 +209,8 @@ static int kmod_start(void *priv)
 		return -errno;
 	}
 	s->started = true;
-	s->last_flush = now_mono_ns();
+	s->start_ns = now_mono_ns();
+	s->last_flush = s->start_ns;
 	return 0;
 }
 
@@ -344,9 +347,28 @@ static void kmod_head(void *priv, struct fxt_writer *w, uint64_t ts)
 	kstacks_write(&s->kstacks, w, ts, s->opts->stacks);
 }
 
+/*
+ * The session's span, from the module; one older than the span gives none,
+ * and then the times just after START and just before STOP, inside the
+ * span it had, stand for it.
+ */
+static void read_span(struct source_kmod *s, uint64_t stop_ns, struct record_stats *st)
+{
+	struct ktrace_stats ks = { .size = sizeof(ks) };
+
+	st->span_start = s->start_ns;
+	st->span_stop = stop_ns;
+	if (ioctl(s->fd, KTRACE_IOC_STATS, &ks) ||
+	    ks.size < offsetof(struct ktrace_stats, stop_ts) + sizeof(ks.stop_ts) || !ks.stop_ts)
+		return;
+	st->span_start = ks.start_ts;
+	st->span_stop = ks.stop_ts;
+}
+
 static int kmod_stop(void *priv, struct record_stats *st)
 {
 	struct source_kmod *s = priv;
+	uint64_t stop_ns = now_mono_ns();
 	int ret = 0;
 
 	if (ioctl(s->fd, KTRACE_IOC_STOP)) {
@@ -354,6 +376,7 @@ static int kmod_stop(void *priv, struct record_stats *st)
 		return -errno;
 	}
 	s->started = false;
+	read_span(s, stop_ns, st);
 	drain_stats_pass(&s->drain);
 	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus && !ret; cpu++) {
 		const struct ktrace_meta *m = s->cpus[cpu].meta;

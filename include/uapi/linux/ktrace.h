@@ -183,7 +183,19 @@ struct ktrace_stats {
 	__u64 trigger_latency;	/* ns, to 1 us */
 	__u32 trigger_tid;
 	__u32 trigger_cpu;
+	/* Up to here: KTRACE_STATS_SIZE_VER1 bytes. */
+	/*
+	 * The session's span, CLOCK_MONOTONIC ns: from start_ts (every probe
+	 * registered) to stop_ts (0 while running) every kind of record was
+	 * written on every CPU, and none outside it.  Both 0 before the
+	 * first START.  A module older than this gives a smaller size.
+	 */
+	__u64 start_ts;
+	__u64 stop_ts;
 };
+
+/* KTRACE_IOC_STATS's number carries this size, as KTRACE_IOC_CONFIGURE's does. */
+#define KTRACE_STATS_SIZE_VER1	72
 
 /*
  * The interned stacks, once configured with KTRACE_CFG_BLOCKED_IN or
@@ -279,7 +291,8 @@ struct ktrace_bench {
 /* Close every CPU's current sub-buffer so its records can be read. */
 #define KTRACE_IOC_FLUSH	_IO(KTRACE_IOC_MAGIC, 5)
 #define KTRACE_IOC_CONSUME	_IOW(KTRACE_IOC_MAGIC, 6, struct ktrace_consume)
-#define KTRACE_IOC_STATS	_IOWR(KTRACE_IOC_MAGIC, 7, struct ktrace_stats)
+#define KTRACE_IOC_STATS	_IOC(_IOC_READ | _IOC_WRITE, KTRACE_IOC_MAGIC, 7, \
+				     KTRACE_STATS_SIZE_VER1)
 #define KTRACE_IOC_ADD_PROBE	_IOW(KTRACE_IOC_MAGIC, 8, struct ktrace_probe)
 #define KTRACE_IOC_STACKS	_IOWR(KTRACE_IOC_MAGIC, 9, struct ktrace_stacks)
 #define KTRACE_IOC_BENCH	_IOWR(KTRACE_IOC_MAGIC, 20, struct ktrace_bench)
