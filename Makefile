@@ -119,9 +119,10 @@ FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
 FIFO_HOG	:= $(O)/tests/fifo_hog
 CHURN		:= $(O)/tests/churn
 PLACEMENT	:= $(O)/tests/placement
+PREEMPT_WORKLOAD := $(O)/tests/preempt_workload
 COMPACT_FXT	:= $(O)/tests/compact_fxt
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(COMPACT_FXT)
+		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak

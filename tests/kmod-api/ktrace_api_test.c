@@ -5,7 +5,8 @@
  * "tick" with arguments, a duration "outer" around a duration "inner", a
  * counter, an async begin/end, a flow begin/end, a complete event, and a
  * call of ktrace_api_test_target(3), which recurses to depth 0 (four nested
- * calls for -p kprobe: and -p duration:).
+ * calls for -p kprobe: and -p duration:).  Writing N to .../parameters/spin
+ * busy-waits N microseconds in the writing task, in the kernel.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -96,6 +97,30 @@ static int bench_set(const char *val, const struct kernel_param *kp)
 		div_u64(t2 - t1, n));
 	return 0;
 }
+
+/*
+ * spin=N: N microseconds of busy-waiting in the kernel, preemption enabled
+ * but with no preemption point: on a kernel without full preemption a
+ * real-time task woken on this CPU waits until the write returns, on
+ * PREEMPT_RT and full preemption it preempts at once.
+ */
+static int spin_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us, i;
+	int ret = kstrtouint(val, 0, &us);
+
+	if (ret || us > USEC_PER_SEC)
+		return ret ?: -EINVAL;
+	for (i = 0; i < us; i++)
+		udelay(1);
+	return 0;
+}
+
+static const struct kernel_param_ops spin_ops = {
+	.set = spin_set,
+};
+module_param_cb(spin, &spin_ops, NULL, 0200);
+MODULE_PARM_DESC(spin, "busy-wait this many microseconds in the kernel");
 
 static const struct kernel_param_ops bench_ops = {
 	.set = bench_set,

@@ -162,6 +162,17 @@ for b in kmod bpf; do
 	done
 done
 
+# A SCHED_FIFO thread woken where a fair thread spins in the kernel: its
+# waits against the kernel's preemption model (not_preempted, or short).
+for b in kmod bpf; do
+	[ "$(status ${b}_preempt)" = 0 ] &&
+		tests/check_preempt.py "$ktrace" "$R/${b}_preempt.fxt" "$R/${b}_preempt.expect" \
+			>"$R/${b}_preempt.check"
+	okb $b $? "$b: a FIFO thread behind a fair one spinning in the kernel: not_preempted without full preemption, short with it" ||
+		{ sed 's/^/# /' "$R/${b}_preempt.err" 2>/dev/null | head -5; grep -E '^not ok|^#' "$R/${b}_preempt.check" | sed 's/^/#   /'; }
+	[ -f "$R/${b}_preempt.check" ] && grep '^# preemption model' "$R/${b}_preempt.check"
+done
+
 # CFS bandwidth throttling: both backends record it, in both throttle
 # models (6.18's task-based one and the whole-cfs_rq one before), the
 # module at the offsets the CLI read from the kernel's BTF.
@@ -433,7 +444,7 @@ done
 # Every recording made in the VM, checked as whole timelines (ktrace dump --check).
 for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpfprobe marks cycle \
 	kmod_throttle bpf_throttle kmod_cgroups bpf_cgroups kmod_place bpf_place kmod_pinned bpf_pinned \
-	kmod_runfree bpf_runfree kmod_runpin bpf_runpin \
+	kmod_runfree bpf_runfree kmod_runpin bpf_runpin kmod_preempt bpf_preempt \
 	kchain kdchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
 	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
 	[ -s "$R/$f.fxt" ] || continue

@@ -124,6 +124,12 @@ step bpf_probes ktrace record --backend bpf -p kprobe:ktrace_api_test_target \
 	-p duration:ktrace_api_test_target -o $R/bpfprobe.fxt -- \
 	sh -c 'echo 10 >/sys/module/ktrace_api_test/parameters/run'
 step bpf_badprobe ktrace record --backend bpf -p kprobe:no_such_function_xyz -o $R/bpfbad.fxt -d 1
+# A SCHED_FIFO thread woken where a fair thread spins in the kernel (the
+# test module's spin parameter): not_preempted, or preempted at once.
+for b in kmod bpf; do
+	step ${b}_preempt ktrace record --backend $b -o $R/${b}_preempt.fxt -- \
+		preempt_workload $R/${b}_preempt.expect 5 20000
+done
 step api_rmmod rmmod ktrace_api_test
 step marks ktrace record --backend kmod -o $R/marks.fxt -- sh -c \
 	'ktrace mark hello; ktrace mark -c build -b compile; ktrace mark -c build -e compile; ktrace mark -C 42 depth'

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks a recording of tests/preempt_workload.c: a SCHED_FIFO thread
+(kt_rt) woken on a CPU where a fair thread (kt_spinner) busy-waits in the
+kernel.  With a preemption model short of full (trace_info's "none" or
+"voluntary"), its waits across a spin are at least 80% not_preempted, and
+blamed on kt_spinner; with full preemption, lazy or PREEMPT_RT the kernel
+preempts the spinner, and no wait of kt_rt lasts half a spin.  TAP output.
+usage: check_preempt.py KTRACE TRACE.fxt EXPECT_FILE"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from tap import finish, ok, read_expect, skip  # noqa: E402
+
+ktrace, trace, expect_path = sys.argv[1:4]
+e = read_expect(expect_path)
+spin_ns = e['spin_us'] * 1000
+out = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(e['rt']), '--top', '100000'],
+                     capture_output=True, text=True)
+if not ok(out.returncode == 0, 'ktrace latency --json reads the recording', out.stderr.strip()):
+    finish()
+r = json.loads(out.stdout)
+waits = r['top']
+model = (r.get('preemption_model') or 'unknown').split(' ')[0]
+print(f"# preemption model {r.get('preemption_model')}; {len(waits)} waits of kt_rt, the longest "
+      f"{max((w['latency'] for w in waits), default=0) / 1e6:.3f} ms; spins of {spin_ns / 1e6:.3f} ms")
+ok(waits and all(sum(w['causes'].values()) == w['latency'] for w in waits),
+   "kt_rt waited, and every wait's causes sum to its latency")
+if model in ('none', 'voluntary'):
+    held = [w for w in waits if w['latency'] >= spin_ns // 4]
+    ok(held, f'without full preemption, kt_rt waits across the spins ({len(held)} waits of a quarter spin or more)')
+    bad = [(w['start'], w['latency'], w['causes'], w['pieces'][:1]) for w in held
+           if w['causes']['not_preempted'] * 5 < w['latency'] * 4 or
+           w['pieces'][0].get('behind_tid') != e['spinner']]
+    ok(held and not bad, 'each is at least 80% not_preempted, queued behind kt_spinner', bad[:3])
+    text = subprocess.run([ktrace, 'latency', trace, '--pid', str(e['rt']), '--top', '1'],
+                          capture_output=True, text=True).stdout
+    ok(f"preemption model {r['preemption_model']}" in text and 'behind kt_spinner' in text,
+       'the text names the preemption model and the spinner', text[-1500:])
+elif model in ('full', 'lazy', 'rt'):
+    long = [(w['start'], w['latency'], w['causes']) for w in waits if w['latency'] >= spin_ns // 2]
+    ok(not long, f'with {model} preemption the spinner is preempted: no wait of kt_rt lasts half a spin', long[:3])
+else:
+    skip('the waits against the preemption model', f"the recording does not say the model ({r.get('preemption_model')})")
+finish()
