@@ -197,6 +197,9 @@ void lat_put_cut_json(const struct lat_analysis *a, struct obuf *o);
 
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path);
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path);
+/* One wait as the reports list it: text (lines after the first indented), a JSON object. */
+void lat_wait_text(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 void lat_report_folded(struct lat_analysis *a, struct obuf *o);
 
 /* What the trace holds, and how much of it --pid, --comm and --cpu match (after lat_done). */

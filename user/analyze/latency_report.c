@@ -643,6 +643,48 @@ static void sum_worst(struct lat_analysis *a, uint64_t *causes)
 			causes[k] += a->top[i].causes[k];
 }
 
+/*
+ * One wait, as the text report lists the worst: what it was, who woke it,
+ * what held its CPU, where it was queued, its causes, the CPUs it could
+ * have used.  Several lines, each after the first indented five.
+ */
+void lat_wait_text(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
+
+	obuf_printf(o, "%.1f %s %s latency of %s %llu (%s %llu) on CPU %u: %s at ",
+		    (double)lat_wait_ns(w) / a->o.unit_ns, unit, lat_kind_name(w->kind),
+		    lat_thread_name(a, w->tid), (unsigned long long)w->tid,
+		    lat_proc_name(a, w->pid), (unsigned long long)w->pid, w->cpu,
+		    w->kind == LAT_WAKEUP ? "woken" : w->kind == LAT_TIMER ? "due" : "preempted");
+	put_ts(o, w->start);
+	obuf_lit(o, ", ran at ");
+	put_ts(o, w->end);
+	obuf_lit(o, "\n     ");
+	if (w->kind == LAT_TIMER) {
+		lat_timer_line(a, w, o);
+		obuf_lit(o, "\n     ");
+	}
+	put_waker(a, w, o);
+	if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
+		obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
+	if (w->kind == LAT_TIMER && w->end == w->timer.woken) {
+		obuf_printf(o, "\n     it was still on CPU %u: its timer fired before it slept\n",
+			    w->cpu);
+		return;
+	}
+	obuf_printf(o, "\n     CPU %u %s: ", w->cpu,
+		    w->kind == LAT_TIMER ? "from wakeup to run" : "meanwhile");
+	lat_blame_line(a, w, o);
+	obuf_lit(o, "\n     ");
+	lat_where_line(a, w, o);
+	obuf_lit(o, "\n     causes: ");
+	lat_causes_text(w, o);
+	obuf_lit(o, "\n     ");
+	lat_elsewhere_text(w, o);
+	obuf_putc(o, '\n');
+}
+
 /* "CPU 0 idle 5.600 ms in total, longest 4.000 ms" per CPU that idled so. */
 static void put_work_conservation(struct lat_analysis *a, struct obuf *o)
 {
@@ -786,41 +828,8 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 		return;
 	obuf_printf(o, "\nthe %u worst waits:\n", a->worst.n);
 	for (uint32_t i = 0; i < a->worst.n; i++) {
-		const struct lat_wait *w = &a->top[i];
-
-		obuf_printf(o, "%3u. %.1f %s %s latency of %s %llu (%s %llu) on CPU %u: %s at ",
-			    i + 1, (double)lat_wait_ns(w) / a->o.unit_ns, unit,
-			    lat_kind_name(w->kind), lat_thread_name(a, w->tid),
-			    (unsigned long long)w->tid, lat_proc_name(a, w->pid),
-			    (unsigned long long)w->pid, w->cpu,
-			    w->kind == LAT_WAKEUP ? "woken" :
-			    w->kind == LAT_TIMER ? "due" : "preempted");
-		put_ts(o, w->start);
-		obuf_lit(o, ", ran at ");
-		put_ts(o, w->end);
-		obuf_lit(o, "\n     ");
-		if (w->kind == LAT_TIMER) {
-			lat_timer_line(a, w, o);
-			obuf_lit(o, "\n     ");
-		}
-		put_waker(a, w, o);
-		if (w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu)
-			obuf_printf(o, "; migrated: last ran on CPU %d", w->prev_cpu);
-		if (w->kind == LAT_TIMER && w->end == w->timer.woken) {
-			obuf_printf(o, "\n     it was still on CPU %u: its timer fired before it slept\n",
-				    w->cpu);
-			continue;
-		}
-		obuf_printf(o, "\n     CPU %u %s: ", w->cpu,
-			    w->kind == LAT_TIMER ? "from wakeup to run" : "meanwhile");
-		lat_blame_line(a, w, o);
-		obuf_lit(o, "\n     ");
-		lat_where_line(a, w, o);
-		obuf_lit(o, "\n     causes: ");
-		lat_causes_text(w, o);
-		obuf_lit(o, "\n     ");
-		lat_elsewhere_text(w, o);
-		obuf_putc(o, '\n');
+		obuf_printf(o, "%3u. ", i + 1);
+		lat_wait_text(a, &a->top[i], o);
 	}
 	put_worst_causes(a, o);
 }
@@ -921,6 +930,97 @@ static void json_causes(struct obuf *o, const char *key, const uint64_t *causes)
 	obuf_putc(o, '}');
 }
 
+/* One wait as a JSON object, as the report's "top" lists them. */
+void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	obuf_printf(o, "{\"kind\":\"%s\",\"latency\":%llu,\"start\":%llu,\"end\":%llu,"
+		    "\"tid\":%llu",
+		    lat_kind_name(w->kind), (unsigned long long)lat_wait_ns(w),
+		    (unsigned long long)w->start, (unsigned long long)w->end,
+		    (unsigned long long)w->tid);
+	json_name(o, "comm", lat_thread_name(a, w->tid));
+	obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
+		    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
+		    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
+	if (w->kind == LAT_TIMER)
+		lat_timer_json(a, w, o);
+	if (w->kind != LAT_PREEMPT) {
+		obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
+			    ktrace_irq_context_name(w->waker_ctx));
+		if (w->has_waker) {
+			obuf_printf(o, ",\"%s\":%llu",
+				    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
+				    (unsigned long long)w->waker);
+			json_name(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
+				  "interrupted_comm", lat_thread_name(a, w->waker));
+		}
+		if (lat_irq_name(a, w->waker_irq))
+			json_name(o, "waker_irq", lat_irq_name(a, w->waker_irq));
+	}
+	obuf_lit(o, ",\"blame\":{\"threads\":[");
+	for (uint32_t j = 0; j < w->nrun; j++) {
+		obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
+			    (unsigned long long)w->run[j].id);
+		json_name(o, "comm", lat_thread_name(a, w->run[j].id));
+		obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", lat_prio_of(w->run[j].weight),
+			    (unsigned long long)w->run[j].ns);
+	}
+	obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
+		    (unsigned long long)w->run_other_ns, (unsigned long long)w->idle_ns);
+	if (w->have_irq) {
+		obuf_printf(o, ",\"hardirq_ns\":%llu,\"softirq_ns\":%llu,\"irqs\":[",
+			    (unsigned long long)w->hardirq_ns,
+			    (unsigned long long)w->softirq_ns);
+		for (uint32_t j = 0; j < w->nirq; j++) {
+			obuf_printf(o, "%s{\"name\":", j ? "," : "");
+			obuf_json_str(o, irq_name(a, w->irq[j].id),
+				      strlen(irq_name(a, w->irq[j].id)));
+			obuf_printf(o, ",\"ns\":%llu}", (unsigned long long)w->irq[j].ns);
+		}
+		obuf_putc(o, ']');
+	}
+	obuf_printf(o, ",\"partial\":%s}", w->partial ? "true" : "false");
+	json_causes(o, "causes", w->causes);
+	lat_throttled_json(w, o);
+	obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
+		    "\"no_history\":%llu},\"migrations_recorded\":%s,\"queue_cpu\":%d,"
+		    "\"migrations\":[",
+		    (unsigned long long)w->untraced_ns, (unsigned long long)w->lost_ns,
+		    (unsigned long long)(w->causes[LAT_CAUSE_UNKNOWN] - w->untraced_ns -
+					 w->lost_ns),
+		    w->have_migrations ? "true" : "false",
+		    w->npiece ? w->piece[0].cpu : -1);
+	for (uint32_t j = 0; j < w->nmig; j++)
+		obuf_printf(o, "%s{\"ts\":%llu,\"from\":%d,\"to\":%d}", j ? "," : "",
+			    (unsigned long long)w->mig[j].ts, w->mig[j].from, w->mig[j].to);
+	obuf_printf(o, "],\"migrations_left_out\":%u,\"idle_allowed_elsewhere\":%llu,"
+		    "\"idle_allowed_cpu\":%d,\"idle_allowed_cpu_ns\":%llu,\"cpus_allowed\":",
+		    w->mig_dropped, (unsigned long long)w->idle_elsewhere_ns,
+		    w->idle_elsewhere_cpu, (unsigned long long)w->idle_elsewhere_cpu_ns);
+	if (w->cpus)
+		obuf_printf(o, "%llu", (unsigned long long)w->cpus);
+	else
+		obuf_lit(o, "null");
+	obuf_lit(o, ",\"pieces\":[");
+	for (uint32_t j = 0; j < w->npiece; j++) {
+		const struct lat_piece *p = &w->piece[j];
+
+		obuf_printf(o, "%s{\"cpu\":%d,\"start\":%llu,\"end\":%llu", j ? "," : "",
+			    p->cpu, (unsigned long long)p->start, (unsigned long long)p->end);
+		if (p->throttled_ns)
+			obuf_printf(o, ",\"throttled_ns\":%llu",
+				    (unsigned long long)p->throttled_ns);
+		if (p->top_tid) {
+			obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
+			json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
+			obuf_printf(o, ",\"behind_prio\":%d,\"behind_ns\":%llu",
+				    lat_prio_of(p->top_weight), (unsigned long long)p->top_ns);
+		}
+		obuf_putc(o, '}');
+	}
+	obuf_lit(o, "]}");
+}
+
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 {
 	uint64_t before, nowake, lossy, causes[LAT_CAUSES], from, n;
@@ -989,94 +1089,10 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		    (unsigned long long)lossy, (unsigned long long)a->lost_records, a->nlosses,
 		    (unsigned long long)a->ftrace_lost);
 	for (uint32_t i = 0; i < a->worst.n; i++) {
-		const struct lat_wait *w = &a->top[i];
-
-		obuf_printf(o, "%s\n{\"kind\":\"%s\",\"latency\":%llu,\"start\":%llu,\"end\":%llu,"
-			    "\"tid\":%llu",
-			    i ? "," : "", lat_kind_name(w->kind), (unsigned long long)lat_wait_ns(w),
-			    (unsigned long long)w->start, (unsigned long long)w->end,
-			    (unsigned long long)w->tid);
-		json_name(o, "comm", lat_thread_name(a, w->tid));
-		obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
-			    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
-			    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
-		if (w->kind == LAT_TIMER)
-			lat_timer_json(a, w, o);
-		if (w->kind != LAT_PREEMPT) {
-			obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
-				    ktrace_irq_context_name(w->waker_ctx));
-			if (w->has_waker) {
-				obuf_printf(o, ",\"%s\":%llu",
-					    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
-					    (unsigned long long)w->waker);
-				json_name(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
-					  "interrupted_comm", lat_thread_name(a, w->waker));
-			}
-			if (lat_irq_name(a, w->waker_irq))
-				json_name(o, "waker_irq", lat_irq_name(a, w->waker_irq));
-		}
-		obuf_lit(o, ",\"blame\":{\"threads\":[");
-		for (uint32_t j = 0; j < w->nrun; j++) {
-			obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
-				    (unsigned long long)w->run[j].id);
-			json_name(o, "comm", lat_thread_name(a, w->run[j].id));
-			obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", lat_prio_of(w->run[j].weight),
-				    (unsigned long long)w->run[j].ns);
-		}
-		obuf_printf(o, "],\"other_threads_ns\":%llu,\"idle_ns\":%llu",
-			    (unsigned long long)w->run_other_ns, (unsigned long long)w->idle_ns);
-		if (w->have_irq) {
-			obuf_printf(o, ",\"hardirq_ns\":%llu,\"softirq_ns\":%llu,\"irqs\":[",
-				    (unsigned long long)w->hardirq_ns,
-				    (unsigned long long)w->softirq_ns);
-			for (uint32_t j = 0; j < w->nirq; j++) {
-				obuf_printf(o, "%s{\"name\":", j ? "," : "");
-				obuf_json_str(o, irq_name(a, w->irq[j].id),
-					      strlen(irq_name(a, w->irq[j].id)));
-				obuf_printf(o, ",\"ns\":%llu}", (unsigned long long)w->irq[j].ns);
-			}
-			obuf_putc(o, ']');
-		}
-		obuf_printf(o, ",\"partial\":%s}", w->partial ? "true" : "false");
-		json_causes(o, "causes", w->causes);
-		lat_throttled_json(w, o);
-		obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
-			    "\"no_history\":%llu},\"migrations_recorded\":%s,\"queue_cpu\":%d,"
-			    "\"migrations\":[",
-			    (unsigned long long)w->untraced_ns, (unsigned long long)w->lost_ns,
-			    (unsigned long long)(w->causes[LAT_CAUSE_UNKNOWN] - w->untraced_ns -
-						 w->lost_ns),
-			    w->have_migrations ? "true" : "false",
-			    w->npiece ? w->piece[0].cpu : -1);
-		for (uint32_t j = 0; j < w->nmig; j++)
-			obuf_printf(o, "%s{\"ts\":%llu,\"from\":%d,\"to\":%d}", j ? "," : "",
-				    (unsigned long long)w->mig[j].ts, w->mig[j].from, w->mig[j].to);
-		obuf_printf(o, "],\"migrations_left_out\":%u,\"idle_allowed_elsewhere\":%llu,"
-			    "\"idle_allowed_cpu\":%d,\"idle_allowed_cpu_ns\":%llu,\"cpus_allowed\":",
-			    w->mig_dropped, (unsigned long long)w->idle_elsewhere_ns,
-			    w->idle_elsewhere_cpu, (unsigned long long)w->idle_elsewhere_cpu_ns);
-		if (w->cpus)
-			obuf_printf(o, "%llu", (unsigned long long)w->cpus);
-		else
-			obuf_lit(o, "null");
-		obuf_lit(o, ",\"pieces\":[");
-		for (uint32_t j = 0; j < w->npiece; j++) {
-			const struct lat_piece *p = &w->piece[j];
-
-			obuf_printf(o, "%s{\"cpu\":%d,\"start\":%llu,\"end\":%llu", j ? "," : "",
-				    p->cpu, (unsigned long long)p->start, (unsigned long long)p->end);
-			if (p->throttled_ns)
-				obuf_printf(o, ",\"throttled_ns\":%llu",
-					    (unsigned long long)p->throttled_ns);
-			if (p->top_tid) {
-				obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
-				json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
-				obuf_printf(o, ",\"behind_prio\":%d,\"behind_ns\":%llu",
-					    lat_prio_of(p->top_weight), (unsigned long long)p->top_ns);
-			}
-			obuf_putc(o, '}');
-		}
-		obuf_lit(o, "]}");
+		if (i)
+			obuf_putc(o, ',');
+		obuf_putc(o, '\n');
+		lat_wait_json(a, &a->top[i], o);
 	}
 	sum_worst(a, causes);
 	obuf_lit(o, "]");
