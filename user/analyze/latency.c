@@ -1419,3 +1419,13 @@ const struct lat_wait *lat_waits_by_start(struct lat_analysis *a, uint32_t *n)
 	*n = a->worst.n;
 	return a->top;
 }
+
+uint32_t lat_top_count(const struct lat_analysis *a)
+{
+	return a->worst.n;
+}
+
+const struct lat_wait *lat_top_wait(const struct lat_analysis *a, uint32_t i)
+{
+	return i < a->worst.n ? &a->top[i] : NULL;
+}

@@ -197,6 +197,13 @@ void lat_put_cut_json(const struct lat_analysis *a, struct obuf *o);
 
 void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path);
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path);
+/* The cause with the most of @w's time (enum lat_cause). */
+unsigned int lat_main_cause(const struct lat_wait *w);
+/* One line that says why @w waited: its main causes, behind whom, the CPU it could have used. */
+void lat_verdict(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
+/* The worst waits, longest first (after lat_done()): their number, the @i-th. */
+uint32_t lat_top_count(const struct lat_analysis *a);
+const struct lat_wait *lat_top_wait(const struct lat_analysis *a, uint32_t i);
 /* One wait as the reports list it: text (lines after the first indented), a JSON object. */
 void lat_wait_text(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
 void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);

@@ -643,6 +643,77 @@ static void sum_worst(struct lat_analysis *a, uint64_t *causes)
 			causes[k] += a->top[i].causes[k];
 }
 
+/* The cause with the most of @w's time (unknown only if nothing else has any). */
+unsigned int lat_main_cause(const struct lat_wait *w)
+{
+	unsigned int best = 0;
+
+	for (unsigned int k = 1; k < LAT_CAUSES; k++)
+		if (w->causes[k] > w->causes[best])
+			best = k;
+	return w->causes[best] ? best : LAT_CAUSE_UNKNOWN;
+}
+
+/* The queue piece where @w waited longest behind one thread, NULL if none. */
+static const struct lat_piece *main_piece(const struct lat_wait *w)
+{
+	const struct lat_piece *best = NULL;
+
+	for (uint32_t i = 0; i < w->npiece; i++)
+		if (w->piece[i].top_tid && (!best || w->piece[i].top_ns > best->top_ns))
+			best = &w->piece[i];
+	return best;
+}
+
+/*
+ * One line that says why: "12.3 ms wakeup latency of nginx 1234 on CPU 3:
+ * 91% higher_priority behind kt_x 77 (rt 50), 6% interrupts; CPU 1, which
+ * it may use, idled 10.9 ms".
+ */
+void lat_verdict(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	unsigned int order[LAT_CAUSES], n = 0, main = lat_main_cause(w);
+	const struct lat_piece *p = main_piece(w);
+	uint64_t total = lat_wait_ns(w);
+
+	lat_put_dur(o, total);
+	obuf_printf(o, " %s latency of %s %llu on CPU %u: ", lat_kind_name(w->kind),
+		    lat_thread_name(a, w->tid), (unsigned long long)w->tid, w->cpu);
+	order[n++] = main;
+	for (unsigned int k = 0; k < LAT_CAUSES; k++)
+		if (k != main && w->causes[k])
+			order[n++] = k;
+	/* The main cause first, then the rest largest first; those under 1% left out. */
+	for (unsigned int i = 2; i < n; i++)
+		for (unsigned int j = i; j > 1 && w->causes[order[j]] > w->causes[order[j - 1]]; j--) {
+			unsigned int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int k = order[i];
+
+		if (i && w->causes[k] * 100 < total)
+			break;
+		obuf_printf(o, "%s%.0f%% %s", i ? ", " : "",
+			    total ? 100.0 * w->causes[k] / total : 0.0, lat_cause_name(k));
+		if (i == 0 && p && (k == LAT_CAUSE_HIGHER_PRIORITY || k == LAT_CAUSE_NOT_PREEMPTED ||
+				    k == LAT_CAUSE_SAME_CLASS)) {
+			obuf_printf(o, " behind %s %llu (", lat_thread_name(a, p->top_tid),
+				    (unsigned long long)p->top_tid);
+			lat_put_prio(o, p->top_weight);
+			obuf_putc(o, ')');
+		}
+		if (k == LAT_CAUSE_NOT_PREEMPTED && w->preemption)
+			obuf_printf(o, " (preemption model %s)", w->preemption);
+	}
+	if (w->idle_elsewhere_ns && w->idle_elsewhere_cpu >= 0) {
+		obuf_printf(o, "; CPU %d, which it may use, idled ", w->idle_elsewhere_cpu);
+		lat_put_dur(o, w->idle_elsewhere_cpu_ns);
+	}
+}
+
 /*
  * One wait, as the text report lists the worst: what it was, who woke it,
  * what held its CPU, where it was queued, its causes, the CPUs it could
