@@ -53,7 +53,7 @@ USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_recor
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
 		   user/record/bpf_exact.c user/record/buffer_size.c user/record/source_thread.c \
 		   user/record/drain_stats.c user/record/cgroup_limits.c user/record/throttle_layout.c \
-		   user/record/cgroup_paths.c user/record/preemption.c
+		   user/record/cgroup_paths.c user/record/preemption.c user/record/session.c
 USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -pthread -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One recording session, as `ktrace record` and `ktrace watch` run it:
+ * sources opened and started, their buffers drained into spools, stopped,
+ * and the archive written.
+ */
+#ifndef KTRACE_SESSION_H
+#define KTRACE_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "record.h"
+#include "source_thread.h"
+
+/* Set by SIGINT, SIGTERM and SIGHUP once record_start() has run: stop. */
+extern volatile sig_atomic_t record_stop_requested;
+
+/* One recording: its sources, spools, clock sync, output and command. */
+struct record_run {
+	struct record_opts *ro;
+	struct {
+		const struct source_ops *ops;
+		void *priv;
+		struct spool *spools;
+		unsigned int nspools;
+		struct source_thread thread;	/* all but the backend's, while recording */
+	} src[2];			/* the backend, then ftrace (--ftrace) */
+	unsigned int nsrc;
+	struct spool *spools;		/* the backend's, ktrace's own (cli), ftrace's */
+	unsigned int nspools, cli, nall;
+	struct clock_sync sync;
+	struct cli_output out;
+	uint64_t t0, start;
+	pid_t child;
+	int go, status;
+	struct trigger_report trep;
+	bool said_trigger;
+	struct record_stats st;
+	struct spool end_names;		/* the threads alive as recording stopped */
+	struct cgroup_limits *limits;	/* cpu.max of the limited cgroups, start and end */
+	struct cgroup_paths cgroups;	/* every cgroup v2 at the end, by id */
+};
+
+/* The recorder backend: @name (--backend), or the module when it is loaded, else BPF. */
+const struct source_ops *choose_backend(const char *name, const struct record_opts *ro,
+					char *why, size_t len);
+/* Without -b, the default buffer size for this machine's CPUs, said. */
+int choose_buffer_size(struct record_opts *ro);
+/* -ESRCH, said, if no thread or process @pid runs (a trigger could only fire on a reused id). */
+int check_trigger_pid(uint32_t pid);
+int record_open(struct record_run *rs, const struct source_ops *main_ops,
+		struct record_opts *ro, const char *ftrace_spec, const char *out_path,
+		bool json, const char *why);
+int record_start(struct record_run *rs);
+void record_loop(struct record_run *rs, uint64_t duration_ns);
+void record_stop(struct record_run *rs);
+int record_write(struct record_run *rs, const char *out_path);
+void record_close(struct record_run *rs);
+
+#endif
