@@ -3,9 +3,13 @@
 """Checks a recording of tests/preempt_workload.c: a SCHED_FIFO thread
 (kt_rt) woken on a CPU where a fair thread (kt_spinner) busy-waits in the
 kernel.  With a preemption model short of full (trace_info's "none" or
-"voluntary"), its waits across a spin are at least 80% not_preempted, and
-blamed on kt_spinner; with full preemption, lazy or PREEMPT_RT the kernel
-preempts the spinner, and no wait of kt_rt lasts half a spin.  TAP output.
+"voluntary"), its waits that were runnable a millisecond or more are, from
+their wakeup on, at least 80% not_preempted and blamed on kt_spinner (a
+timer that fired late is timer_late before it); with full preemption, lazy
+or PREEMPT_RT the kernel preempts the spinner: no wait of kt_rt holds a
+quarter of a spin not_preempted.  (A kernel without full preemption may
+still take the CPU from the spinner at a tick: Debian's 6.1 in a VM does
+every 4 ms, within the 20 ms spin.)  TAP output.
 usage: check_preempt.py KTRACE TRACE.fxt EXPECT_FILE"""
 import json
 import os
@@ -29,20 +33,27 @@ print(f"# preemption model {r.get('preemption_model')}; {len(waits)} waits of kt
       f"{max((w['latency'] for w in waits), default=0) / 1e6:.3f} ms; spins of {spin_ns / 1e6:.3f} ms")
 ok(waits and all(sum(w['causes'].values()) == w['latency'] for w in waits),
    "kt_rt waited, and every wait's causes sum to its latency")
+def runnable(w):
+    return w['latency'] - w['causes']['timer_late']
+
+
 if model in ('none', 'voluntary'):
-    held = [w for w in waits if w['latency'] >= spin_ns // 4]
-    ok(held, f'without full preemption, kt_rt waits across the spins ({len(held)} waits of a quarter spin or more)')
+    held = [w for w in waits if runnable(w) >= 1000000 and w['cpu'] == 1]
+    ok(held, f'without full preemption, kt_rt waits behind the spins ({len(held)} waits runnable 1 ms or more)')
     bad = [(w['start'], w['latency'], w['causes'], w['pieces'][:1]) for w in held
-           if w['causes']['not_preempted'] * 5 < w['latency'] * 4 or
+           if w['causes']['not_preempted'] * 5 < runnable(w) * 4 or
            w['pieces'][0].get('behind_tid') != e['spinner']]
-    ok(held and not bad, 'each is at least 80% not_preempted, queued behind kt_spinner', bad[:3])
-    text = subprocess.run([ktrace, 'latency', trace, '--pid', str(e['rt']), '--top', '1'],
+    ok(held and not bad, 'each is, from its wakeup, at least 80% not_preempted, queued behind kt_spinner',
+       bad[:3])
+    text = subprocess.run([ktrace, 'latency', trace, '--pid', str(e['rt']), '--top', '100'],
                           capture_output=True, text=True).stdout
     ok(f"preemption model {r['preemption_model']}" in text and 'behind kt_spinner' in text,
        'the text names the preemption model and the spinner', text[-1500:])
 elif model in ('full', 'lazy', 'rt'):
-    long = [(w['start'], w['latency'], w['causes']) for w in waits if w['latency'] >= spin_ns // 2]
-    ok(not long, f'with {model} preemption the spinner is preempted: no wait of kt_rt lasts half a spin', long[:3])
+    long = [(w['start'], w['latency'], w['causes']) for w in waits
+            if w['causes']['not_preempted'] >= spin_ns // 4]
+    ok(not long, f'with {model} preemption the spinner is preempted: no wait of kt_rt holds a quarter spin '
+       'not_preempted', long[:3])
 else:
     skip('the waits against the preemption model', f"the recording does not say the model ({r.get('preemption_model')})")
 finish()
