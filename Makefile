@@ -47,7 +47,7 @@ USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_outp
 		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
 		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
-		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c \
+		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/cmd_watch.c user/cmd_spikes.c \
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
 		   user/record/source_kmod.c user/record/source_ftrace.c user/record/ftrace_convert.c \
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
@@ -120,9 +120,10 @@ FIFO_HOG	:= $(O)/tests/fifo_hog
 CHURN		:= $(O)/tests/churn
 PLACEMENT	:= $(O)/tests/placement
 PREEMPT_WORKLOAD := $(O)/tests/preempt_workload
+SPIKE_WORKLOAD	:= $(O)/tests/spike_workload
 COMPACT_FXT	:= $(O)/tests/compact_fxt
 TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(COMPACT_FXT)
+		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(SPIKE_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
 	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak

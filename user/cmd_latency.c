@@ -106,6 +106,23 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 	return ret;
 }
 
+int latency_read(struct cli_input *in, struct lat_analysis *a, struct cp_analysis *cp)
+{
+	int ret = read_pass(in, true, a, lat_scan);
+
+	if (ret)
+		return ret;
+	lat_scan_done(a);
+	pass_cp = cp;
+	ret = read_pass(in, false, a, cp ? lat_and_cp_record : lat_record);
+	if (ret)
+		return ret;
+	lat_done(a);
+	if (cp)
+		cp_done(cp);
+	return 0;
+}
+
 static int parse_by(const char *s, enum lat_by *by)
 {
 	static const char *const names[] = {
@@ -371,19 +388,10 @@ int cmd_latency(int argc, char **argv)
 		cli_close_trace(&in);
 		return 1;
 	}
-	ret = read_pass(&in, true, a, lat_scan);
-	if (!ret) {
-		lat_scan_done(a);
-		pass_cp = cp;
-		ret = read_pass(&in, false, a, cp ? lat_and_cp_record : lat_record);
-	}
-	if (!ret) {
-		lat_done(a);
+	ret = latency_read(&in, a, cp);
+	if (!ret)
 		ret = check_filters(a, &la.lo, in.path);
-	}
 	if (!ret) {
-		if (cp)
-			cp_done(cp);
 		if (cp && la.json_report)
 			cp_report_json(cp, &out, in.path);
 		else if (cp)

@@ -20,6 +20,8 @@ static const struct {
 	{ "dump", cmd_dump, "print, check and count the records of an FXT trace" },
 	{ "latency", cmd_latency, "wakeup and preemption latency, and why the worst waits waited" },
 	{ "mark", cmd_mark, "write an instant, duration or counter event into the recording" },
+	{ "watch", cmd_watch, "record until stopped; save and explain every wait past a threshold" },
+	{ "spikes", cmd_spikes, "what ktrace watch caught: spikes by thread and cause, the worst" },
 	{ "merge", cmd_merge, "merge a saved ftrace text dump into a trace, clocks aligned" },
 	{ "record", cmd_record, "record context switches, wakeups and names" },
 };

@@ -912,3 +912,8 @@ int cp_annotate(struct cp_analysis *cp, struct cli_input *in, const char *out_pa
 			out_path, cp->worst.n);
 	return ret;
 }
+
+uint32_t cp_count(const struct cp_analysis *cp)
+{
+	return cp->worst.n;
+}

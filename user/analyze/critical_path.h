@@ -32,6 +32,8 @@ void cp_free(struct cp_analysis *cp);
 void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec);
 void cp_done(struct cp_analysis *cp);
 
+/* How many waits the analysis explains (after cp_done()). */
+uint32_t cp_count(const struct cp_analysis *cp);
 void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path);
 void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path);
 /* The input again with a ktrace:critical_path slice per hop and flows between them. */

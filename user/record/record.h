@@ -169,6 +169,14 @@ struct source_ops {
 	int (*stop)(void *priv, struct record_stats *st);
 	/* 1 and @t once the latency trigger fired, 0 before, -errno on error. */
 	int (*trigger)(void *priv, struct trigger_report *t);
+	/*
+	 * Ring mode with a latency trigger, once the trigger's window has
+	 * passed (every writer drops records after its stop): the rings into
+	 * the spools, as stop() leaves them, and the trigger armed again,
+	 * recording on from *@rearmed (CLOCK_MONOTONIC ns).  NULL where the
+	 * source can only be stopped and started again.
+	 */
+	int (*window)(void *priv, struct record_stats *st, uint64_t *rearmed);
 	/* A source on its own clock: a sync marker in its buffers, and alignment at the end. */
 	int (*marker)(void *priv, const char *id);
 	/*

@@ -116,7 +116,7 @@ int record_open(struct record_run *rs, const struct source_ops *main_ops,
 	if (!rs->spools)
 		return -ENOMEM;
 	/* Written beside and renamed over it at the end: a failure leaves what was there. */
-	ret = cli_output_open(&rs->out, out_path, json);
+	ret = out_path ? cli_output_open(&rs->out, out_path, json) : 0;
 	if (ret)
 		return ret;
 	for (unsigned int i = 0; i < rs->nall; i++) {
@@ -287,7 +287,7 @@ void record_loop(struct record_run *rs, uint64_t duration_ns)
  * command is ended: a ring may keep none of their own names (the module
  * names every live task at the start only, and only into the ring).
  */
-static void end_names(struct record_run *rs)
+void record_end_names(struct record_run *rs)
 {
 	struct fxt_writer *w;
 	uint64_t threads;
@@ -354,7 +354,7 @@ void record_stop(struct record_run *rs)
 			rs->src[i].ops->align(rs->src[i].priv, rs->sync.points, rs->sync.n);
 	}
 	/* Not before: reading /proc while a ring records pushes its window out. */
-	end_names(rs);
+	record_end_names(rs);
 	if (rs->limits)
 		cgroup_limits_read(rs->limits, true);
 	/* The paths of the cgroups the recorders give by id, the command's included. */

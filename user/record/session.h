@@ -52,12 +52,15 @@ const struct source_ops *choose_backend(const char *name, const struct record_op
 int choose_buffer_size(struct record_opts *ro);
 /* -ESRCH, said, if no thread or process @pid runs (a trigger could only fire on a reused id). */
 int check_trigger_pid(uint32_t pid);
+/* @out_path NULL: no output file (`ktrace watch` writes its own, with write_archive()). */
 int record_open(struct record_run *rs, const struct source_ops *main_ops,
 		struct record_opts *ro, const char *ftrace_spec, const char *out_path,
 		bool json, const char *why);
 int record_start(struct record_run *rs);
 void record_loop(struct record_run *rs, uint64_t duration_ns);
 void record_stop(struct record_run *rs);
+/* The threads alive now, named into @rs->end_names (a ring may keep none of their names). */
+void record_end_names(struct record_run *rs);
 int record_write(struct record_run *rs, const char *out_path);
 void record_close(struct record_run *rs);
 

@@ -633,6 +633,42 @@ static void bpf_head(void *priv, struct fxt_writer *w, uint64_t ts)
 
 	kstacks_write(&s->kstacks, w, ts, s->opts->stacks);
 }
+/*
+ * Every buffer into its spool once no program writes more (after the
+ * stop, or a trigger's window): in ring mode its last buffer's worth, from
+ * its first whole chunk; losses after the last record that fitted written
+ * at the end.  Returns the bytes a ring wrote over.
+ */
+static uint64_t drain_all(struct source_bpf *s, struct record_stats *st)
+{
+	uint64_t overwritten = 0;
+
+	drain_stats_pass(&s->drain);
+	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
+		struct ktrace_bpf_ctl *c = &s->ctl[buf];
+		__u64 rec[KTRACE_FXT_DROP_WORDS], total = s->words * 8;
+
+		drain_stats_fill(&s->drain, buf, c->head - c->tail);
+		if (s->opts->ring && c->head - c->tail > total) {
+			/* The last buffer's worth, from its first whole chunk. */
+			uint64_t from = (c->head - total + KTRACE_BPF_CHUNK_WORDS * 8 - 1) &
+					~(uint64_t)(KTRACE_BPF_CHUNK_WORDS * 8 - 1);
+
+			overwritten += from - c->tail;
+			c->tail = from;
+			s->spools[buf].wrapped = true;
+		}
+		drain_buf(s, buf, true);
+		st->dropped += c->pending + c->reported;
+		/* Losses after the last record that fitted are written here. */
+		if (c->pending)
+			spool_add(&s->spools[buf], rec,
+				  8 * ktrace_fxt_put_drop(rec, c->last_ts, buf % s->ncpus,
+							  c->pending, c->first_ts, c->last_ts));
+	}
+	return overwritten;
+}
+
 
 static int bpf_stop(void *priv, struct record_stats *st)
 {
@@ -660,27 +696,7 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	 */
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(10000);
-	drain_stats_pass(&s->drain);
-	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
-		struct ktrace_bpf_ctl *c = &s->ctl[buf];
-		__u64 rec[KTRACE_FXT_DROP_WORDS], total = s->words * 8;
-
-		drain_stats_fill(&s->drain, buf, c->head - c->tail);
-		if (s->opts->ring && c->head > total) {
-			/* The last buffer's worth, from its first whole chunk. */
-			c->tail = (c->head - total + KTRACE_BPF_CHUNK_WORDS * 8 - 1) &
-				  ~(uint64_t)(KTRACE_BPF_CHUNK_WORDS * 8 - 1);
-			overwritten += c->tail;
-			s->spools[buf].wrapped = true;
-		}
-		drain_buf(s, buf, true);
-		st->dropped += c->pending + c->reported;
-		/* Losses after the last record that fitted are written here. */
-		if (c->pending)
-			spool_add(&s->spools[buf], rec,
-				  8 * ktrace_fxt_put_drop(rec, c->last_ts, buf % s->ncpus,
-							  c->pending, c->first_ts, c->last_ts));
-	}
+	overwritten = drain_all(s, st);
 	if (s->opts->verbose && !s->opts->ring)
 		drain_stats_report(&s->drain, "bpf", s->words * 8, s->ncpus);
 	if (s->uncommitted)
@@ -692,6 +708,42 @@ static int bpf_stop(void *priv, struct record_stats *st)
 	if (s->opts->stack_depth)
 		read_kstacks(s);
 	st->dropped += recursion_misses(s, s->stop_ns);
+	return s->err;
+}
+
+/*
+ * `ktrace watch`: the trigger's window has passed, so every program drops
+ * what it would write.  The rings go into the spools, and the trigger is
+ * armed again, the programs attached all along: what they dropped from
+ * the window's stop to *@rearmed is the gap between two windows.
+ */
+static int bpf_window(void *priv, struct record_stats *st, uint64_t *rearmed)
+{
+	struct source_bpf *s = priv;
+	struct ktrace_bpf_trigger *tr = &s->skel->bss->trigger;
+	uint64_t stop = __atomic_load_n(&tr->stop_at, __ATOMIC_ACQUIRE);
+
+	if (!stop || now_mono_ns() <= stop)
+		return -EAGAIN;
+	/* A program that read the clock before the stop may still be writing (see bpf_stop()). */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
+	st->span_start = s->start_ns;
+	st->span_stop = stop;
+	drain_all(s, st);
+	/* Said in this window's loss records; the programs write none meanwhile. */
+	for (unsigned int buf = 0; buf < s->nbufs; buf++) {
+		s->ctl[buf].pending = 0;
+		s->ctl[buf].reported = 0;
+	}
+	if (s->opts->stack_depth) {
+		kstacks_free(&s->kstacks);
+		read_kstacks(s);
+	}
+	*rearmed = now_mono_ns();
+	__atomic_store_n(&tr->armed_at, *rearmed, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tr->stop_at, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tr->fired, 0, __ATOMIC_SEQ_CST);
 	return s->err;
 }
 
@@ -744,6 +796,7 @@ const struct source_ops source_bpf_ops = {
 	.poll = bpf_poll,
 	.stop = bpf_stop,
 	.trigger = bpf_trigger,
+	.window = bpf_window,
 	.throttling = bpf_throttling,
 	.head = bpf_head,
 	.close = bpf_close,

@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace watch: record in ring mode with the latency trigger armed, for as
+ * long as it runs; each wait past the threshold saves its window (the
+ * trace before and after it) and explains itself in a report, then the
+ * trigger is armed again.  Between spikes nothing is copied out of the
+ * recorder's buffers.
+ *
+ * DIR gets, per spike, TIME-COMM-TID.fxt (the window) and TIME-COMM-TID.txt
+ * (the report, a verdict line first), each written to a temporary name and
+ * renamed, and a line in spikes.jsonl, the index `ktrace spikes` reads.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "critical_path.h"
+#include "latency.h"
+#include "record.h"
+#include "session.h"
+#include "utils.h"
+#include "watch.h"
+
+enum {
+	OPT_THRESHOLD = 256,
+	OPT_PID,
+	OPT_COMM,
+	OPT_BEFORE,
+	OPT_AFTER,
+	OPT_MAX_RATE,
+	OPT_MAX_SIZE,
+	OPT_BACKEND,
+};
+
+struct watch_args {
+	struct record_opts ro;
+	const char *dir, *backend;
+	uint64_t before_ns, duration_ns, max_size;
+	uint32_t max_per_min;
+	bool has_threshold;
+};
+
+/* What the watch has done, for the index and its last line. */
+struct watch_state {
+	struct watch_args *wa;
+	int dirfd;
+	uint64_t window_start;		/* recording since: the last window's re-arm */
+	uint64_t spikes, saved, over_rate, unsaved, restarts;
+	uint64_t rate_times[WATCH_MAX_RATE];	/* when the last saved spikes fired */
+	uint32_t nrate;
+};
+
+/* ---- the spike's files ---------------------------------------------------- */
+
+/* "20261127T031502.123-nginx-1234": the spike's wall-clock time, its thread. */
+static void spike_name(char *out, size_t len, const char *comm, uint32_t tid)
+{
+	struct timespec now;
+	struct tm tm;
+	char stamp[32], safe[32];
+	size_t i;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	for (i = 0; comm[i] && i < sizeof(safe) - 1; i++)
+		safe[i] = (comm[i] == '/' || comm[i] == ' ' || comm[i] < 0x20) ? '_' : comm[i];
+	safe[i] = 0;
+	snprintf(out, len, "%s.%03ld-%s-%u", stamp, now.tv_nsec / 1000000, i ? safe : "unnamed",
+		 tid);
+}
+
+/* Writes @len bytes to @fd entirely: 0 or -errno. */
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* @buf into DIR/@name through a temporary name: no reader sees half of it. */
+static int write_file(int dirfd, const char *name, const char *buf, size_t len)
+{
+	char tmp[NAME_MAX + 8];
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, buf, len);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	return ret;
+}
+
+/* ---- the analysis of one window ------------------------------------------- */
+
+/*
+ * The report of the wait that fired the trigger in the window @path: its
+ * verdict into @verdict, the text report into @text, the wait as JSON into
+ * @json, its main cause's name.  -ENOENT if the analysis finds no such wait.
+ */
+static int explain(const char *path, const struct trigger_report *t, struct obuf *verdict,
+		   struct obuf *text, struct obuf *json, const char **main_cause)
+{
+	struct lat_opts lo = { .pid = t->tid, .cpu = -1, .top = 64, .unit_ns = 1000 };
+	/* The wait that holds the instant before its switch-in. */
+	struct cp_opts co = { .tid = t->tid, .top = 1, .at = t->ts - 1 };
+	const struct lat_wait *w = NULL;
+	struct cp_analysis *cp = NULL;
+	struct lat_analysis *a;
+	struct cli_input in;
+	int ret;
+
+	if (cli_open_trace(&in, path, CLI_INPUT_REREAD))
+		return -EINVAL;
+	a = lat_new(&lo);
+	ret = a ? latency_read(&in, a, NULL) : -ENOMEM;
+	for (uint32_t i = 0; !ret && i < lat_top_count(a); i++)
+		if (lat_top_wait(a, i)->tid == t->tid && lat_top_wait(a, i)->end == t->ts)
+			w = lat_top_wait(a, i);
+	if (!ret && !w)
+		ret = -ENOENT;
+	if (!ret) {
+		*main_cause = lat_cause_name(lat_main_cause(w));
+		lat_verdict(a, w, verdict);
+		obuf_putc(verdict, '\n');
+		obuf_put(text, verdict->buf, verdict->len);
+		obuf_lit(text, "\nthe wait:\n  ");
+		lat_wait_text(a, w, text);
+		lat_wait_json(a, w, json);
+	}
+	lat_free(a);
+	cli_close_trace(&in);
+	if (ret)
+		return ret;
+	/* Who woke it and what they did meanwhile, back over the wait. */
+	lo.top = 0;
+	if (cli_open_trace(&in, path, CLI_INPUT_REREAD))
+		return 0;
+	a = lat_new(&lo);
+	cp = a ? cp_new(a, &co) : NULL;
+	/* A window that starts after the thread went to sleep has no path for a wakeup wait. */
+	if (cp && !latency_read(&in, a, cp) && cp_count(cp)) {
+		obuf_lit(text, "\nits critical path:\n");
+		cp_report_text(cp, text, path);
+	}
+	cp_free(cp);
+	lat_free(a);
+	cli_close_trace(&in);
+	return 0;
+}
+
+/* ---- the index ------------------------------------------------------------ */
+
+static void json_str(struct obuf *o, const char *key, const char *s)
+{
+	obuf_printf(o, ",\"%s\":", key);
+	obuf_json_str(o, s, strlen(s));
+}
+
+/* One line of spikes.jsonl, appended with one write: a reader sees it whole or not. */
+static int index_append(struct watch_state *ws, const struct trigger_report *t,
+			const char *comm, const char *name, const char *status,
+			const char *main_cause, const char *verdict,
+			const struct obuf *wait_json, uint64_t gap_ns)
+{
+	struct timespec now;
+	struct obuf o;
+	char file[NAME_MAX + 8];
+	int fd, ret;
+
+	if (obuf_init(&o, -1, 4096))
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &now);
+	obuf_printf(&o, "{\"time\":%lld.%03ld,\"ts\":%llu,\"tid\":%u", (long long)now.tv_sec,
+		    now.tv_nsec / 1000000, (unsigned long long)t->ts, t->tid);
+	json_str(&o, "comm", comm);
+	obuf_printf(&o, ",\"latency\":%llu,\"cpu\":%u", (unsigned long long)t->latency, t->cpu);
+	json_str(&o, "status", status);
+	if (name) {
+		snprintf(file, sizeof(file), "%s.fxt", name);
+		json_str(&o, "fxt", file);
+		snprintf(file, sizeof(file), "%s.txt", name);
+		json_str(&o, "txt", file);
+	}
+	obuf_printf(&o, ",\"gap_before_ns\":%llu", (unsigned long long)gap_ns);
+	if (main_cause)
+		json_str(&o, "main_cause", main_cause);
+	if (verdict)
+		json_str(&o, "verdict", verdict);
+	if (wait_json && wait_json->len) {
+		obuf_lit(&o, ",\"wait\":");
+		obuf_put(&o, wait_json->buf, wait_json->len);
+	}
+	obuf_lit(&o, "}\n");
+	fd = openat(ws->dirfd, WATCH_INDEX, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	ret = fd < 0 ? -errno : write_all(fd, o.buf, o.len);
+	if (fd >= 0 && close(fd) && !ret)
+		ret = -errno;
+	obuf_free(&o);
+	return ret;
+}
+
+/* ---- limits ---------------------------------------------------------------- */
+
+/* Whether another spike may be saved now under --max-rate (per minute). */
+static bool rate_allows(struct watch_state *ws, uint64_t now)
+{
+	uint32_t n = ws->wa->max_per_min, kept = 0;
+
+	for (uint32_t i = 0; i < ws->nrate; i++)
+		if (now - ws->rate_times[i] < 60 * CLI_NSEC_PER_SEC)
+			ws->rate_times[kept++] = ws->rate_times[i];
+	ws->nrate = kept;
+	if (kept >= n)
+		return false;
+	ws->rate_times[ws->nrate++] = now;
+	return true;
+}
+
+static int cmp_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * --max-size: the oldest spikes' files deleted until DIR's spike files
+ * take no more (names start with the time, so name order is age order).
+ */
+static void prune(struct watch_state *ws)
+{
+	DIR *d = fdopendir(dup(ws->dirfd));
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 5 || (strcmp(e->d_name + len - 4, ".fxt") &&
+						       strcmp(e->d_name + len - 4, ".txt")))
+			continue;
+		if (fstatat(ws->dirfd, e->d_name, &st, 0))
+			continue;
+		total += st.st_size;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			names = xrealloc(names, cap * sizeof(*names), "watch: --max-size");
+		}
+		names[n] = strdup(e->d_name);
+		if (!names[n++])
+			out_of_memory("watch: --max-size");
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < n && total > ws->wa->max_size; i++) {
+		if (!fstatat(ws->dirfd, names[i], &st, 0) && !unlinkat(ws->dirfd, names[i], 0)) {
+			total -= st.st_size;
+			pr_info("watch: --max-size: removed %s", names[i]);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ---- a window ---------------------------------------------------------------- */
+
+/* The window's archive into DIR/@name.fxt, through a temporary name. */
+static int write_window(struct watch_state *ws, struct record_run *rs,
+			const struct record_span *span, const char *name)
+{
+	char tmp[NAME_MAX + 16], file[NAME_MAX + 8];
+	struct archive_stats st = { 0 };
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), ".%s.fxt.tmp", name);
+	snprintf(file, sizeof(file), "%s.fxt", name);
+	fd = openat(ws->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = write_archive(fd, rs->src[0].ops, rs->src[0].priv, rs->ro, span, rs->spools,
+			    rs->nall, span->start, &rs->end_names, rs->limits, &rs->cgroups, &st);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && renameat(ws->dirfd, tmp, ws->dirfd, file))
+		ret = -errno;
+	if (ret)
+		unlinkat(ws->dirfd, tmp, 0);
+	return ret;
+}
+
+/* The spools emptied for the next window. */
+static int reset_spools(struct record_run *rs)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < rs->nall; i++) {
+		spool_close(&rs->spools[i]);
+		if (!ret)
+			ret = spool_open(&rs->spools[i]);
+	}
+	spool_close(&rs->end_names);
+	return ret;
+}
+
+/* The thread's name as the window's end names give it (the kernel's comm otherwise). */
+static void thread_comm(uint32_t tid, char *out, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tid);
+	f = fopen(path, "r");
+	if (!f || !fgets(out, len, f))
+		snprintf(out, len, "tid%u", tid);
+	else
+		out[strcspn(out, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The trigger fired and its window has passed: the rings read (the
+ * recorder armed again, or stopped to be started again by the caller),
+ * then the window saved and explained, or counted.  Returns 1 when the
+ * recorder was stopped, 0 when it records on, -errno when it failed.
+ */
+static int take_window(struct watch_state *ws, struct record_run *rs,
+		       const struct trigger_report *t)
+{
+	const struct source_ops *ops = rs->src[0].ops;
+	struct obuf verdict = { 0 }, text = { 0 }, json = { 0 };
+	struct record_span span;
+	uint64_t rearmed = 0, gap = 0;
+	const char *status = "saved", *main_cause = NULL;
+	char name[NAME_MAX - 16], comm[32], path[PATH_MAX];
+	bool stopped = !ops->window;
+	int ret;
+
+	if (ops->window) {
+		ret = ops->window(rs->src[0].priv, &rs->st, &rearmed);
+		if (ret)
+			return ret;
+		record_end_names(rs);
+		cgroup_paths_free(&rs->cgroups);
+		cgroup_paths_read(&rs->cgroups);
+	} else {
+		record_stop(rs);
+	}
+	ws->spikes++;
+	thread_comm(t->tid, comm, sizeof(comm));
+	span.start = t->ts > ws->wa->before_ns + t->latency ? t->ts - t->latency - ws->wa->before_ns : 0;
+	if (span.start < ws->window_start) {
+		/* The window reaches back into the stretch the last one left unrecorded. */
+		gap = ws->window_start - span.start;
+		span.start = ws->window_start;
+	}
+	if (ring_common_start(rs->spools, rs->nall) > span.start)
+		span.start = ring_common_start(rs->spools, rs->nall);
+	span.stop = t->stop_at;
+	spike_name(name, sizeof(name), comm, t->tid);
+	if (!rate_allows(ws, now_mono_ns())) {
+		ws->over_rate++;
+		status = "over_rate";
+		ret = 0;
+	} else {
+		ret = write_window(ws, rs, &span, name);
+	}
+	if (!ret && !strcmp(status, "saved")) {
+		if (obuf_init(&verdict, -1, 512) || obuf_init(&text, -1, 1 << 16) ||
+		    obuf_init(&json, -1, 1 << 14)) {
+			ret = -ENOMEM;
+		} else {
+			snprintf(path, sizeof(path), "%s/%s.fxt", ws->wa->dir, name);
+			ret = explain(path, t, &verdict, &text, &json, &main_cause);
+			if (ret == -ENOENT) {
+				/* Lost records, or a wait the recorders saw that the analysis leaves out. */
+				verdict.len = 0;
+				obuf_printf(&verdict, "%.3f ms wait of %s %u on CPU %u: the window holds no measured wait ending at %.9f (see ktrace latency on the .fxt)\n",
+					    t->latency / 1e6, comm, t->tid, t->cpu, t->ts / 1e9);
+				obuf_put(&text, verdict.buf, verdict.len);
+				ret = 0;
+			}
+		}
+		if (!ret) {
+			char file[NAME_MAX + 1];
+
+			snprintf(file, sizeof(file), "%s.txt", name);
+			ret = write_file(ws->dirfd, file, text.buf, text.len);
+		}
+		if (ret) {
+			char file[NAME_MAX + 1];
+
+			snprintf(file, sizeof(file), "%s.fxt", name);
+			unlinkat(ws->dirfd, file, 0);
+		}
+	}
+	if (ret) {
+		pr_err("watch: cannot save the spike of %s %u (%.3f ms) in %s: %s; watching on",
+		       comm, t->tid, t->latency / 1e6, ws->wa->dir, strerror(-ret));
+		ws->unsaved++;
+		status = "not_saved";
+	} else if (!strcmp(status, "saved")) {
+		ws->saved++;
+		/* The journal gets this line under systemd. */
+		pr_info("spike: %.*s -> %s/%s.txt", (int)(verdict.len ? verdict.len - 1 : 0),
+			verdict.buf, ws->wa->dir, name);
+	} else {
+		pr_info("spike: %s %u waited %.3f ms on CPU %u; not saved: over --max-rate %u/min",
+			comm, t->tid, t->latency / 1e6, t->cpu, ws->wa->max_per_min);
+	}
+	if (verdict.len)
+		verdict.buf[verdict.len - 1] = 0;	/* the line without its newline */
+	if (index_append(ws, t, comm, !strcmp(status, "saved") ? name : NULL, status, main_cause,
+			 verdict.len ? verdict.buf : NULL, &json, gap))
+		pr_err("watch: cannot append to %s/%s: %s", ws->wa->dir, WATCH_INDEX,
+		       strerror(errno));
+	obuf_free(&verdict);
+	obuf_free(&text);
+	obuf_free(&json);
+	if (ws->wa->max_size)
+		prune(ws);
+	if (reset_spools(rs)) {
+		pr_err("watch: cannot create the temporary files of the next window");
+		return -EIO;
+	}
+	if (!stopped)
+		ws->window_start = rearmed;
+	return stopped;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static int watch_opt(void *ctx, const struct cli_arg *a)
+{
+	struct watch_args *wa = ctx;
+	struct record_opts *ro = &wa->ro;
+	uint64_t v;
+	char *end;
+
+	switch (a->c) {
+	case OPT_THRESHOLD:
+		if (cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &ro->trigger_ns))
+			return -EINVAL;
+		if (!ro->trigger_ns)
+			return cli_usage_error("%s '%s': every wait would be a spike; give a duration above 0, as in 5ms",
+					       a->name, a->text);
+		wa->has_threshold = true;
+		break;
+	case OPT_PID:
+		return cli_parse_pid(a->name, a->text, &ro->trigger_pid);
+	case OPT_COMM:
+		if (!*a->text || strlen(a->text) >= sizeof(ro->trigger_comm))
+			return cli_usage_error("%s '%s': give a thread name of 1 to 15 characters",
+					       a->name, a->text);
+		strcpy(ro->trigger_comm, a->text);
+		break;
+	case 'o':
+		wa->dir = a->text;
+		break;
+	case OPT_BEFORE:
+		return cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &wa->before_ns);
+	case OPT_AFTER:
+		return cli_parse_duration(a->name, a->text, CLI_UNIT_REQUIRED, &ro->after_ns);
+	case OPT_MAX_RATE:
+		v = strtoull(a->text, &end, 10);
+		if (end == a->text || (*end && strcmp(end, "/min")) || !v || v > WATCH_MAX_RATE)
+			return cli_usage_error("%s '%s': give spikes per minute, 1 to %u, as in 10/min",
+					       a->name, a->text, WATCH_MAX_RATE);
+		wa->max_per_min = v;
+		break;
+	case OPT_MAX_SIZE:
+		return cli_parse_size(a->name, a->text, &wa->max_size);
+	case 'd':
+		if (cli_parse_duration(a->name, a->text, CLI_NSEC_PER_SEC, &wa->duration_ns))
+			return -EINVAL;
+		if (!wa->duration_ns)
+			return cli_usage_error("%s '%s': give a duration above 0", a->name, a->text);
+		break;
+	case 'b':
+		if (cli_parse_size(a->name, a->text, &ro->buffer_size))
+			return -EINVAL;
+		if (!ktrace_buffer_size_valid(ro->buffer_size))
+			return cli_usage_error("%s '%s': give a power of two from 8K to 1G, e.g. 4M",
+					       a->name, a->text);
+		break;
+	case OPT_BACKEND:
+		wa->backend = a->text;
+		break;
+	case 'v':
+		ro->verbose = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct option watch_options[] = {
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "output", required_argument, NULL, 'o' },
+	{ "before", required_argument, NULL, OPT_BEFORE },
+	{ "after", required_argument, NULL, OPT_AFTER },
+	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ 0 }
+};
+
+static const struct cli_command watch_cmd = {
+	.name = "watch",
+	.usage = "usage: ktrace watch --threshold DUR [options]\n"
+		 "\n"
+		 "Records until stopped, in ring mode with the latency trigger armed: each\n"
+		 "wait longer than the threshold saves its window and a report that says\n"
+		 "why, then the trigger is armed again.  Nothing is read from the buffers\n"
+		 "between spikes.  SIGTERM or Ctrl-C finishes the window being written.\n"
+		 "\n"
+		 "  --threshold DUR        a wait (wakeup or preemption to switch-in) this long\n"
+		 "                         or longer is a spike\n"
+		 "  --pid PID              only this thread or process's waits\n"
+		 "  --comm NAME            only waits of threads named NAME\n"
+		 "  -o, --output DIR       where spikes go (default ktrace-spikes): per spike\n"
+		 "                         TIME-COMM-TID.fxt (the window) and .txt (the report),\n"
+		 "                         and a line in DIR/spikes.jsonl\n"
+		 "  --before DUR           trace kept before the wait began (default 200ms;\n"
+		 "                         the buffers may hold less)\n"
+		 "  --after DUR            trace kept after the wait ended (default 20ms)\n"
+		 "  --max-rate N/min       spikes saved per minute at most (default 10/min);\n"
+		 "                         the rest are counted in spikes.jsonl\n"
+		 "  --max-size SIZE        DIR's spike files take at most SIZE (default 1G):\n"
+		 "                         the oldest go first\n"
+		 "  -d, --duration DUR     stop after DUR (default: until stopped)\n"
+		 "  -b, --buffer-size SIZE per-CPU ring size (as for ktrace record)\n"
+		 "  --backend kmod|bpf     the recorder (default: the module if loaded, else BPF)\n"
+		 "  -v, --verbose          libbpf's and the recorder's messages\n",
+	.examples = "  ktrace watch --threshold 5ms -o /var/log/ktrace\n"
+		    "  ktrace watch --threshold 2ms --comm cyclictest --before 50ms -d 8h\n"
+		    "  ktrace spikes /var/log/ktrace\n",
+	.durations = true,
+	.shortopts = "o:d:b:v",
+	.longopts = watch_options,
+	.min_args = 0,
+	.max_args = 0,
+	.opt = watch_opt,
+};
+
+/* DIR made if need be, and checked writable before anything records. */
+static int open_dir(const char *dir)
+{
+	char probe[] = ".ktrace-watch-XXXXXX", path[PATH_MAX];
+	int fd;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		pr_err("-o %s: cannot create the directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_err("-o %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, probe);
+	if (mkstemp(path) < 0) {
+		pr_err("-o %s: cannot write there: %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	unlink(path);
+	return fd;
+}
+
+/* Removes what an earlier watch killed while writing left behind: its temporary files. */
+static void clean_dir(int dirfd)
+{
+	DIR *d = fdopendir(dup(dirfd));
+	struct dirent *e;
+	size_t len;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		len = strlen(e->d_name);
+		if (e->d_name[0] == '.' && len > 5 && !strcmp(e->d_name + len - 4, ".tmp"))
+			unlinkat(dirfd, e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* Opens and starts the recorder: 0, or the exit status. */
+static int watch_start(struct record_run *rs, const struct source_ops *ops,
+		       struct watch_args *wa, const char *why)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->go = -1;
+	rs->child = -1;
+	rs->sync.marker_fd = -1;
+	if (record_open(rs, ops, &wa->ro, NULL, NULL, false, why) || record_start(rs))
+		return 1;
+	return 0;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch_args wa = { .dir = "ktrace-spikes", .before_ns = 200000000ULL,
+				 .max_size = 1ULL << 30, .max_per_min = 10,
+				 .ro = { .ring = true, .after_ns = 20000000ULL } };
+	struct watch_state ws = { .wa = &wa };
+	const struct source_ops *ops;
+	struct trigger_report t;
+	struct record_run rs;
+	char why[256] = "";
+	uint64_t start;
+	bool running = false;
+	int ret, status = 0;
+
+	ret = cli_parse_options(&watch_cmd, argc, argv, &wa);
+	if (ret >= 0)
+		return ret;
+	if (!wa.has_threshold) {
+		cli_usage_error("--threshold is required: the wait that makes a spike, as in 5ms");
+		cli_usage_hint(&watch_cmd);
+		return 2;
+	}
+	if (wa.ro.trigger_pid && check_trigger_pid(wa.ro.trigger_pid))
+		return 1;
+	/* Where the waker and the victim blocked, as ktrace record records it by default. */
+	wa.ro.stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
+	wa.ro.blocked_min_ns = KTRACE_KSTACK_MIN_OFF_NS;
+	if (choose_buffer_size(&wa.ro))
+		return 1;
+	ws.dirfd = open_dir(wa.dir);
+	if (ws.dirfd < 0)
+		return 1;
+	clean_dir(ws.dirfd);
+	ops = choose_backend(wa.backend, &wa.ro, why, sizeof(why));
+	if (!ops) {
+		close(ws.dirfd);
+		return wa.backend && strcmp(wa.backend, "kmod") && strcmp(wa.backend, "bpf") ? 2 : 1;
+	}
+	if (watch_start(&rs, ops, &wa, why)) {
+		record_close(&rs);
+		close(ws.dirfd);
+		return 1;
+	}
+	running = true;
+	start = now_mono_ns();
+	ws.window_start = start;
+	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s into %s; Ctrl-C stops",
+		ops->name, wa.ro.trigger_ns / 1e6, wa.ro.trigger_comm[0] ? " of " : "",
+		wa.ro.trigger_comm, wa.dir);
+	for (;;) {
+		bool stopping = record_stop_requested ||
+				(wa.duration_ns && now_mono_ns() - start >= wa.duration_ns);
+
+		ret = ops->trigger(rs.src[0].priv, &t);
+		if (ret < 0) {
+			pr_err("watch: reading the latency trigger: %s", strerror(-ret));
+			status = 1;
+			break;
+		}
+		/* A window under way is finished first, even when stopping. */
+		if (ret == 1 && now_mono_ns() > t.stop_at) {
+			ret = take_window(&ws, &rs, &t);
+			if (ret < 0) {
+				status = 1;
+				break;
+			}
+			if (ret == 1) {
+				/* This recorder cannot re-arm: started again, the gap counted. */
+				record_close(&rs);
+				running = false;
+				if (stopping)
+					break;
+				ws.restarts++;
+				if (watch_start(&rs, ops, &wa, why)) {
+					pr_err("watch: cannot start the recorder again");
+					record_close(&rs);
+					status = 1;
+					break;
+				}
+				running = true;
+				ws.window_start = now_mono_ns();
+			}
+			continue;
+		}
+		if (stopping && ret != 1)
+			break;
+		usleep(50000);
+	}
+	if (running) {
+		record_stop(&rs);
+		record_close(&rs);
+	}
+	pr_info("watch: %llu spikes in %.1f s: %llu saved, %llu over --max-rate, %llu could not be saved%s",
+		(unsigned long long)ws.spikes, (now_mono_ns() - start) / 1e9,
+		(unsigned long long)ws.saved, (unsigned long long)ws.over_rate,
+		(unsigned long long)ws.unsaved, ws.restarts ? " (the recorder was started again after each)" : "");
+	close(ws.dirfd);
+	return status;
+}
