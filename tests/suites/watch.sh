@@ -1,0 +1,146 @@
+#!/bin/bash
+# ktrace watch on this machine's kernel with the BPF backend: spikes of a
+# known cause at known times (tests/spike_workload.c: bursts of a
+# SCHED_FIFO hog on the victim's CPU, quiet between them) are each saved
+# and explained (tests/check_spikes.py), the rate limit counts the rest,
+# and faults end cleanly: a threshold of 0, a --pid that does not run, a
+# directory that cannot be written, a full disk, SIGTERM while a window is
+# taken, and kill -9 then a restart in the same directory.
+# usage: tests/suites/watch.sh BUILD_DIR.  TAP output; SKIPs without root or BTF.
+set -u
+build=${1:-build}
+ktrace=$build/ktrace
+workload=$build/tests/spike_workload
+tmp=$(mktemp -d)
+mnt=
+cleanup() {
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+source "$(dirname "$0")/../lib/tap.sh"
+
+echo "TAP version 13"
+need_host_bpf "ktrace watch" || { echo "1..$n"; exit 0; }
+
+# watch_bg NAME DIR ARGS...: a watch of kt_victim in the background, once it records.
+watch_bg() {
+	local name=$1 dir=$2
+	shift 2
+	"$ktrace" watch --threshold 10ms --comm kt_victim -o "$dir" --before 100ms --after 10ms \
+		"$@" >"$tmp/$name.log" 2>&1 &
+	wpid=$!
+	wait_for "$tmp/$name.log" 'watching with' || { kill -9 $wpid; return 1; }
+}
+# watch_end: SIGTERM, and its exit status in $wrc.
+watch_end() {
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid
+	wrc=$?
+}
+
+# Five bursts of 20 ms, a second apart: five spikes, each saved and explained.
+watch_bg known "$tmp/known"
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/known.expect" 5 20000 1000 >/dev/null 2>&1
+rc=$((rc + $?))
+sleep 1
+watch_end
+[ $rc -eq 0 ] && [ $wrc -eq 0 ]
+ok $? "watch beside five bursts of a SCHED_FIFO hog: recorded, and SIGTERM ends it with 0" ||
+	diag "$tmp/known.log"
+tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/known" "$tmp/known.expect" 5)
+sed -n 's/^ktrace: \(watch: .*\)/#   \1/p' "$tmp/known.log"
+
+# --max-rate 2/min: four bursts, two saved, two counted.
+watch_bg rate "$tmp/rate" --max-rate 2/min
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/rate.expect" 4 20000 700 >/dev/null 2>&1
+sleep 1
+watch_end
+tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/rate" "$tmp/rate.expect" 2 2)
+
+# Refused before anything records, each with what was wrong.
+run "$ktrace" watch --threshold 0 -o "$tmp/zero" -d 1
+[ $rc -eq 2 ] && grep -q 'threshold.*above 0' "$tmp/err" && [ ! -e "$tmp/zero" ]
+ok $? "--threshold 0 is refused (exit 2), nothing created" || diag "$tmp/err"
+run "$ktrace" watch -o "$tmp/none" -d 1
+[ $rc -eq 2 ] && grep -q 'threshold is required' "$tmp/err"
+ok $? "no --threshold is refused (exit 2)" || diag "$tmp/err"
+pid=$(($(cat /proc/sys/kernel/pid_max) - 1))
+while [ -e /proc/$pid ]; do pid=$((pid - 1)); done
+run "$ktrace" watch --threshold 5ms --pid $pid -o "$tmp/nopid" -d 1
+[ $rc -eq 1 ] && grep -q "pid $pid: no such thread" "$tmp/err"
+ok $? "a --pid that does not run is refused (exit 1)" || diag "$tmp/err"
+touch "$tmp/file"
+run "$ktrace" watch --threshold 5ms -o "$tmp/file/dir" -d 1
+[ $rc -eq 1 ] && grep -q "file/dir: cannot create the directory" "$tmp/err"
+ok $? "a directory that cannot be made is refused, named (exit 1)" || diag "$tmp/err"
+
+# A full disk: the windows cannot be written; counted, said, nothing half
+# written left, and the watch goes on (a later spike would be saved).
+mnt=$tmp/small
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=96k ktrace-watch-test "$mnt" 2>/dev/null; then
+	watch_bg full "$mnt"
+	rc=$?
+	[ $rc -eq 0 ] && "$workload" "$tmp/full.expect" 3 20000 700 >/dev/null 2>&1
+	sleep 1
+	watch_end
+	unsaved=$(sed -n 's/.* \([0-9]*\) could not be saved.*/\1/p' "$tmp/full.log")
+	# What fitted is whole and indexed (the index's own lines may not fit).
+	whole=0
+	for f in "$mnt"/*.fxt; do
+		[ -e "$f" ] || continue
+		grep -q "\"fxt\":\"$(basename "$f")\"" "$mnt/spikes.jsonl" && "$ktrace" dump --check "$f" >/dev/null 2>&1 &&
+			whole=$((whole + 1)) || whole=-99
+	done
+	[ $wrc -eq 0 ] && [ "${unsaved:-0}" -ge 1 ] && grep -q 'cannot save the spike of kt_victim' "$tmp/full.log" &&
+		! ls -a "$mnt" | grep -q '\.tmp$' && [ $whole -ge 0 ]
+	ok $? "a full disk: spikes counted as not saved ($unsaved), said; no partial file, the $whole saved whole; exit 0" ||
+		{ diag "$tmp/full.log"; ls -la "$mnt" | diag /dev/stdin; }
+	umount "$mnt"
+	mnt=
+else
+	skip "a full disk" "cannot mount a small tmpfs here"
+fi
+
+# SIGTERM while a window is still being recorded (--after 500ms): it is
+# finished and saved, then the watch ends with 0.
+watch_bg term "$tmp/term" --after 500ms
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/term.expect" 1 20000 100 >/dev/null 2>&1 &
+load=$!
+wait_for "$tmp/term.log" 'latency trigger\|spike' || sleep 0.3
+kill -TERM $wpid
+wait $wpid
+wrc=$?
+wait $load
+saved=$(grep -c '"status":"saved"' "$tmp/term/spikes.jsonl" 2>/dev/null)
+[ $wrc -eq 0 ] && [ "${saved:-0}" -eq 1 ] && ! ls -a "$tmp/term" | grep -q '\.tmp$'
+ok $? "SIGTERM during a window: the window is finished and saved, exit 0" ||
+	{ diag "$tmp/term.log"; ls -la "$tmp/term" | diag /dev/stdin; }
+
+# kill -9, a temporary file left as by a crash mid-write, then a restart in
+# the same directory: the index goes on, every line whole, the leftover gone.
+watch_bg crash1 "$tmp/crash"
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/crash1.expect" 1 20000 300 >/dev/null 2>&1
+sleep 0.5
+kill -9 $wpid
+wait $wpid 2>/dev/null
+echo partial >"$tmp/crash/.20000101T000000.000-kt_victim-1.fxt.tmp"
+watch_bg crash2 "$tmp/crash"
+rc=$((rc + $?))
+[ $rc -eq 0 ] && "$workload" "$tmp/crash2.expect" 1 20000 300 >/dev/null 2>&1
+sleep 0.5
+watch_end
+python3 -c "
+import json, sys
+lines = open('$tmp/crash/spikes.jsonl').read().splitlines()
+sys.exit(0 if len(lines) == 2 and all(json.loads(l)['status'] == 'saved' for l in lines) else 1)"
+[ $? -eq 0 ] && [ $wrc -eq 0 ] && ! ls -a "$tmp/crash" | grep -q '\.tmp$'
+ok $? "kill -9, then a restart in the same directory: both spikes in the index, the leftover removed" ||
+	{ diag "$tmp/crash2.log"; diag "$tmp/crash/spikes.jsonl"; }
+
+finish
