@@ -384,8 +384,15 @@ SIG_KEY		= $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $(KDIR)/.co
 NO_SIG_KEY	= $(if $(shell grep -qsx 'CONFIG_MODULE_SIG_ALL=y' $(KDIR)/.config && echo y),$(if \
 		  $(filter pkcs11:%,$(SIG_KEY))$(wildcard $(if $(filter /%,$(SIG_KEY)),,$(KDIR)/)$(SIG_KEY)),,y))
 
+# The unit of ktrace watch, and its options (kept if already there).
+SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
+
 install: $(KTRACE) $(if $(HAVE_KDIR),$(KMOD))
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
+	sed 's|exec ktrace |exec $(PREFIX)/bin/ktrace |' scripts/systemd/ktrace-watch.service | \
+		install -D -m 0644 /dev/stdin $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ktrace-watch.service
+	[ -e $(DESTDIR)/etc/default/ktrace-watch ] || \
+		install -D -m 0644 scripts/systemd/ktrace-watch.default $(DESTDIR)/etc/default/ktrace-watch
 ifneq ($(HAVE_KDIR),)
 	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) \
@@ -398,7 +405,7 @@ else
 endif
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace
+	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ktrace-watch.service
 ifneq ($(KREL),)
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko.*
 	-@rmdir $(MODDIR)/$(INSTALL_MOD_DIR) 2>/dev/null
