@@ -99,6 +99,7 @@ progs="$pbuild/ktrace $pbuild/tests/workload $pbuild/tests/latency_workload $pbu
 [ -x "$pbuild/tests/churn" ] && progs="$progs $pbuild/tests/churn"
 [ -x "$pbuild/tests/placement" ] && progs="$progs $pbuild/tests/placement"
 [ -x "$pbuild/tests/preempt_workload" ] && progs="$progs $pbuild/tests/preempt_workload"
+[ -x "$pbuild/tests/spike_workload" ] && progs="$progs $pbuild/tests/spike_workload"
 [ -x "$pbuild/tests/fuzz_kmod" ] && progs="$progs $pbuild/tests/fuzz_kmod"
 # cyclictest (rt-tests), which the timer waits are checked against: this
 # machine's, for a guest of its own architecture.

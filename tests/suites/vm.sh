@@ -162,6 +162,18 @@ for b in kmod bpf; do
 	done
 done
 
+# ktrace watch: each of the three bursts saved and explained (the module
+# started again after each window, BPF re-armed in place).
+for b in kmod bpf; do
+	if [ "$(status ${b}_watch)" = 0 ] && [ "$(status ${b}_watchload)" = 0 ]; then
+		tap_include < <(tests/check_spikes.py "$ktrace" "$R/${b}_watch" "$R/${b}_watch.expect" 3 |
+			sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': watch: /')
+	else
+		okb $b 1 "$b: ktrace watch beside three hog bursts ran and ended with 0" ||
+			{ sed 's/^/# /' "$R/${b}_watch.err" 2>/dev/null | tail -5; sed 's/^/# /' "$R/${b}_watchload.err" 2>/dev/null | head -5; }
+	fi
+done
+
 # A SCHED_FIFO thread woken where a fair thread spins in the kernel: its
 # waits against the kernel's preemption model (not_preempted, or short).
 for b in kmod bpf; do

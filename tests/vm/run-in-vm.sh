@@ -72,6 +72,25 @@ for b in kmod bpf; do
 	step ${b}_runpin ktrace record --backend $b -o $R/${b}_runpin.fxt -- \
 		placement $R/${b}_runpin.expect 8 20000 pinned-running
 done
+# ktrace watch beside three bursts of a SCHED_FIFO hog on its victim's CPU,
+# two seconds apart, with each backend: the module is started again after
+# each window, BPF re-armed in place.  SIGTERM ends it.
+for b in kmod bpf; do
+	mark ${b}_watch
+	ktrace watch --backend $b --threshold 10ms --comm kt_victim -o $R/${b}_watch --before 100ms \
+		--after 10ms -d 120 >"$R/${b}_watch.out" 2>"$R/${b}_watch.err" &
+	pid=$!
+	i=0
+	while [ $i -lt 1200 ] && ! grep -q 'watching with' "$R/${b}_watch.err"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	step ${b}_watchload spike_workload $R/${b}_watch.expect 3 20000 2000
+	sleep 3
+	kill -TERM $pid
+	wait $pid
+	echo "${b}_watch $?" >>"$R/status"
+done
 # CFS bandwidth throttling: a spinner in a cgroup (v2, mounted here if the
 # kernel has not) with cpu.max "10000 100000", with each backend.
 for b in kmod bpf; do
