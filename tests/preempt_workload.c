@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/workload.h"
+
 #define SPIN_PARAM	"/sys/module/ktrace_api_test/parameters/spin"
 
 static long rounds, spin_us;
@@ -38,19 +40,8 @@ static void die(const char *what)
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (wl_pin(cpu))
 		die("pin to CPU 1");
-}
-
-static void sleep_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = us % 1000000 * 1000 };
-
-	nanosleep(&ts, NULL);
 }
 
 static void *rt(void *arg)
@@ -66,7 +57,7 @@ static void *rt(void *arg)
 	}
 	__atomic_store_n(&rt_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
-		sleep_us(1000);
+		wl_sleep_us(1000);
 	return NULL;
 }
 
@@ -85,7 +76,7 @@ static void *spinner(void *arg)
 		if (fd < 0 || write(fd, val, len) != len)
 			die(SPIN_PARAM);
 		close(fd);
-		sleep_us(2000);
+		wl_sleep_us(2000);
 	}
 	return NULL;
 }
@@ -113,11 +104,11 @@ int main(int argc, char **argv)
 	if (pthread_create(&rtt, NULL, rt, NULL))
 		die("pthread_create");
 	while (!__atomic_load_n(&rt_tid, __ATOMIC_ACQUIRE))
-		sleep_us(1000);
+		wl_sleep_us(1000);
 	if (pthread_create(&st, NULL, spinner, NULL))
 		die("pthread_create");
 	while (!__atomic_load_n(&spinner_tid, __ATOMIC_ACQUIRE))
-		sleep_us(1000);
+		wl_sleep_us(1000);
 	f = fopen(argv[1], "w");
 	if (!f)
 		die(argv[1]);

@@ -25,28 +25,12 @@
 #include <unistd.h>
 
 #include "lib/asleep.h"
+#include "lib/workload.h"
 
 static int hog_pipe[2], victim_pipe[2], done_pipe[2];
 static long hog_us;
 static int hog_spinning;
 static pid_t victim_tid, hog_tid;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 static void die(const char *what)
 {
@@ -61,16 +45,16 @@ static void *hog(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "kt_hog");
-	if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
+	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
 		exit(4);
 	}
 	__atomic_store_n(&hog_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (read(hog_pipe[0], &c, 1) == 1 && c != 'q') {
-		uint64_t end = now_ns() + hog_us * 1000;
+		uint64_t end = wl_now_ns() + hog_us * 1000;
 
 		__atomic_store_n(&hog_spinning, 1, __ATOMIC_SEQ_CST);
-		while (now_ns() < end)
+		while (wl_now_ns() < end)
 			;
 		__atomic_store_n(&hog_spinning, 0, __ATOMIC_SEQ_CST);
 	}
@@ -84,7 +68,7 @@ static void *victim(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "kt_victim");
-	if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
+	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
 		exit(4);
 	}
@@ -113,7 +97,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spike_workload: needs two CPUs\n");
 		return 4;
 	}
-	if (pin(0))
+	if (wl_pin(0))
 		die("pin the main thread to CPU 0");
 	if (pipe(hog_pipe) || pipe(victim_pipe) || pipe(done_pipe))
 		die("pipe");

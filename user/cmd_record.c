@@ -169,18 +169,9 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 		ra->backend = a->text;
 		break;
 	case 'b':
-		if (cli_parse_size(a->name, a->text, &ro->buffer_size))
-			return -EINVAL;
-		if (!ktrace_buffer_size_valid(ro->buffer_size))
-			return cli_usage_error("%s '%s': give a power of two from 8K to 1G, e.g. 4M",
-					       a->name, a->text);
-		break;
+		return record_parse_buffer_size(a, &ro->buffer_size);
 	case 'd':
-		if (cli_parse_duration(a->name, a->text, CLI_NSEC_PER_SEC, &ra->duration_ns))
-			return -EINVAL;
-		if (!ra->duration_ns)
-			return cli_usage_error("%s '%s': give a duration above 0", a->name, a->text);
-		break;
+		return record_parse_duration(a, &ra->duration_ns);
 	case OPT_RING:
 		ro->ring = true;
 		break;
@@ -230,12 +221,8 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 		ra->has_pid = true;
 		break;
 	case OPT_COMM:
-		if (!*a->text || strlen(a->text) >= sizeof(ro->trigger_comm))
-			return cli_usage_error("%s '%s': give a name of 1 to 15 characters, as the kernel keeps it",
-					       a->name, a->text);
-		strcpy(ro->trigger_comm, a->text);
 		ra->has_comm = true;
-		break;
+		return record_parse_comm(a, ro->trigger_comm);
 	}
 	return 0;
 }

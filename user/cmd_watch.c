@@ -483,11 +483,7 @@ static int watch_opt(void *ctx, const struct cli_arg *a)
 	case OPT_PID:
 		return cli_parse_pid(a->name, a->text, &ro->trigger_pid);
 	case OPT_COMM:
-		if (!*a->text || strlen(a->text) >= sizeof(ro->trigger_comm))
-			return cli_usage_error("%s '%s': give a thread name of 1 to 15 characters",
-					       a->name, a->text);
-		strcpy(ro->trigger_comm, a->text);
-		break;
+		return record_parse_comm(a, ro->trigger_comm);
 	case 'o':
 		wa->dir = a->text;
 		break;
@@ -505,18 +501,9 @@ static int watch_opt(void *ctx, const struct cli_arg *a)
 	case OPT_MAX_SIZE:
 		return cli_parse_size(a->name, a->text, &wa->max_size);
 	case 'd':
-		if (cli_parse_duration(a->name, a->text, CLI_NSEC_PER_SEC, &wa->duration_ns))
-			return -EINVAL;
-		if (!wa->duration_ns)
-			return cli_usage_error("%s '%s': give a duration above 0", a->name, a->text);
-		break;
+		return record_parse_duration(a, &wa->duration_ns);
 	case 'b':
-		if (cli_parse_size(a->name, a->text, &ro->buffer_size))
-			return -EINVAL;
-		if (!ktrace_buffer_size_valid(ro->buffer_size))
-			return cli_usage_error("%s '%s': give a power of two from 8K to 1G, e.g. 4M",
-					       a->name, a->text);
-		break;
+		return record_parse_buffer_size(a, &ro->buffer_size);
 	case OPT_BACKEND:
 		wa->backend = a->text;
 		break;

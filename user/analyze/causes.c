@@ -256,6 +256,16 @@ static void pool_add(void *pool_, uint32_t *npool, uint64_t tid, int32_t weight,
 	pool[j].ns += ns;
 }
 
+/* Whether @th held @w's thread on @p's CPU within @p: from *@lo to *@hi. */
+static bool throttle_in_piece(struct lat_analysis *a, const struct lat_wait *w,
+			      const struct lat_piece *p, const struct lat_throttle *th,
+			      uint64_t *lo, uint64_t *hi)
+{
+	*lo = th->start > p->start ? th->start : p->start;
+	*hi = th->end < p->end ? th->end : p->end;
+	return (int32_t)th->cpu == p->cpu && *hi > *lo && lat_throttle_covers(a, th, w->tid);
+}
+
 /*
  * The spans during which @w's cgroup was throttled on @p's CPU; the one
  * that covers most of the wait names the cgroup.
@@ -263,16 +273,14 @@ static void pool_add(void *pool_, uint32_t *npool, uint64_t tid, int32_t weight,
 static void throttled_spans(struct lat_analysis *a, struct lat_wait *w, struct lat_piece *p,
 			    struct sweep *s)
 {
-	uint64_t most = 0;
+	uint64_t most = 0, lo, hi;
 
 	if (!lat_throttled_within(a, p->start, p->end))
 		return;
 	for (uint32_t i = 0; i < a->nthrottles && a->throttles[i].start < p->end; i++) {
 		const struct lat_throttle *th = &a->throttles[i];
-		uint64_t lo = th->start > p->start ? th->start : p->start;
-		uint64_t hi = th->end < p->end ? th->end : p->end;
 
-		if ((int32_t)th->cpu != p->cpu || hi <= lo || !lat_throttle_covers(a, th, w->tid))
+		if (!throttle_in_piece(a, w, p, th, &lo, &hi))
 			continue;
 		add_span(s, lo, hi, L_THROTTLED);
 		p->throttled_ns += hi - lo;
@@ -395,18 +403,16 @@ struct spans {
  * CPU, merged.  Its quota spent, it could not have run on any other CPU
  * either: another CPU idle then wasted nothing.
  */
-static void throttled_in_piece(struct lat_analysis *a, const struct lat_wait *w,
+static void piece_throttled(struct lat_analysis *a, const struct lat_wait *w,
 			       const struct lat_piece *p, struct spans *out)
 {
+	uint64_t lo, hi;
+
 	out->n = 0;
 	if (!lat_throttled_within(a, p->start, p->end))
 		return;
 	for (uint32_t i = 0; i < a->nthrottles && a->throttles[i].start < p->end; i++) {
-		const struct lat_throttle *th = &a->throttles[i];
-		uint64_t lo = th->start > p->start ? th->start : p->start;
-		uint64_t hi = th->end < p->end ? th->end : p->end;
-
-		if ((int32_t)th->cpu != p->cpu || hi <= lo || !lat_throttle_covers(a, th, w->tid))
+		if (!throttle_in_piece(a, w, p, &a->throttles[i], &lo, &hi))
 			continue;
 		/* In start order: a span overlapping the last one extends it. */
 		if (out->n && lo <= out->s[out->n - 1][1]) {
@@ -471,7 +477,7 @@ static void idle_elsewhere(struct lat_analysis *a, struct lat_wait *w,
 	struct spans th = { 0 };
 	uint64_t (*part)[2];
 
-	throttled_in_piece(a, w, p, &th);
+	piece_throttled(a, w, p, &th);
 	part = xcalloc(th.n + 1, sizeof(*part), "latency: causes");
 	/* Not runnable before a timer wait's wakeup: nothing it could have used. */
 	sweep_reset(s, w->runnable > p->start ? w->runnable : p->start, p->end);
@@ -562,7 +568,7 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 
 		if (p->cpu < 0)
 			continue;
-		throttled_in_piece(a, w, p, &th);
+		piece_throttled(a, w, p, &th);
 		part = xcalloc(th.n + 1, sizeof(*part), "latency: work conservation");
 		for (uint32_t cpu = 0; cpu < a->ncpus; cpu++) {
 			struct lat_cpu *c = &a->cpus[cpu];

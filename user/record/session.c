@@ -24,6 +24,34 @@
 
 volatile sig_atomic_t record_stop_requested;
 
+int record_parse_buffer_size(const struct cli_arg *a, uint64_t *bytes)
+{
+	if (cli_parse_size(a->name, a->text, bytes))
+		return -EINVAL;
+	if (!ktrace_buffer_size_valid(*bytes))
+		return cli_usage_error("%s '%s': give a power of two from 8K to 1G, e.g. 4M",
+				       a->name, a->text);
+	return 0;
+}
+
+int record_parse_duration(const struct cli_arg *a, uint64_t *ns)
+{
+	if (cli_parse_duration(a->name, a->text, CLI_NSEC_PER_SEC, ns))
+		return -EINVAL;
+	if (!*ns)
+		return cli_usage_error("%s '%s': give a duration above 0", a->name, a->text);
+	return 0;
+}
+
+int record_parse_comm(const struct cli_arg *a, char comm[16])
+{
+	if (!*a->text || strlen(a->text) >= 16)
+		return cli_usage_error("%s '%s': give a name of 1 to 15 characters, as the kernel keeps it",
+				       a->name, a->text);
+	strcpy(comm, a->text);
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;

@@ -50,6 +50,10 @@ const struct source_ops *choose_backend(const char *name, const struct record_op
 					char *why, size_t len);
 /* Without -b, the default buffer size for this machine's CPUs, said. */
 int choose_buffer_size(struct record_opts *ro);
+/* Options shared by record and watch: -b SIZE, -d DUR, --comm NAME; 0 or -EINVAL said. */
+int record_parse_buffer_size(const struct cli_arg *a, uint64_t *bytes);
+int record_parse_duration(const struct cli_arg *a, uint64_t *ns);
+int record_parse_comm(const struct cli_arg *a, char comm[16]);
 /* -ESRCH, said, if no thread or process @pid runs (a trigger could only fire on a reused id). */
 int check_trigger_pid(uint32_t pid);
 /* @out_path NULL: no output file (`ktrace watch` writes its own, with write_archive()). */
