@@ -141,6 +141,15 @@ static void sched_text(const struct ksym *v, size_t n, uint64_t *lo, uint64_t *h
 		*lo = *hi = 0;
 }
 
+/*
+ * The kernel's text symbols, read once per process: `ktrace watch` names
+ * the stacks of every window, and reading /proc/kallsyms took most of its
+ * time.  (A module loaded since is not named.)
+ */
+static struct ksym *cached_syms;
+static size_t ncached_syms;
+static bool syms_read;
+
 void kstacks_resolve(struct kstack_table *t, bool raw)
 {
 	const char *why = NULL;
@@ -150,11 +159,16 @@ void kstacks_resolve(struct kstack_table *t, bool raw)
 
 	if (!t->n)
 		return;
-	if (!raw) {
-		nsyms = load_kallsyms(&syms, &why);
-		if (!nsyms)
+	if (!raw && !syms_read) {
+		ncached_syms = load_kallsyms(&cached_syms, &why);
+		syms_read = true;
+		if (!ncached_syms)
 			pr_warn("cannot name the kernel functions threads blocked in: /proc/kallsyms: %s; they are written as \"?\" (record as root with kernel.kptr_restrict below 2, or with --raw-stacks to keep the addresses)",
 				why);
+	}
+	if (!raw) {
+		syms = cached_syms;
+		nsyms = ncached_syms;
 	}
 	t->resolved = nsyms > 0;
 	sched_text(syms, nsyms, &sched_lo, &sched_hi);
@@ -181,9 +195,6 @@ void kstacks_resolve(struct kstack_table *t, bool raw)
 			e->names[j] = strdup(s);
 		}
 	}
-	for (size_t i = 0; i < nsyms; i++)
-		free(syms[i].name);
-	free(syms);
 }
 
 static bool prefixed(const char *s, const char *prefix)
