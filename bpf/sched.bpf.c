@@ -458,8 +458,8 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	if (__sync_val_compare_and_swap(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, pid, ts);
-	if (lat < trigger_ns || !trigger_watches(next) ||
-	    __sync_val_compare_and_swap(&trigger.fired, 0, 1))
+	if (lat < trigger_ns || ts - lat < *(volatile __u64 *)&trigger.armed_at ||
+	    !trigger_watches(next) || __sync_val_compare_and_swap(&trigger.fired, 0, 1))
 		return;
 	trigger.ts = ts;
 	trigger.latency = lat;

@@ -52,7 +52,10 @@ struct ktrace_bpf_ctl {
 /*
  * The latency trigger's state, in .bss: user space reads it.  The first
  * switch-in past the threshold wins @fired, fills the rest, and stores
- * @stop_at last; every writer drops what comes after @stop_at.
+ * @stop_at last; every writer drops what comes after @stop_at.  `ktrace
+ * watch` re-arms it once it has read the window: @armed_at first (a wait
+ * whose wakeup came before it cannot fire: the window has no record of
+ * it), then @stop_at and @fired back to 0.
  */
 struct ktrace_bpf_trigger {
 	__u64 fired;
@@ -61,6 +64,7 @@ struct ktrace_bpf_trigger {
 	__u32 tid;
 	__u32 cpu;
 	__u64 stop_at;		/* 0 until fired */
+	__u64 armed_at;		/* waits that woke before it do not fire */
 };
 
 /*
