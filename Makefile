@@ -289,7 +289,12 @@ check: $(KTRACE) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_REA
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
 	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(call vm_installed,$(VM_KERNELS))) \
 		VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
-	@VM_KERNELS="$(VM_KERNELS)" scripts/run-tests.sh $(O)
+	@VM_KERNELS="$(VM_KERNELS)" SUITES="$(SUITES)" scripts/run-tests.sh $(O)
+
+# Every suite but the VM's: no kernel booted (SUITES="..." picks suites here too).
+.PHONY: check-host
+check-host: $(KTRACE) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES))
+	@NO_VM=1 SUITES="$(SUITES)" scripts/run-tests.sh $(O)
 
 # What runs in the VM, for arm64 kernels built with CROSS=arm64 in $(O)/arm64.
 VM_PROGS	:= $(KTRACE) $(TEST_PROGS) $(SELFTEST) $(FUZZ_KMOD) $(O)/bench/pingpong $(O)/bench/kmod_bench
