@@ -39,6 +39,8 @@ const volatile __u64 trigger_ns = 0;
 const volatile __u64 after_ns = 0;
 const volatile __u32 trigger_pid = 0;
 const volatile char trigger_comm[16] = {};
+/* Only real-time (and deadline) threads' waits fire it: prio below 100. */
+const volatile bool trigger_rt = false;
 
 struct ktrace_bpf_trigger trigger = {};
 
@@ -396,7 +398,10 @@ static __always_inline bool trigger_watches(struct task_struct *p)
 {
 	if (trigger_pid && p->pid != trigger_pid && p->tgid != trigger_pid)
 		return false;
-	for (int i = 0; i < 16; i++) {
+	if (trigger_rt && p->prio >= 100)
+		return false;
+	/* No --comm: any name (the loop would take an empty name for one to match). */
+	for (int i = 0; i < 16 && trigger_comm[0]; i++) {
 		if (p->comm[i] != trigger_comm[i])
 			return false;
 		if (!trigger_comm[i])

@@ -111,6 +111,7 @@ struct ktrace_session {
 	u64 after_ns;
 	u32 trigger_pid;
 	char trigger_comm[KTRACE_COMM_LEN];
+	bool trigger_rt;		/* KTRACE_CFG_TRIGGER_RT: real-time threads only */
 	atomic_t fired;
 	u64 stop_at;
 	u64 trigger_ts;

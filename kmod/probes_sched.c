@@ -46,6 +46,8 @@ static bool trigger_watches(const struct ktrace_session *s, const struct task_st
 {
 	if (s->trigger_pid && p->pid != s->trigger_pid && p->tgid != s->trigger_pid)
 		return false;
+	if (s->trigger_rt && !rt_prio(p->prio))
+		return false;
 	return !s->trigger_comm[0] || !strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN);
 }
 

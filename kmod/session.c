@@ -50,7 +50,8 @@ void ktrace_session_free(struct ktrace_session *s)
 static int check_trigger(const struct ktrace_config *cfg)
 {
 	if (!(cfg->flags & KTRACE_CFG_TRIGGER))
-		return cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns ||
+		return cfg->flags & KTRACE_CFG_TRIGGER_RT ||
+		       cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns ||
 		       memchr_inv(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)) ? -EINVAL : 0;
 	if (!(cfg->flags & KTRACE_CFG_RING) || !cfg->trigger_ns ||
 	    cfg->trigger_pid > PID_MAX_LIMIT || cfg->after_ns > 3600ULL * NSEC_PER_SEC ||
@@ -106,6 +107,7 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		s->after_ns = cfg->after_ns;
 		s->trigger_pid = cfg->trigger_pid;
 		memcpy(s->trigger_comm, cfg->trigger_comm, sizeof(s->trigger_comm));
+		s->trigger_rt = cfg->flags & KTRACE_CFG_TRIGGER_RT;
 	}
 	ret = ktrace_stacks_alloc_locked(s, cfg);
 	if (!ret)

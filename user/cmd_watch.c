@@ -40,6 +40,7 @@ enum {
 	OPT_MAX_RATE,
 	OPT_MAX_SIZE,
 	OPT_BACKEND,
+	OPT_RT,
 };
 
 struct watch_args {
@@ -507,6 +508,9 @@ static int watch_opt(void *ctx, const struct cli_arg *a)
 	case OPT_BACKEND:
 		wa->backend = a->text;
 		break;
+	case OPT_RT:
+		ro->trigger_rt = true;
+		break;
 	case 'v':
 		ro->verbose = true;
 		break;
@@ -518,6 +522,7 @@ static const struct option watch_options[] = {
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "rt", no_argument, NULL, OPT_RT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "after", required_argument, NULL, OPT_AFTER },
@@ -543,6 +548,7 @@ static const struct cli_command watch_cmd = {
 		 "                         or longer is a spike\n"
 		 "  --pid PID              only this thread or process's waits\n"
 		 "  --comm NAME            only waits of threads named NAME\n"
+		 "  --rt                   only real-time (and deadline) threads' waits\n"
 		 "  -o, --output DIR       where spikes go (default ktrace-spikes): per spike\n"
 		 "                         TIME-COMM-TID.fxt (the window) and .txt (the report),\n"
 		 "                         and a line in DIR/spikes.jsonl\n"
@@ -669,9 +675,9 @@ int cmd_watch(int argc, char **argv)
 	running = true;
 	start = now_mono_ns();
 	ws.window_start = start;
-	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s into %s; Ctrl-C stops",
-		ops->name, wa.ro.trigger_ns / 1e6, wa.ro.trigger_comm[0] ? " of " : "",
-		wa.ro.trigger_comm, wa.dir);
+	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s into %s; Ctrl-C stops",
+		ops->name, wa.ro.trigger_ns / 1e6, wa.ro.trigger_rt ? " of real-time threads" : "",
+		wa.ro.trigger_comm[0] ? " of " : "", wa.ro.trigger_comm, wa.dir);
 	for (;;) {
 		bool stopping = record_stop_requested ||
 				(wa.duration_ns && now_mono_ns() - start >= wa.duration_ns);

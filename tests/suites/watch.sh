@@ -2,7 +2,8 @@
 # ktrace watch on this machine's kernel with the BPF backend: spikes of a
 # known cause at known times (tests/spike_workload.c: bursts of a
 # SCHED_FIFO hog on the victim's CPU, quiet between them) are each saved
-# and explained (tests/check_spikes.py), the rate limit counts the rest,
+# and explained (tests/check_spikes.py), by its name or as any real-time
+# thread's (--rt), the rate limit counts the rest,
 # and faults end cleanly: a threshold of 0, a --pid that does not run, a
 # directory that cannot be written, a full disk, SIGTERM while a window is
 # taken, and kill -9 then a restart in the same directory.
@@ -59,6 +60,20 @@ rc=$?
 sleep 1
 watch_end
 tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/rate" "$tmp/rate.expect" 2 2)
+
+# --rt, with no --comm: any real-time thread's wait (the victim is SCHED_FIFO 5).
+"$ktrace" watch --rt --threshold 10ms -o "$tmp/rt" --before 100ms --after 10ms >"$tmp/rt.log" 2>&1 &
+wpid=$!
+rc=0
+wait_for "$tmp/rt.log" 'watching with' || rc=1
+[ $rc -eq 0 ] && "$workload" "$tmp/rt.expect" 3 20000 700 >/dev/null 2>&1
+sleep 1
+watch_end
+if [ $rc -eq 0 ] && [ -s "$tmp/rt/spikes.jsonl" ]; then
+	tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/rt" "$tmp/rt.expect" 3)
+else
+	ok 1 "--rt with no --comm: the bursts are spikes" || diag "$tmp/rt.log"
+fi
 
 # Refused before anything records, each with what was wrong.
 run "$ktrace" watch --threshold 0 -o "$tmp/zero" -d 1

@@ -121,6 +121,7 @@ struct record_opts {
 	uint64_t trigger_ns, after_ns;
 	uint32_t trigger_pid;	/* --pid: its tid or tgid; 0 any */
 	char trigger_comm[16];	/* --comm; empty: any */
+	bool trigger_rt;	/* --rt: real-time threads' waits only */
 	/*
 	 * Where threads blocked: stack frames walked at the switch-in that
 	 * ends a block in S or D (0: none), if the thread was off the CPU

@@ -321,6 +321,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		s->skel->rodata->trigger_pid = o->trigger_pid;
 		memcpy((char *)s->skel->rodata->trigger_comm, o->trigger_comm,
 		       sizeof(s->skel->rodata->trigger_comm));
+		s->skel->rodata->trigger_rt = o->trigger_rt;
 		bpf_map__set_max_entries(s->skel->maps.wake_slots, KTRACE_WAKE_SLOTS);
 	}
 	if (o->stack_depth) {

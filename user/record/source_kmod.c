@@ -128,6 +128,8 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 		cfg.after_ns = o->after_ns;
 		cfg.trigger_pid = o->trigger_pid;
 		memcpy(cfg.trigger_comm, o->trigger_comm, sizeof(cfg.trigger_comm));
+		if (o->trigger_rt)
+			cfg.flags |= KTRACE_CFG_TRIGGER_RT;
 	}
 	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
 	cfg.subbuf_size = o->buffer_size / 16;
