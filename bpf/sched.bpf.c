@@ -336,6 +336,21 @@ __noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
 }
 
 /*
+ * A record now in the trace gives @pid's allowed CPUs as @cpus (a wakeup,
+ * a thread record): the slot follows it, so that a later change is told
+ * against what the trace last said.
+ */
+static __always_inline void affinity_said(__u32 pid, __u64 cpus)
+{
+	__u32 key = pid & (KTRACE_AFFINITY_SLOTS - 1);
+	__u64 v = ktrace_affinity_slot(pid, cpus), *slot;
+
+	slot = bpf_map_lookup_elem(&affinity_slots, &key);
+	if (pid && slot && *slot != v)
+		*slot = v;
+}
+
+/*
  * @p is switched out or moved: if its allowed CPUs are not those last
  * written for it, write them.  sched_setaffinity() on a running thread (a
  * thread pinning itself), a cpuset change and a hotplug move change them
@@ -383,12 +398,13 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 	struct bpf_rec rec;
 	__u32 pid = p->pid, tgid = p->tgid, len;
 	char name[KTRACE_FXT_COMM_LEN + 1] = {};
-	__u64 cgroup_id = task_cgroup_id(p);
+	__u64 cgroup_id = task_cgroup_id(p), cpus = restricted_cpus(p);
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	emit(&rec, ktrace_fxt_put_kobj_thread(rec_clear(&rec), pid, tgid, name, len,
-					      restricted_cpus(p), cgroup_id), ts);
+	if (emit(&rec, ktrace_fxt_put_kobj_thread(rec_clear(&rec), pid, tgid, name, len, cpus,
+						  cgroup_id), ts))
+		affinity_said(pid, cpus);
 	if (pid == tgid)
 		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
@@ -786,9 +802,10 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
 
-	emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
-						     irq_ctx, cpus),
-		ts, irqs_off || p != waker);
+	if (emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
+							 irq_ctx, cpus),
+		    ts, irqs_off || p != waker))
+		affinity_said(p->pid, cpus);
 	/* A wakeup the trace does not have starts no wait the trigger counts. */
 	if (trigger_ns && in_span(ts))
 		trigger_note_wakeup(p, ts);
@@ -978,12 +995,7 @@ int BPF_PROG(ktrace_hrtimer_expire_entry, struct hrtimer *timer, ktime_t *now)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ktrace_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 key = child->pid & (KTRACE_AFFINITY_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&affinity_slots, &key);
-
-	/* Its thread record gives its allowed CPUs: a reused pid's slot may not. */
-	if (slot)
-		*slot = ktrace_affinity_slot(child->pid, restricted_cpus(child));
+	/* Its thread record gives its allowed CPUs, and sets its slot (a reused pid's). */
 	emit_names(child, child->comm, bpf_ktime_get_ns());
 	return 0;
 }

@@ -217,14 +217,15 @@ void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes)
 }
 
 /* Copies an encoded record into the buffer. */
-void ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts)
+bool ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts)
 {
 	u64 pos, *dst = ktrace_buf_reserve(b, words * 8, ts, &pos);
 
 	if (!dst)
-		return;
+		return false;
 	memcpy(dst, rec, words * 8);
 	ktrace_buf_commit(b, pos, words * 8);
+	return true;
 }
 
 /*

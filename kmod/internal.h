@@ -154,7 +154,7 @@ int ktrace_bufs_alloc_locked(struct ktrace_session *s);
 void ktrace_bufs_free(struct ktrace_session *s);
 void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos);
 void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes);
-void ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts);
+bool ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts);
 void ktrace_bufs_flush(struct ktrace_session *s);
 bool ktrace_bufs_readable(struct ktrace_session *s);
 int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 consumed);

@@ -111,6 +111,23 @@ static u64 restricted_cpus(const struct task_struct *p)
 }
 
 /*
+ * A record now in the trace gives @p's allowed CPUs as @cpus (a wakeup, a
+ * thread record): the slot follows it, so that a later change is told
+ * against what the trace last said.
+ */
+static void affinity_said(struct ktrace_cpu_buf *b, const struct task_struct *p, u64 cpus)
+{
+	u64 *slot, v;
+
+	if (!p->pid)
+		return;
+	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
+	v = ktrace_affinity_slot(p->pid, cpus);
+	if (READ_ONCE(*slot) != v)
+		WRITE_ONCE(*slot, v);
+}
+
+/*
  * @p is switched out or moved: if its allowed CPUs are not those last
  * written for it, write them.  sched_setaffinity() on a running thread (a
  * thread pinning itself), a cpuset change and a hotplug move change them
@@ -216,6 +233,7 @@ static void probe_wakeup(void *data, struct task_struct *p)
 	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx,
 			      cpus);
 	ktrace_buf_commit(b, pos, bytes);
+	affinity_said(b, p, cpus);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
@@ -315,6 +333,7 @@ static u64 task_cgroup_id(struct task_struct *p)
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
 	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktrace_now(), cgroup_id;
+	u64 cpus = restricted_cpus(p);
 	char name[TASK_COMM_LEN];
 	u32 len;
 
@@ -323,8 +342,9 @@ static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const c
 	name[sizeof(name) - 1] = 0;
 	len = strnlen(name, KTRACE_FXT_COMM_LEN);
 	cgroup_id = task_cgroup_id(p);
-	ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
-							    restricted_cpus(p), cgroup_id), ts);
+	if (ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
+								cpus, cgroup_id), ts))
+		affinity_said(b, p, cpus);
 	if (p->pid == p->tgid)
 		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len,
 								     cgroup_id), ts);
@@ -339,12 +359,8 @@ static void probe_fork(void *data, struct task_struct *parent, struct task_struc
 {
 	struct ktrace_cpu_buf *b = this_buf();
 
-	if (!b)
-		return;
-	/* Its thread record gives its allowed CPUs: a reused pid's slot may not. */
-	WRITE_ONCE(b->session->affinity_slots[child->pid & (KTRACE_AFFINITY_SLOTS - 1)],
-		   ktrace_affinity_slot(child->pid, restricted_cpus(child)));
-	write_names(b, child, child->comm);
+	if (b)
+		write_names(b, child, child->comm);
 }
 
 static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
