@@ -152,6 +152,11 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	ret = ktrace_probes_register(s);
 	if (ret)
 		return ret;
+	ret = ktrace_irq_probes_register(s);
+	if (ret) {
+		ktrace_probes_unregister();
+		return ret;
+	}
 	rcu_assign_pointer(ktrace_active, s);
 	s->running = true;
 	static_branch_enable(&ktrace_recording);
@@ -172,6 +177,7 @@ int ktrace_session_stop_locked(struct ktrace_session *s)
 	RCU_INIT_POINTER(ktrace_active, NULL);
 	static_branch_disable(&ktrace_recording);
 	ktrace_dynprobes_remove_locked(s);
+	ktrace_irq_probes_unregister();
 	ktrace_probes_unregister();
 	synchronize_rcu();
 	s->running = false;
