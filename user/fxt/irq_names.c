@@ -47,9 +47,9 @@ static void trim(char *s)
 /*
  * /proc/interrupts' line for @irq: after the per-CPU counts come the chip,
  * the hardware irq and trigger, then the devices, which /proc separates
- * from them by two spaces or more (each is printed with a leading space
- * after fixed-width columns).  Only the devices' column is taken, from the
- * last run of two spaces on.
+ * from them by two spaces (kernel/irq/proc.c), while the chip's columns
+ * are padded with spaces too.  Only the devices' column is taken: what
+ * follows the last run of two spaces, if it looks like names.
  */
 static bool from_proc(const char *root, uint32_t irq, char *out, size_t len)
 {
@@ -76,8 +76,15 @@ static bool from_proc(const char *root, uint32_t irq, char *out, size_t len)
 			break;
 		while (*last == ' ')
 			last++;
-		/* A line with only counts and a chip has no device. */
-		if (*last && !isdigit((unsigned char)*last)) {
+		/*
+		 * A line with no device ends in the chip's columns, which have
+		 * a single space inside ("PCI-MSI 1-edge"); devices are
+		 * separated by ", " only.
+		 */
+		for (p = last; *p; p++)
+			if (*p == ' ' && (p == last || p[-1] != ','))
+				break;
+		if (*last && !*p && !isdigit((unsigned char)*last)) {
 			snprintf(out, len, "%s", last);
 			found = true;
 		}
