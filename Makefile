@@ -362,6 +362,7 @@ bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	@bench/bench-timer.sh $(O)
+	@bench/bench-irq.sh $(O)
 	@bench/bench-exit.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))
 	$(if $(HAVE_KDIR),@bench/bench-soak.sh $(O))
