@@ -10,6 +10,7 @@ recorded handler run matches one that ftrace saw on the same CPU, of the
 same kind and number, to within the clocks' error, and the other way round.
 TAP lines (no plan).
 usage: check_irq.py KTRACE DEFAULT.fxt WITH_FTRACE.fxt [SLACK_US]"""
+import bisect
 import json
 import os
 import re
@@ -82,12 +83,18 @@ def matched(a, b):
     """How many runs of @a have one in @b: same CPU, kind, number, both ends close."""
     index = defaultdict(list)
     for r in b:
-        index[r[:3]].append(r)
+        index[r[:3]].append(r[3:5])
+    for v in index.values():
+        v.sort()
     n = 0
     for r in a:
-        if any(abs(o[3] - r[3]) <= SLACK_NS and abs(o[4] - r[4]) <= SLACK_NS
-               for o in index[r[:3]]):
-            n += 1
+        v = index[r[:3]]
+        i = bisect.bisect_left(v, (r[3] - SLACK_NS,))
+        while i < len(v) and v[i][0] <= r[3] + SLACK_NS:
+            if abs(v[i][1] - r[4]) <= SLACK_NS:
+                n += 1
+                break
+            i += 1
     return n
 
 
