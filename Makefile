@@ -43,6 +43,7 @@ endif
 
 USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c user/fxt/fxt_compact.c \
+		   user/fxt/irq_names.c \
 		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
 		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c
@@ -368,6 +369,7 @@ bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)
 	@bench/bench-timer.sh $(O)
+	@bench/bench-irq.sh $(O)
 	@bench/bench-exit.sh $(O)
 	@bench/bench-watch.sh $(O)
 	$(if $(HAVE_KDIR),@bench/bench-vm.sh $(O))

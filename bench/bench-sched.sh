@@ -5,7 +5,8 @@
 # by round.  Debian's runqlat runs as a reference, and so does the floor
 # under any BPF recorder of these events: two programs on the same
 # tracepoints that do nothing, and two that only read the clock
-# (bench/bpf_floor.bpf.c).  Also bytes per context
+# (bench/bpf_floor.bpf.c), and ktrace without recording interrupt handlers
+# (--no-irq).  Also bytes per context
 # switch (with its wakeup) for ktrace's archive, ftrace and perf sched record.
 #
 # Each run is timed in blocks of BLOCK round trips.  On a virtual machine
@@ -78,6 +79,11 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	ktrace-bpf)
 		taskset -c $other "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- "$pp" "$trips" $cpu $block \
 			2>"$tmp/kerr" ;;
+	ktrace-noirq)
+		# Interrupt handlers not recorded: no program of theirs runs on
+		# a switch, so this should cost what ktrace-bpf does.
+		taskset -c $other "$ktrace" record --backend bpf --no-irq -o "$tmp/$1.fxt" -- \
+			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
 	ktrace-noblocked|ktrace-every|ktrace-stacks)
 		# Where each thread blocked (every switch here is a pipe_read
 		# block, of microseconds): by default only blocks of 100 us or
@@ -105,7 +111,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	esac
 }
 
-conds="none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock"
+conds="none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock"
 [ -x "$runqlat" ] && conds="$conds runqlat"
 echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) timed in blocks of $block, $rounds rounds, conditions interleaved"
 for r in $(seq "$rounds"); do
@@ -119,7 +125,7 @@ done
 pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
+for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
 	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
@@ -142,6 +148,11 @@ awk -v k="$k" -v knb="$knb" -v ke="$ke" -v ks="$kst" -v b="$base" -v f="$f" 'BEG
 		(k-knb)/2, 100*(k-knb)/(knb-b), (knb-b)/2, (knb-b)/(f-b)
 	printf "every block (--blocked-in=0) adds %.1f ns per switch (%.0f%% more), whole stacks (--stacks --blocked-in=0) %.1f ns (%.0f%% more)\n",
 		(ke-knb)/2, 100*(ke-knb)/(knb-b), (ks-knb)/2, 100*(ks-knb)/(knb-b) }'
+# Interrupt handlers, recorded by default: what they add per switch.
+kni=$(pct "$tmp/ktrace-noirq" 10)
+awk -v k="$k" -v kni="$kni" -v b="$base" 'BEGIN {
+	printf "interrupt handlers: the default adds %.1f ns per switch to --no-irq (%.0f%% of its %.1f ns; target: at most 10%%)\n",
+		(k-kni)/2, 100*(k-kni)/(kni-b), (kni-b)/2 }'
 walked=$("$ktrace" dump "$tmp/k.fxt" | awk '/switch:/ {n++} /incoming_kstack=/ {k++} END {printf "%d of %d (%.2f%%)", k, n, n ? 100 * k / n : 0}')
 echo "switches that walked a stack by default (blocks of 100 us or more, the last round): $walked"
 # The same ratio round by round, for its spread.

@@ -769,22 +769,131 @@ static __always_inline __u32 irq_context(struct task_struct *cur, __u64 now)
 }
 #endif
 
+/*
+ * Interrupt handlers' runs (record_irqs): each entry keeps its time and
+ * number per CPU, and the exit writes one record for the whole run
+ * (ktrace_fxt_put_irq()).  Hardirqs do not nest (handlers run with
+ * interrupts off) but may come inside a softirq, so each has its slot.
+ * An exit with no entry (before the recording) writes nothing.
+ */
+struct irq_starts {
+	__u64 hard_since;	/* 0: none open */
+	__u64 soft_since;
+	__u32 hard_number;
+	__u32 hard_kind;
+	__u32 soft_vec;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_starts);
+} irq_starts SEC(".maps");
+
+/* Set before load: count the interrupt depth (the build without the preempt count). */
+const volatile bool irq_depth_on = false;
+/* Set before load: write a record per interrupt handler run. */
+const volatile bool record_irqs = false;
+
+static __always_inline void irq_begin(bool hard, __u32 kind, __u32 number)
+{
+	__u32 zero = 0;
+	struct irq_starts *st = bpf_map_lookup_elem(&irq_starts, &zero);
+
+	if (!st)
+		return;
+	if (hard) {
+		st->hard_since = bpf_ktime_get_ns();
+		st->hard_number = number;
+		st->hard_kind = kind;
+	} else {
+		st->soft_since = bpf_ktime_get_ns();
+		st->soft_vec = number;
+	}
+}
+
+/* Out of line: the verifier checks the record's writing once for all exits. */
+__noinline int irq_end(bool hard, __u32 number)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), kind;
+	struct irq_starts *st = bpf_map_lookup_elem(&irq_starts, &zero);
+	__u64 since, ts = bpf_ktime_get_ns();
+	struct bpf_rec rec;
+
+	if (!st)
+		return 0;
+	since = hard ? st->hard_since : st->soft_since;
+	kind = hard ? st->hard_kind : KTRACE_IRQ_SOFTIRQ;
+	if (hard)
+		st->hard_since = 0;
+	else
+		st->soft_since = 0;
+	if (!since || (hard ? st->hard_number : st->soft_vec) != number || ts < since)
+		return 0;
+	emit(&rec, ktrace_fxt_put_irq(rec_clear(&rec), cpu, kind, number, since, ts), since);
+	return 0;
+}
+
+static __always_inline int irq_enter(bool hard, __u32 kind, __u32 number)
+{
+	if (irq_depth_on)
+		irq_depth_add(hard, 1);
+	if (record_irqs)
+		irq_begin(hard, kind, number);
+	return 0;
+}
+
+static __always_inline int irq_exit(bool hard, __u32 number)
+{
+	if (irq_depth_on)
+		irq_depth_add(hard, -1);
+	if (record_irqs)
+		irq_end(hard, number);
+	return 0;
+}
+
 SEC("tp_btf/irq_handler_entry")
-int ktrace_irq_enter(void *ctx) { return irq_depth_add(true, 1); }
+int BPF_PROG(ktrace_irq_enter, int irq)
+{
+	return irq_enter(true, KTRACE_IRQ_HANDLER, irq);
+}
+
 SEC("tp_btf/irq_handler_exit")
-int ktrace_irq_exit(void *ctx) { return irq_depth_add(true, -1); }
+int BPF_PROG(ktrace_irq_exit, int irq)
+{
+	return irq_exit(true, irq);
+}
+
 SEC("tp_btf/local_timer_entry")
-int ktrace_timer_enter(void *ctx) { return irq_depth_add(true, 1); }
+int BPF_PROG(ktrace_timer_enter, int vector)
+{
+	return irq_enter(true, KTRACE_IRQ_LOCAL_TIMER, vector);
+}
+
 SEC("tp_btf/local_timer_exit")
-int ktrace_timer_exit(void *ctx) { return irq_depth_add(true, -1); }
+int BPF_PROG(ktrace_timer_exit, int vector)
+{
+	return irq_exit(true, vector);
+}
+
 SEC("tp_btf/irq_work_entry")
 int ktrace_irq_work_enter(void *ctx) { return irq_depth_add(true, 1); }
 SEC("tp_btf/irq_work_exit")
 int ktrace_irq_work_exit(void *ctx) { return irq_depth_add(true, -1); }
+
 SEC("tp_btf/softirq_entry")
-int ktrace_softirq_enter(void *ctx) { return irq_depth_add(false, 1); }
+int BPF_PROG(ktrace_softirq_enter, unsigned int vec)
+{
+	return irq_enter(false, KTRACE_IRQ_SOFTIRQ, vec);
+}
+
 SEC("tp_btf/softirq_exit")
-int ktrace_softirq_exit(void *ctx) { return irq_depth_add(false, -1); }
+int BPF_PROG(ktrace_softirq_exit, unsigned int vec)
+{
+	return irq_exit(false, vec);
+}
 
 /*
  * sched_waking runs in the waker's context, so current is the waker, or

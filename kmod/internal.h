@@ -187,6 +187,11 @@ int ktrace_probes_init(void);
 int ktrace_probes_register(const struct ktrace_session *s);
 void ktrace_probes_unregister(void);
 
+/* probes_irq.c */
+int ktrace_irq_probes_init(void);
+int ktrace_irq_probes_register(const struct ktrace_session *s);
+void ktrace_irq_probes_unregister(void);
+
 /* api.c */
 extern unsigned long ktrace_session_gen;
 

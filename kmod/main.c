@@ -21,6 +21,9 @@ static int __init ktrace_init(void)
 	ret = ktrace_probes_init();
 	if (ret)
 		return ret;
+	ret = ktrace_irq_probes_init();
+	if (ret)
+		return ret;
 	ret = ktrace_hotplug_init();
 	if (ret < 0) {
 		pr_err("cannot register for CPU hotplug: %d\n", ret);

@@ -154,6 +154,11 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	ret = ktrace_probes_register(s);
 	if (ret)
 		return ret;
+	ret = ktrace_irq_probes_register(s);
+	if (ret) {
+		ktrace_probes_unregister();
+		return ret;
+	}
 	/*
 	 * Probes take their time after they find the session, which the
 	 * release below publishes with the span: they never see a start
@@ -185,6 +190,7 @@ int ktrace_session_stop_locked(struct ktrace_session *s)
 	RCU_INIT_POINTER(ktrace_active, NULL);
 	static_branch_disable(&ktrace_recording);
 	ktrace_dynprobes_remove_locked(s);
+	ktrace_irq_probes_unregister();
 	ktrace_probes_unregister();
 	synchronize_rcu();
 	s->running = false;

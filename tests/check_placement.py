@@ -39,7 +39,9 @@ out = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(victim), 
 ok(out.returncode == 0, 'ktrace latency --json reads the recording', out.stderr.strip())
 if out.returncode:
     finish()
-waits = json.loads(out.stdout)['top']
+report = json.loads(out.stdout)
+waits = report['top']
+irq = report['irq_recorded']
 dump = subprocess.run([ktrace, 'dump', trace], capture_output=True, text=True).stdout
 
 # Each CPU's history from the switch records: (start, end, tid, weight).
@@ -140,15 +142,35 @@ def expected(w):
     return pieces, causes, {union(spans) for spans in idle.values()}
 
 
-# Only waits the records explain whole: no unknown part, no interrupt time.
-clear = [w for w in waits if w['causes']['unknown'] == 0 and w['causes']['interrupts'] == 0]
-ok(len(clear) >= len(waits) // 2 and clear, f"most of the victim's waits are recorded whole ({len(clear)} of {len(waits)})")
+# Only waits the records explain whole: no unknown part, no timer wait that
+# began late (its start is the timer's due time, which no switch says).  Interrupt
+# handlers (recorded by default) take their time from what the CPU ran, so
+# with them each cause is at most the switches' figure and the interrupts
+# cause is what they lack; an idle CPU elsewhere is idle less of the time.
+clear = [w for w in waits if w['causes']['unknown'] == 0 and w['causes']['timer_late'] == 0]
+
+
+def causes_match(got, want):
+    rest = {k: v for k, v in got.items() if k != 'interrupts'}
+    if not got.get('interrupts'):
+        return got == want
+    return (all(v <= want.get(k, 0) for k, v in rest.items()) and
+            sum(want.values()) - sum(rest.values()) == got['interrupts'])
+
+
+def idle_match(got, want):
+    return got in want or (irq and any(got <= i for i in want))
+
+
+ok(len(clear) >= len(waits) // 2 and clear, f"most of the victim's waits are recorded whole ({len(clear)} of {len(waits)}, "
+   f"{sum(1 for w in clear if w['causes']['interrupts'])} with interrupt time)")
 wrong = []
 for w in clear:
     pieces, causes, idle = expected(w)
     got = [(p['cpu'], p['start'], p['end']) for p in w['pieces']]
     gc = {k: v for k, v in w['causes'].items() if v}
-    if got != pieces or gc != dict(causes) or w['idle_allowed_elsewhere'] not in idle:
+    if got != pieces or not causes_match(gc, dict(causes)) or \
+       not idle_match(w['idle_allowed_elsewhere'], idle):
         wrong.append((w['start'], w['latency'], got, pieces, gc, dict(causes), w['idle_allowed_elsewhere'], idle))
 ok(not wrong, f"each wait's run queues, causes and idle_allowed_elsewhere are what the switch and migrate records say "
    f"({len(clear)} waits, {sum(1 for w in clear if w['idle_allowed_elsewhere'])} with an allowed CPU idle)", wrong[:3])

@@ -41,14 +41,14 @@ fi
 size=$(stat -c %s "$tmp/s.fxt")
 head -c $((size - 20)) "$tmp/s.fxt" >"$tmp/trunc.fxt"
 run "$ktrace" convert "$tmp/trunc.fxt" -o "$tmp/trunc.json"
-[ $rc -ne 0 ] && grep -q 'offset 2888 (0xb48): record size: input ends inside a scheduling record' "$tmp/err"
+[ $rc -ne 0 ] && grep -q 'offset 3000 (0xbb8): record size: input ends inside a scheduling record' "$tmp/err"
 ok $? "convert of a truncated trace fails and names the offset"
 json_valid "$tmp/trunc.json" && grep -q '"end_state":"X"' "$tmp/trunc.json"
 ok $? "the truncated trace's JSON is valid and holds the records before the cut"
 
 run "$ktrace" dump "$tmp/trunc.fxt"
-[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 102 ]
-ok $? "dump of a truncated trace prints the 102 whole records and fails"
+[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 108 ]
+ok $? "dump of a truncated trace prints the 108 whole records and fails"
 
 # Garbage: not FXT at all.  Refused at once, and nothing is written.
 { printf 'x'; head -c 4095 /dev/urandom; } >"$tmp/garbage.fxt"
@@ -146,7 +146,7 @@ ok $? "a thread no record names is '<unnamed TID>' in dump, and in the JSON's tr
 "$gen" timeline-bad "$tmp/tbad.fxt"
 run "$ktrace" dump --check "$tmp/tbad.fxt"
 [ $rc -eq 1 ] &&
-	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 1056)$' "$tmp/out" &&
+	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 1168)$' "$tmp/out" &&
 	grep -q '^violation: 1000.000000500 \[001\] switches in tid 402, which blocked, with no wakeup since it last ran' "$tmp/out" &&
 	grep -q '^violation: 1000.000000600 \[001\] tid 402 switched in on CPU 0 while it runs here until 1000.000000700' "$tmp/out" &&
 	grep -q '^violation: 1000.000000900 \[000\] an untraced_switch record, but the next switch takes off tid 402' "$tmp/out" &&

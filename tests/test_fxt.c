@@ -16,6 +16,7 @@
 #include "fxt_reader.h"
 #include "lib/tap.h"
 #include "fxt_writer.h"
+#include "irq_names.h"
 
 
 #define CHECK(cond) do { if (!(cond)) { printf("#   failed: %s (line %d)\n", #cond, __LINE__); \
@@ -194,6 +195,104 @@ static int t_args(bool inline_strings)
 }
 
 /* The records the recorders write, from the shared encoders. */
+/* Writes @text into @root/@rel, its directories made. */
+static int put_file(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	if (system(cmd))
+		return 0;
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	fputs(text, f);
+	return !fclose(f);
+}
+
+/*
+ * Interrupt records: each kind round-trips, and the archive's names for
+ * them are the ftrace path's, device names from /sys/kernel/irq/N/actions
+ * or, without it, /proc/interrupts' last column.
+ */
+static int t_irq_records(void)
+{
+	struct fxt_writer *w = writer_new(false);
+	char root[] = "/tmp/ktrace-test-irq-XXXXXX", name[160];
+	struct irq_actions ia;
+	struct readback rb;
+	struct fxt_record rec;
+	__u64 buf[16];
+	uint32_t cpu;
+
+	CHECK(mkdtemp(root));
+	CHECK(put_file(root, "sys/kernel/irq/27/actions", "eth0\n"));
+	CHECK(put_file(root, "sys/kernel/irq/16/actions", "ehci_hcd:usb1,snd_hda_intel\n"));
+	CHECK(put_file(root, "proc/interrupts",
+		       "           CPU0       CPU1\n"
+		       "  0:         41          0   IO-APIC   2-edge      timer\n"
+		       " 28:          0       1234   PCI-MSI 524288-edge      nvme0q1\n"
+		       " 29:          0          0   PCI-MSI 1-edge\n"
+		       "NMI:          0          0   Non-maskable interrupts\n"));
+	irq_actions_init(&ia, root);
+	fxt_write_preamble(w, 1, "t");
+	CHECK(ktrace_fxt_put_irq(buf, 1, KTRACE_IRQ_HANDLER, 27, 1000, 1500) ==
+	      KTRACE_FXT_IRQ_WORDS);
+	fxt_write_words(w, buf, KTRACE_FXT_IRQ_WORDS);
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 0, KTRACE_IRQ_SOFTIRQ, 1, 2000, 2600));
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 3, KTRACE_IRQ_LOCAL_TIMER, 236, 3000, 3010));
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 0, KTRACE_IRQ_SOFTIRQ, 12, 4000, 4001));
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 0, KTRACE_IRQ_HANDLER, 16, 5000, 5001));
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 0, KTRACE_IRQ_HANDLER, 28, 5000, 5001));
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 0, KTRACE_IRQ_HANDLER, 29, 5000, 5001));
+	fxt_write_words(w, buf, ktrace_fxt_put_irq(buf, 0, KTRACE_IRQ_HANDLER, 30, 5000, 5001));
+	/* Another complete event on the track is not the recorders'. */
+	fxt_write_event(w, KTRACE_FXT_EV_DURATION_COMPLETE, 6000, KTRACE_FXT_IRQ_PID,
+			KTRACE_FXT_IRQ_TID(0), "irq", "irq 27 eth0", NULL, 0, 6100);
+	rb_open(&rb, w);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
+	CHECK(rec.sub == KTRACE_FXT_EV_DURATION_COMPLETE && rec.ts == 1000 && rec.extra == 1500);
+	CHECK(rec.pid == KTRACE_FXT_IRQ_PID && rec.tid == KTRACE_FXT_IRQ_TID(1));
+	CHECK(fxt_str_eq(rec.cat, "ktrace:irq") && fxt_str_eq(rec.name, "irq"));
+	CHECK(rec.nargs == 1 && fxt_find_arg(&rec, "irq")->u == 27);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && cpu == 1);
+	CHECK(!strcmp(name, "irq 27 eth0"));
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 2000 && rec.extra == 2600);
+	CHECK(fxt_str_eq(rec.name, "softirq") && fxt_find_arg(&rec, "vec")->u == 1);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && cpu == 0);
+	CHECK(!strcmp(name, "softirq TIMER"));
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 3000 && rec.extra == 3010);
+	CHECK(fxt_str_eq(rec.name, "local_timer") && fxt_find_arg(&rec, "vector")->u == 236);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && cpu == 3);
+	CHECK(!strcmp(name, "local_timer 236"));
+
+	CHECK(next_body(&rb.r, &rec) == 1);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && !strcmp(name, "softirq 12"));
+	CHECK(next_body(&rb.r, &rec) == 1);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu));
+	CHECK(!strcmp(name, "irq 16 ehci_hcd:usb1,snd_hda_intel"));
+	CHECK(next_body(&rb.r, &rec) == 1);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && !strcmp(name, "irq 28 nvme0q1"));
+	/* No device in /proc/interrupts, none anywhere: the number alone. */
+	CHECK(next_body(&rb.r, &rec) == 1);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && !strcmp(name, "irq 29"));
+	CHECK(next_body(&rb.r, &rec) == 1);
+	CHECK(irq_record_name(&rec, &ia, name, sizeof(name), &cpu) && !strcmp(name, "irq 30"));
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.ts == 6000);
+	CHECK(!irq_record_name(&rec, &ia, name, sizeof(name), &cpu));
+	CHECK(next_body(&rb.r, &rec) == 0);
+	rb_close(&rb);
+	irq_actions_free(&ia);
+	snprintf(name, sizeof(name), "rm -rf '%s'", root);
+	CHECK(!system(name));
+	return 1;
+}
+
 static int t_recorder_records(void)
 {
 	struct fxt_writer *w = writer_new(false);
@@ -1006,6 +1105,7 @@ int main(void)
 	ok(t_args(false), "every argument type, indexed names, event and kernel object");
 	ok(t_args(true), "every argument type, inline names, event and kernel object");
 	ok(t_recorder_records(), "recorder records: switch, wakeup, kernel objects, drops");
+	ok(t_irq_records(), "interrupt records: each kind read back, named as ftrace's (device names from sysfs or /proc/interrupts)");
 	ok(t_state_mapping(), "sched_switch's state to Linux and FXT states (an exiting task's "
 	   "voluntary switch included), and weights");
 	ok(t_off_slots(), "off-CPU slots: a block is long from the threshold, to the nanosecond");

@@ -74,6 +74,7 @@ enum {
 	OPT_RING,
 	OPT_BLOCKED_IN,
 	OPT_NO_BLOCKED_IN,
+	OPT_NO_IRQ,
 	OPT_STACKS,
 	OPT_RAW_STACKS,
 	OPT_FTRACE,
@@ -185,6 +186,9 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 	case OPT_NO_BLOCKED_IN:
 		ra->no_blocked_in = true;
 		break;
+	case OPT_NO_IRQ:
+		ro->irqs = false;
+		break;
 	case OPT_STACKS:
 		ro->stacks = true;
 		ro->stack_depth = KTRACE_KSTACK_MAX_DEPTH;
@@ -240,6 +244,7 @@ static const struct option record_options[] = {
 	{ "ring", no_argument, NULL, OPT_RING },
 	{ "blocked-in", optional_argument, NULL, OPT_BLOCKED_IN },
 	{ "no-blocked-in", no_argument, NULL, OPT_NO_BLOCKED_IN },
+	{ "no-irq", no_argument, NULL, OPT_NO_IRQ },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "raw-stacks", no_argument, NULL, OPT_RAW_STACKS },
 	{ "ftrace", required_argument, NULL, OPT_FTRACE },
@@ -252,13 +257,15 @@ static const struct cli_command record_cmd = {
 	.name = "record",
 	.usage = "usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
 		 "                     [--blocked-in[=DUR] | --no-blocked-in] [--stacks] [--raw-stacks]\n"
+		 "                     [--no-irq]\n"
 		 "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
 		 "                     [--comm NAME]]] [-d DUR] [-v] [-- COMMAND [ARGS...]]\n"
 		 "\n"
-		 "Record context switches, wakeups and thread names on every CPU until\n"
-		 "-d's time has passed, COMMAND exits, or Ctrl-C; then write a time-sorted\n"
-		 "FXT archive (or Chrome JSON when FILE ends in .json).  With COMMAND, the\n"
-		 "exit status is the command's own (128 + N if signal N killed it).\n"
+		 "Record context switches, wakeups, interrupt handlers and thread names on\n"
+		 "every CPU until -d's time has passed, COMMAND exits, or Ctrl-C; then\n"
+		 "write a time-sorted FXT archive (or Chrome JSON when FILE ends in .json).\n"
+		 "With COMMAND, the exit status is the command's own (128 + N if signal N\n"
+		 "killed it).\n"
 		 "\n"
 		 "  -o, --output FILE      where to write the trace (default: ktrace.fxt)\n"
 		 "  -F, --format FMT       fxt or json (default: from FILE's extension)\n"
@@ -280,10 +287,15 @@ static const struct cli_command record_cmd = {
 		 "      --no-blocked-in    do not record where threads blocked\n"
 		 "      --stacks           record its whole kernel stack too (ktrace latency --folded)\n"
 		 "      --raw-stacks       keep kernel addresses, not names from /proc/kallsyms\n"
+		 "      --no-irq           do not record interrupt handlers (recorded by default:\n"
+		 "                         hardirqs, softirqs and x86's local timer, as durations\n"
+		 "                         on each CPU's interrupt track, which ktrace latency blames)\n"
 		 "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
 		 "                         (entry to return, nested under recursion); repeatable\n"
 		 "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"
-		 "                         by commas (irq:*,block:block_rq_issue), merged by time\n"
+		 "                         by commas (irq:*,block:block_rq_issue), merged by time;\n"
+		 "                         unless --no-irq, irq:* handler pairs stay instants beside\n"
+		 "                         the recorded durations\n"
 		 "  -d, --duration DUR     stop after this long; a bare number is seconds (5, 300ms)\n"
 		 "  -v, --verbose          say more, including the BPF loader's messages\n",
 	.examples = "  ktrace record -o sched.fxt -d 5\n"
@@ -304,7 +316,7 @@ static const struct cli_command record_cmd = {
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args ra = { .out_path = "ktrace.fxt" };
+	struct record_args ra = { .out_path = "ktrace.fxt", .ro.irqs = true };
 	struct record_opts *ro = &ra.ro;
 	const char *out_path;
 	struct record_run rs = { .go = -1, .child = -1, .sync = { .marker_fd = -1 } };

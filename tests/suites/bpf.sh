@@ -333,6 +333,26 @@ if setarch "$(uname -m)" --uname-2.6 true 2>/dev/null && [ ! -e /dev/ktrace ]; t
 		diag "$tmp/err"
 fi
 
+# Interrupt handlers are recorded by default: under a timer storm, each
+# CPU's interrupt track holds them, named, and the latency analysis blames
+# some waits on them; recorded again with ftrace's irq events (instants
+# then), each handler run matches one of ftrace's.
+irq_ftrace='irq:*,irq_vectors:local_timer_entry,irq_vectors:local_timer_exit'
+[ -d /sys/kernel/tracing/events/irq_vectors ] || irq_ftrace='irq:*'
+run "$ktrace" record --backend bpf -o "$tmp/irq.fxt" -- tests/timer_storm.py 1.5
+ok $rc "record -- a timer storm (interrupts recorded by default)" || diag "$tmp/err"
+check_timeline "$tmp/irq.fxt" "record -- a timer storm"
+run "$ktrace" record --backend bpf --ftrace "$irq_ftrace" -o "$tmp/irqft.fxt" -- tests/timer_storm.py 1.5
+ok $rc "record --ftrace '$irq_ftrace' -- a timer storm" || diag "$tmp/err"
+tests/check_irq.py "$ktrace" "$tmp/irq.fxt" "$tmp/irqft.fxt" >"$tmp/check"
+ok $? "recorded interrupt handlers: named tracks, blamed in ktrace latency, the same runs as ftrace's" ||
+	grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
+grep -E '^# per CPU' "$tmp/check" | sed 's/^/#   /'
+run "$ktrace" record --backend bpf --no-irq -o "$tmp/noirq.fxt" -d 0.5
+[ $rc -eq 0 ] && ! "$ktrace" dump "$tmp/noirq.fxt" | grep -q '"ktrace:irq":' &&
+	"$ktrace" latency "$tmp/noirq.fxt" --json | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["irq_recorded"])'
+ok $? "record --no-irq: no interrupt records, and ktrace latency says none were recorded" || diag "$tmp/err"
+
 # Waits of known length behind a SCHED_FIFO hog, with interrupts recorded.
 run "$ktrace" record --backend bpf --ftrace 'irq:*' -o "$tmp/lat.fxt" -- \
 	"$build/tests/latency_workload" "$tmp/lat.expect" 10 5000

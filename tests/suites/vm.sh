@@ -107,6 +107,17 @@ for b in kmod bpf; do
 	grep '^#' "$R/${b}_witness.check" 2>/dev/null | head -3 | sed 's/^/#   /'
 done
 
+# Interrupt handlers recorded by each backend: named tracks, blamed by
+# ktrace latency, and the same runs ftrace's irq events show (TCG's slower
+# clock reads and probes: ends within 500 us).
+for b in kmod bpf; do
+	[ "$(status ${b}_irq)" = 0 ] && [ "$(status ${b}_irqft)" = 0 ] &&
+		tests/check_irq.py "$ktrace" "$R/${b}_irq.fxt" "$R/${b}_irqft.fxt" 500 >"$R/${b}_irq.check"
+	okb $b $? "$b: interrupt handlers recorded by default: named tracks, blamed in ktrace latency, the same runs as ftrace's" ||
+		{ sed 's/^/# /' "$R/${b}_irq.err" "$R/${b}_irqft.err" | head -5; grep -E '^not ok|^#' "$R/${b}_irq.check" | sed 's/^/#   /'; }
+	grep -E '^# per CPU' "$R/${b}_irq.check" 2>/dev/null | sed 's/^/#   /'
+done
+
 # Equivalence: the same kinds of records with the same fields and states
 # (the timer expiries of the workload's sleeper included), but for the runs
 # the kernel skipped of a BPF program, which only the BPF backend can have.
@@ -465,7 +476,7 @@ for f in kmod bpf small ring bpfring kmod_lat bpf_lat kmod_trig bpf_trig api bpf
 	kmod_throttle bpf_throttle kmod_cgroups bpf_cgroups kmod_place bpf_place kmod_pinned bpf_pinned \
 	kmod_runfree bpf_runfree kmod_runpin bpf_runpin kmod_preempt bpf_preempt \
 	kchain kdchain kmod_witness bpf_witness kmod_churn bpf_churn kmod_churntrig bpf_churntrig cyc \
-	kmod_hog bpf_hog kmod_hog32K bpf_hog32K; do
+	kmod_hog bpf_hog kmod_hog32K bpf_hog32K kmod_irq bpf_irq kmod_irqft bpf_irqft; do
 	[ -s "$R/$f.fxt" ] || continue
 	check_timeline "$R/$f.fxt" "$f.fxt, recorded in the VM"
 done

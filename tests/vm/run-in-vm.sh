@@ -34,6 +34,16 @@ for b in kmod bpf; do
 	step ${b}_witness ktrace record --backend $b --ftrace 'sched:sched_switch' -o $R/${b}_witness.fxt -- \
 		workload $R/${b}_witness.expect 2000
 done
+# Interrupt handlers, recorded by default, under a timer storm (a shell
+# sleeping 1 ms at a time); again with ftrace's irq events beside them.
+irqft='irq:*'
+[ -d /sys/kernel/tracing/events/irq_vectors ] &&
+	irqft='irq:*,irq_vectors:local_timer_entry,irq_vectors:local_timer_exit'
+storm='i=0; while [ $i -lt 300 ]; do usleep 1000; i=$((i + 1)); done'
+for b in kmod bpf; do
+	step ${b}_irq ktrace record --backend $b -o $R/${b}_irq.fxt -- sh -c "$storm"
+	step ${b}_irqft ktrace record --backend $b --ftrace "$irqft" -o $R/${b}_irqft.fxt -- sh -c "$storm"
+done
 # The reader is stopped while the workload runs: the 8 KiB buffers overflow.
 mark kmod_small
 ktrace record --backend kmod -b 8K -o $R/small.fxt -d 4 >"$R/kmod_small.out" 2>"$R/kmod_small.err" &

@@ -445,7 +445,7 @@ static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint
 		t->cur.has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
 		t->cur.waker = t->cur.has_waker ? waker->u : 0;
 		if (t->cur.waker_ctx != KTRACE_CTX_TASK)
-			t->cur.waker_irq = lat_cpu_irq(cp->a, rec->cpu);
+			t->cur.waker_irq = lat_cpu_irq(cp->a, rec->cpu, ts);
 		if (!lat_timer_of(cp->a, rec->tid, &t->cur.timer_due, &t->cur.timer_fired))
 			t->cur.timer_due = t->cur.timer_fired = 0;
 	}

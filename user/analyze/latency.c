@@ -1130,7 +1130,8 @@ static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint6
 }
 
 /* Who woke @t with @rec, and from what context. */
-static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec)
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec,
+		       uint64_t ts)
 {
 	const struct fxt_arg *waker, *ctx;
 	struct sched_args sa;
@@ -1148,9 +1149,9 @@ static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struc
 	t->has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
 	t->waker = t->has_waker ? waker->u : 0;
 	t->waker_irq = -1;
-	/* The handler running on the waking CPU, if ftrace recorded it. */
+	/* The handler running on the waking CPU, if it was recorded. */
 	if (t->waker_ctx != KTRACE_CTX_TASK)
-		t->waker_irq = lat_cpu_irq(a, rec->cpu);
+		t->waker_irq = lat_cpu_irq(a, rec->cpu, ts);
 }
 
 static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
@@ -1158,7 +1159,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	struct lat_thread *t = thread_get(a, rec->tid);
 
 	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
-		note_waker(a, t, rec);
+		note_waker(a, t, rec, ts);
 		end_timer_on_cpu(a, t, ts);
 		return;
 	}
@@ -1170,7 +1171,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	if (t->state == ST_RUNNING) {
 		if (!t->early_wake) {
 			t->early_wake = ts;
-			note_waker(a, t, rec);
+			note_waker(a, t, rec, ts);
 		}
 		return;
 	} else if (t->state == ST_WOKEN && t->raced) {
@@ -1201,7 +1202,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
-	note_waker(a, t, rec);
+	note_waker(a, t, rec, ts);
 	/* Runnable from the wakeup: a timer wait's queues count from there. */
 	wait_begins(a, t, ts);
 }
@@ -1219,7 +1220,10 @@ static void cum_irq(struct lat_cpu *c, uint64_t ns)
 	c->cum[cum_label(c)] -= ns;
 }
 
-/* Interrupt handlers from ftrace (record --ftrace irq:*), on their CPU's track. */
+/*
+ * Interrupt handlers on their CPU's track: recorded (complete events) or
+ * from ftrace (record --ftrace irq:*, begin and end).
+ */
 static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts,
 			 const struct fxt_reader *r)
 {
@@ -1227,6 +1231,7 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 	uint8_t kind = rec->name.len >= 8 && !memcmp(rec->name.p, "softirq ", 8) ? SEG_SOFTIRQ :
 		       SEG_HARDIRQ;
 	struct lat_cpu *c;
+	uint64_t end;
 	int32_t name;
 
 	if (rec->tid < KTRACE_FXT_IRQ_TID(0) || cpu >= 65536)
@@ -1258,12 +1263,17 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 		break;
 	case KTRACE_FXT_EV_DURATION_COMPLETE:
 		name = irq_name_index(a, rec->name);
-		if (name >= 0 && fxt_ticks_to_ns(r, rec->extra) >= ts) {
-			push_seg(c, kind, name, 0, ts, fxt_ticks_to_ns(r, rec->extra));
-			if (!c->nirq)
-				cum_irq(c, fxt_ticks_to_ns(r, rec->extra) - ts);
-			if (fxt_ticks_to_ns(r, rec->extra) > c->irq_until)
-				c->irq_until = fxt_ticks_to_ns(r, rec->extra);
+		end = fxt_ticks_to_ns(r, rec->extra);
+		if (name >= 0 && end >= ts) {
+			push_seg(c, kind, name, 0, ts, end);
+			/*
+			 * A hardirq inside a softirq comes after it (both by their
+			 * start): only time past the handlers before it is new.
+			 */
+			if (!c->nirq && end > c->irq_until)
+				cum_irq(c, end - (ts > c->irq_until ? ts : c->irq_until));
+			if (end > c->irq_until)
+				c->irq_until = end;
 		}
 		break;
 	}
@@ -1331,11 +1341,32 @@ bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t en
 	return overlaps_loss(a, start, end);
 }
 
-int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu)
+int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu, uint64_t ts)
 {
 	const struct lat_cpu *c = cpu < a->ncpus ? &a->cpus[cpu] : NULL;
+	uint64_t oldest;
 
-	return c && c->nirq > 0 && c->nirq <= IRQ_NEST ? c->irq[c->nirq - 1].name : -1;
+	if (!c)
+		return -1;
+	if (c->nirq > 0)
+		return c->nirq <= IRQ_NEST ? c->irq[c->nirq - 1].name : -1;
+	if (ts >= c->irq_until || !c->ring)
+		return -1;
+	/*
+	 * Complete events (the recorders' own) are pushed at their start, after
+	 * the thread segment before them: the innermost handler around @ts is
+	 * the newest that holds it.
+	 */
+	oldest = c->nsegs > RING_SEGS ? c->nsegs - RING_SEGS : 0;
+	for (uint64_t i = c->nsegs; i > oldest && c->nsegs - i < 16; i--) {
+		const struct lat_seg *s = &c->ring[(i - 1) & (RING_SEGS - 1)];
+
+		if (s->kind == SEG_THREAD || s->kind == SEG_IDLE)
+			break;
+		if (s->start <= ts && ts < s->end)
+			return (int32_t)s->id;
+	}
+	return -1;
 }
 
 const char *lat_irq_name(struct lat_analysis *a, int32_t idx)

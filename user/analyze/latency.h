@@ -141,7 +141,7 @@ struct lat_wait {
 	struct lat_share irq[LAT_BLAME_IRQS];
 	uint32_t nirq;
 	uint64_t hardirq_ns, softirq_ns, idle_ns;
-	bool have_irq;			/* ftrace irq events were recorded */
+	bool have_irq;			/* interrupt handlers were recorded */
 	/* Where it waited (causes.c): the queues it sat on, and why it waited. */
 	bool have_migrations;		/* the trace records migrations */
 	int32_t queue_cpu;		/* the run queue it waited on first, -1: not known */
@@ -267,7 +267,7 @@ bool lat_timer_of(struct lat_analysis *a, uint64_t tid, uint64_t *due, uint64_t 
 uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add);
 uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
 bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
-int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu);
+int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu, uint64_t ts);
 const char *lat_irq_name(struct lat_analysis *a, int32_t idx);
 void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,
 		    uint64_t end, struct lat_wait *w);

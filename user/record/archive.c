@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fxt_compact.h"
+#include "irq_names.h"
 #include "names.h"
 #include "record.h"
 #include "timeline.h"
@@ -88,6 +89,9 @@ struct archive_check {
 	struct archive_names names;
 	struct fxt_compact compact;
 	const struct cgroup_paths *cgroups;
+	struct irq_actions irqs;
+	uint64_t irq_named[64];	/* bitmap: CPUs whose interrupt track is named */
+	bool irq_process_named;
 	uint64_t untraced;
 	int err;		/* the first error of a record on its way */
 	bool writing;		/* our own record, on its way through */
@@ -206,6 +210,39 @@ static bool outside_span(const struct archive_check *a, const struct fxt_record 
 	return ts < a->span.start || ts > a->span.stop;
 }
 
+/*
+ * A recorder's interrupt record (ktrace_fxt_put_irq()) into the archive:
+ * the same duration named as the ftrace path names it ("irq 27 eth0",
+ * "softirq TIMER"), on its CPU's interrupt track, named before its first
+ * use, so that the analyses and Perfetto read both alike.  Device names
+ * are those of the irq when the archive is written.
+ */
+static bool put_irq(struct archive_check *a, const struct fxt_record *rec)
+{
+	char name[160], thread[32];
+	struct fxt_arg proc;
+	uint32_t cpu;
+
+	if (!irq_record_name(rec, &a->irqs, name, sizeof(name), &cpu))
+		return false;
+	a->writing = true;
+	if (cpu >= 64 * ARRAY_SIZE(a->irq_named) || !(a->irq_named[cpu / 64] & 1ULL << cpu % 64)) {
+		if (!a->irq_process_named)
+			fxt_write_kobj(a->w, KTRACE_FXT_OBJ_PROCESS, KTRACE_FXT_IRQ_PID,
+				       "interrupts", NULL, 0);
+		a->irq_process_named = true;
+		snprintf(thread, sizeof(thread), "CPU %u irq", cpu);
+		proc = fxt_arg_int(KTRACE_FXT_ARG_KOID, "process", KTRACE_FXT_IRQ_PID);
+		fxt_write_kobj(a->w, KTRACE_FXT_OBJ_THREAD, rec->tid, thread, &proc, 1);
+		if (cpu < 64 * ARRAY_SIZE(a->irq_named))
+			a->irq_named[cpu / 64] |= 1ULL << cpu % 64;
+	}
+	fxt_write_event(a->w, KTRACE_FXT_EV_DURATION_COMPLETE, rec->ts, rec->pid, rec->tid,
+			"ktrace:irq", name, rec->args, rec->nargs, rec->extra);
+	a->writing = false;
+	return true;
+}
+
 static int archive_sink(void *ctx, const void *words, uint32_t n)
 {
 	struct archive_check *a = ctx;
@@ -240,6 +277,13 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 			a->w->records--;
 			put_kobj(a, words, n, &rec);
 			return 0;
+		}
+		if (rec.type == KTRACE_FXT_REC_EVENT && rec.pid == KTRACE_FXT_IRQ_PID) {
+			/* Counted as it came: fxt_write_event() counts what it writes. */
+			a->w->records--;
+			if (put_irq(a, &rec))
+				return 0;
+			a->w->records++;
 		}
 	} else if (a->writing) {
 		/* Its strings, for the records that use them later. */
@@ -281,6 +325,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	a.w = w;
 	a.span = *span;
 	a.cgroups = cgroups;
+	irq_actions_init(&a.irqs, "");
 	fxt_reader_open_mem(&a.r, NULL, 0);
 	/* Only what names strings and threads, and what the timelines need, is decoded. */
 	a.r.undecoded = ~(1U << KTRACE_FXT_REC_METADATA | 1U << KTRACE_FXT_REC_INIT |
@@ -325,6 +370,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	timeline_free(&a.tl);
 	archive_names_free(&a.names);
 	fxt_compact_free(&a.compact);
+	irq_actions_free(&a.irqs);
 	free(w);
 	return ret;
 }

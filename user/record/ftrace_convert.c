@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ftrace_convert.h"
+#include "irq_names.h"
 #include "utils.h"
 
 int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n)
@@ -92,11 +93,6 @@ static const struct duration_pair {
 	{ "sys_enter", "sys_exit", "syscall", NULL, "id", true },
 };
 
-/* The softirq tracepoints give only the vector: its name (kernel/softirq.c). */
-static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
-};
-
 /* Writes @e as a duration's begin or end if it is one; the rest become instants. */
 static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 {
@@ -110,13 +106,19 @@ static bool duration(struct ftrace_conv *c, const struct ftrace_event *e)
 			p = &pairs[i];
 	if (!p)
 		return false;
+	if (c->irq_instants && !p->on_thread) {
+		irq_track(c, e->cpu);
+		fxt_write_event(c->w, KTRACE_FXT_EV_INSTANT, e->ts, KTRACE_FXT_IRQ_PID,
+				KTRACE_FXT_IRQ_TID(e->cpu), e->system, e->name, e->args, e->nargs, 0);
+		return true;
+	}
 	type = !strcmp(e->name, p->begin) ? KTRACE_FXT_EV_DURATION_BEGIN : KTRACE_FXT_EV_DURATION_END;
 	a = p->text_arg ? arg(e, p->text_arg) : NULL;
 	if (a && a->type == KTRACE_FXT_ARG_STRING) {
 		snprintf(name, sizeof(name), "%s %.*s", p->label, (int)a->s.len, a->s.p);
-	} else if (!strcmp(p->label, "softirq") && (a = arg(e, p->num_arg)) &&
-		   a->i >= 0 && a->i < (int64_t)ARRAY_SIZE(softirq_names)) {
-		snprintf(name, sizeof(name), "softirq %s", softirq_names[a->i]);
+	} else if (!strcmp(p->label, "softirq") && (a = arg(e, p->num_arg)) && a->i >= 0 &&
+		   irq_softirq_name(a->i)) {
+		snprintf(name, sizeof(name), "softirq %s", irq_softirq_name(a->i));
 	} else {
 		a = arg(e, p->num_arg);
 		snprintf(name, sizeof(name), "%s %lld", p->label, a ? (long long)a->i : -1LL);

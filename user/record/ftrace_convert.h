@@ -35,6 +35,11 @@ struct ftrace_conv {
 	uint64_t lost;			/* events ftrace said it lost */
 	uint64_t cpu_named[1024];	/* bitmap: CPUs whose interrupt track is named */
 	bool irq_process_named;
+	/*
+	 * The recorder writes interrupt handlers' durations itself: ftrace's
+	 * entries and exits stay instants on the same track, counted once.
+	 */
+	bool irq_instants;
 };
 
 /*

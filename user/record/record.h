@@ -131,6 +131,7 @@ struct record_opts {
 	uint64_t blocked_min_ns;
 	bool stacks;		/* --stacks: the whole stacks into the archive too */
 	bool raw_stacks;	/* --raw-stacks: addresses, not names */
+	bool irqs;		/* interrupt handlers' runs (off with --no-irq) */
 };
 
 /* The wait that fired the latency trigger, and when recording stops. */

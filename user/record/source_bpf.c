@@ -224,7 +224,7 @@ static bool has_tracepoint(const struct btf *vmlinux, const char *name)
  * this kernel lacks are left out).  The kernel's BTF is parsed once here,
  * and what throttling this kernel allows is noted in @throttling.
  */
-static struct sched_bpf *open_recorder(char *throttling, size_t len)
+static struct sched_bpf *open_recorder(char *throttling, size_t len, bool record_irqs)
 {
 	static const char *const vector_tps[] = {
 		"local_timer_entry", "local_timer_exit", "irq_work_entry", "irq_work_exit",
@@ -268,8 +268,14 @@ static struct sched_bpf *open_recorder(char *throttling, size_t len)
 	depth_progs[5] = skel->progs.ktrace_timer_exit;
 	depth_progs[6] = skel->progs.ktrace_irq_work_enter;
 	depth_progs[7] = skel->progs.ktrace_irq_work_exit;
+	/*
+	 * The interrupt programs count the depth in the build without the
+	 * preempt count, and record handlers' runs with @record_irqs;
+	 * irq_work's only count.
+	 */
+	skel->rodata->irq_depth_on = !exact;
 	for (size_t i = 0; i < ARRAY_SIZE(depth_progs); i++)
-		bpf_program__set_autoload(depth_progs[i], !exact &&
+		bpf_program__set_autoload(depth_progs[i], (!exact || (i < 6 && record_irqs)) &&
 					  (i < 4 || has_tracepoint(vmlinux, vector_tps[i - 4])));
 	/* A kernel without CPU hotplug has no cpuhp tracepoints, and no hotplug to record. */
 	bpf_program__set_autoload(skel->progs.ktrace_cpuhp_enter,
@@ -306,7 +312,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		       (unsigned long long)o->buffer_size, ncpus);
 		return -E2BIG;
 	}
-	s->skel = open_recorder(s->throttling, sizeof(s->throttling));
+	s->skel = open_recorder(s->throttling, sizeof(s->throttling), o->irqs);
 	if (!s->skel) {
 		ret = -errno;
 		pr_err("cannot open the BPF recorder: %s", strerror(-ret));
@@ -315,6 +321,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	s->skel->rodata->nchunks = s->words / KTRACE_BPF_CHUNK_WORDS;
 	s->skel->rodata->nr_cpus = ncpus;
 	s->skel->rodata->ring = o->ring;
+	s->skel->rodata->record_irqs = o->irqs;
 	if (o->trigger_ns) {
 		s->skel->rodata->trigger_ns = o->trigger_ns;
 		s->skel->rodata->after_ns = o->after_ns;

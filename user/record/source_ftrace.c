@@ -93,6 +93,7 @@ static int ftrace_open(void **out, const struct record_opts *ro, struct spool *s
 	ret = ftrace_conv_init(&fc->conv, sp, n);
 	if (ret)
 		return ret;
+	fc->conv.irq_instants = ro->irqs;
 	snprintf(name, sizeof(name), "ktrace-%d", getpid());
 	fc->inst = tracefs_instance_create(name);
 	if (!fc->inst) {

@@ -122,6 +122,8 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 	else if (o->stack_depth)
 		cfg.flags |= KTRACE_CFG_BLOCKED_IN;
 	cfg.blocked_min_ns = o->blocked_min_ns;
+	if (o->irqs)
+		cfg.flags |= KTRACE_CFG_IRQ;
 	if (o->trigger_ns) {
 		cfg.flags |= KTRACE_CFG_TRIGGER;
 		cfg.trigger_ns = o->trigger_ns;

@@ -52,11 +52,13 @@ static inline int ktrace_buffer_size_valid(__u64 size)
 #define KTRACE_CFG_STACKS	(1U << 3)	/* whole stacks; implies BLOCKED_IN */
 /* CFS bandwidth throttling, found through ktrace_config.throttle. */
 #define KTRACE_CFG_THROTTLE	(1U << 4)
+/* Interrupt handlers' runs (ktrace_fxt_put_irq()). */
+#define KTRACE_CFG_IRQ		(1U << 5)
 /* With KTRACE_CFG_TRIGGER: only real-time (and deadline) threads' waits fire it. */
-#define KTRACE_CFG_TRIGGER_RT	(1U << 5)
+#define KTRACE_CFG_TRIGGER_RT	(1U << 6)
 #define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER | \
 				 KTRACE_CFG_BLOCKED_IN | KTRACE_CFG_STACKS | \
-				 KTRACE_CFG_THROTTLE | KTRACE_CFG_TRIGGER_RT)
+				 KTRACE_CFG_THROTTLE | KTRACE_CFG_IRQ | KTRACE_CFG_TRIGGER_RT)
 
 #define KTRACE_STACK_SLOTS	8192
 

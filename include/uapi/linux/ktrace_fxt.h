@@ -249,14 +249,22 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_CGROUP_ID	= 45,	/* throttle, cfs_refill, names */
 	KTRACE_FXT_STR_INCOMING_KSTACK	= 46,
 	KTRACE_FXT_STR_AFFINITY		= 47,
-	KTRACE_FXT_STR_FIRST_DYNAMIC	= 48,	/* archive writers: 48 .. 0x3eff */
+	/* Interrupt handlers (ktrace_fxt_put_irq()). */
+	KTRACE_FXT_STR_CAT_IRQ		= 48,
+	KTRACE_FXT_STR_IRQ		= 49,	/* a device handler; its irq number */
+	KTRACE_FXT_STR_SOFTIRQ		= 50,
+	KTRACE_FXT_STR_VEC		= 51,	/* a softirq's vector */
+	KTRACE_FXT_STR_LOCAL_TIMER	= 52,
+	KTRACE_FXT_STR_VECTOR		= 53,	/* an x86 system vector */
+	KTRACE_FXT_STR_FIRST_DYNAMIC	= 54,	/* archive writers: 54 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
 };
 
 /*
- * Interrupt handlers captured through ftrace are drawn as durations on one
- * pseudo thread per CPU, in a pseudo process named "interrupts".
+ * Interrupt handlers, recorded (ktrace_fxt_put_irq()) or captured through
+ * ftrace, are drawn as durations on one pseudo thread per CPU, in a pseudo
+ * process named "interrupts".
  */
 #define KTRACE_FXT_IRQ_PID		(1ULL << 30)
 #define KTRACE_FXT_IRQ_TID(cpu)		(KTRACE_FXT_IRQ_PID + 1 + (cpu))
@@ -319,6 +327,12 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_CFS_REFILL]		= "cfs_refill",
 	[KTRACE_FXT_STR_CGROUP_ID]		= "cgroup_id",
 	[KTRACE_FXT_STR_AFFINITY]		= "affinity",
+	[KTRACE_FXT_STR_CAT_IRQ]		= "ktrace:irq",
+	[KTRACE_FXT_STR_IRQ]			= "irq",
+	[KTRACE_FXT_STR_SOFTIRQ]		= "softirq",
+	[KTRACE_FXT_STR_VEC]			= "vec",
+	[KTRACE_FXT_STR_LOCAL_TIMER]		= "local_timer",
+	[KTRACE_FXT_STR_VECTOR]			= "vector",
 };
 #endif
 
@@ -1179,6 +1193,41 @@ static inline __u32 ktrace_fxt_put_cpu_state(__u64 *w, __u64 ts, __u32 cpu, int 
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT32, KTRACE_FXT_STR_CPU, cpu);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 1, 0, KTRACE_FXT_STR_CAT_META,
 				       name, 0);
+}
+
+/* What ran in an interrupt record: the kind of handler. */
+enum ktrace_irq_kind {
+	KTRACE_IRQ_HANDLER	= 0,	/* irq_handler_entry/exit: a device's */
+	KTRACE_IRQ_SOFTIRQ	= 1,	/* softirq_entry/exit */
+	KTRACE_IRQ_LOCAL_TIMER	= 2,	/* x86 local_timer_entry/exit */
+	KTRACE_IRQ_KINDS	= 3,
+};
+
+#define KTRACE_FXT_IRQ_WORDS	6
+
+/*
+ * One interrupt handler's run: a complete duration event in "ktrace:irq"
+ * on @cpu's interrupt pseudo thread, from @start (its entry) to @end (its
+ * exit), named after the kind ("irq", "softirq" or "local_timer"), with
+ * the irq number ("irq"), the softirq vector ("vec") or the x86 vector
+ * ("vector").  Written at the exit, so the records of a CPU come out of
+ * time order by a handler's length; a hardirq that interrupts a softirq
+ * is written before it.  The archive names it as the ftrace path does.
+ */
+static inline __u32 ktrace_fxt_put_irq(__u64 *w, __u32 cpu, __u32 kind, __u32 number,
+				       __u64 start, __u64 end)
+{
+	__u16 name = kind == KTRACE_IRQ_SOFTIRQ ? KTRACE_FXT_STR_SOFTIRQ :
+		     kind == KTRACE_IRQ_LOCAL_TIMER ? KTRACE_FXT_STR_LOCAL_TIMER :
+		     KTRACE_FXT_STR_IRQ;
+	__u16 arg = kind == KTRACE_IRQ_SOFTIRQ ? KTRACE_FXT_STR_VEC :
+		    kind == KTRACE_IRQ_LOCAL_TIMER ? KTRACE_FXT_STR_VECTOR : KTRACE_FXT_STR_IRQ;
+	__u32 n = ktrace_fxt_event_head(w, start, 0, KTRACE_FXT_IRQ_PID, KTRACE_FXT_IRQ_TID(cpu),
+					KTRACE_FXT_STR_CAT_IRQ, 0, name, 0);
+
+	w[n++] = ktrace_fxt_arg_u32(arg, number);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_DURATION_COMPLETE, 1, 0,
+				       KTRACE_FXT_STR_CAT_IRQ, name, end);
 }
 
 #endif /* _UAPI_LINUX_KTRACE_FXT_H */
