@@ -414,6 +414,11 @@ endif
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ktrace-watch.service
+	@# The watch's options: removed as installed, kept (and said) once edited.
+	if cmp -s scripts/systemd/ktrace-watch.default $(DESTDIR)/etc/default/ktrace-watch; then \
+		rm -f $(DESTDIR)/etc/default/ktrace-watch; \
+	elif [ -e $(DESTDIR)/etc/default/ktrace-watch ]; then \
+		echo "ktrace: kept $(DESTDIR)/etc/default/ktrace-watch: it was edited"; fi
 ifneq ($(KREL),)
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko.*
 	-@rmdir $(MODDIR)/$(INSTALL_MOD_DIR) 2>/dev/null

@@ -166,10 +166,14 @@ ok $? "the module is in DESTDIR/lib/modules/$krel/updates (${ko##*/}, vermagic $
 grep -q "^updates/ktrace\.ko[.a-z]*:" "$dest/lib/modules/$krel/modules.dep" 2>/dev/null &&
 	modprobe -d "$dest" -S "$krel" --dry-run --show-depends ktrace 2>/dev/null | grep -qx "insmod $ko *"
 ok $? "depmod indexed it there: modprobe -d DESTDIR -S $krel would load it"
+grep -q 'ExecStart=.*/usr/bin/ktrace watch' "$dest/lib/systemd/system/ktrace-watch.service" 2>/dev/null &&
+	grep -q '^KTRACE_WATCH_OPTS=' "$dest/etc/default/ktrace-watch" 2>/dev/null
+ok $? "ktrace-watch.service (running DESTDIR's /usr/bin/ktrace) and its options in /etc/default"
 mk uninstall DESTDIR="$dest" PREFIX=/usr KREL="$krel" >"$tmp/uninstall.log" 2>&1
 left=$(find "$dest" -name 'ktrace*')
 [ -z "$left" ] && ! grep -q ktrace "$dest/lib/modules/$krel/modules.dep"
-ok $? "make uninstall removes both and re-indexes" || echo "$left" | diag
+ok $? "make uninstall removes the CLI, the module, the unit and its options, and re-indexes" ||
+	echo "$left" | diag
 snapshot >"$tmp/after"
 diff "$tmp/before" "$tmp/after" >"$tmp/diff"
 ok $? "the system's /lib/modules was not touched by either" || head -20 "$tmp/diff" | diag
