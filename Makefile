@@ -125,7 +125,7 @@ TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
-	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
+	install-cli uninstall-cli man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -211,6 +211,20 @@ $(O)/user/record/bpf_exact.o: user/record/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_H
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
+# Manual pages, written in scdoc (man/NAME.SECTION.scd), made at build time.
+SCDOC		?= scdoc
+MANDIR		?= $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+MAN_NAMES	:= $(patsubst man/%.scd,%,$(wildcard man/*.scd))
+MAN_PAGES	:= $(addprefix $(O)/man/,$(MAN_NAMES))
+
+man: $(MAN_PAGES)
+
+$(O)/man/%: man/%.scd
+	@mkdir -p $(dir $@)
+	@command -v $(SCDOC) >/dev/null || { echo "ktrace: scdoc makes the manual pages (apt-get install scdoc)" >&2; exit 1; }
+	$(SCDOC) <$< >$@.tmp && mv $@.tmp $@
+
 # The release is VERSION's, and the DKMS package's version; the CLI adds the
 # commit it was built from when built in a git tree.
 RELEASE		:= $(shell cat VERSION)
@@ -284,7 +298,7 @@ VM_ALL_KERNELS	= $(VM_KERNELS)
 vm-kmods:
 	@for k in $(VM_KMODS); do $(MAKE) --no-print-directory kmod KREL=$$k || exit 1; done
 
-check: $(KTRACE) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
+check: $(KTRACE) $(MAN_PAGES) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
 	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(call vm_installed,$(VM_KERNELS))) \
 		VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
@@ -383,8 +397,15 @@ SIG_KEY		= $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $(KDIR)/.co
 NO_SIG_KEY	= $(if $(shell grep -qsx 'CONFIG_MODULE_SIG_ALL=y' $(KDIR)/.config && echo y),$(if \
 		  $(filter pkcs11:%,$(SIG_KEY))$(wildcard $(if $(filter /%,$(SIG_KEY)),,$(KDIR)/)$(SIG_KEY)),,y))
 
-install: $(KTRACE) $(if $(HAVE_KDIR),$(KMOD))
+# The CLI with its manual pages and bash completion (all the ktrace package has).
+install-cli: $(KTRACE) $(MAN_PAGES)
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man4
+	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(filter %.4,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man4
+	install -D -m 0644 completion/ktrace.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/ktrace
+
+install: install-cli $(if $(HAVE_KDIR),$(KMOD))
 ifneq ($(HAVE_KDIR),)
 	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) \
@@ -396,8 +417,12 @@ else
 	@echo "ktrace: no kernel headers for Linux $(or $(KREL),$$(uname -r)): installed the CLI, not ktrace.ko"
 endif
 
-uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace
+uninstall-cli:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace $(DESTDIR)$(BASH_COMPLETION_DIR)/ktrace \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(filter %.1,$(MAN_NAMES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man4/,$(filter %.4,$(MAN_NAMES)))
+
+uninstall: uninstall-cli
 ifneq ($(KREL),)
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko.*
 	-@rmdir $(MODDIR)/$(INSTALL_MOD_DIR) 2>/dev/null
