@@ -29,9 +29,9 @@ for arg in "$@"; do
 	esac
 done
 
-# Building the CLI and ktrace.ko, and recording.
+# Building the CLI, its manual pages (scdoc) and ktrace.ko, and recording.
 packages=(
-	build-essential make gcc clang llvm pkg-config
+	build-essential make gcc clang llvm pkg-config scdoc
 	libbpf-dev bpftool libelf-dev zlib1g-dev libtracefs-dev libtraceevent-dev
 )
 # The test suite: the module in VMs booting Debian's 6.1 and 6.12 kernels,

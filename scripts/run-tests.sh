@@ -36,6 +36,7 @@ suite "table unit tests" "$build/tests/test_tables"
 suite "ktrace dump/convert" tests/test_cli.sh "$build"
 suite "ktrace merge" tests/test_merge.sh "$build"
 suite "ktrace latency" tests/test_latency.sh "$build"
+suite "manual pages and completion" tests/test_docs.sh "$build"
 if [ -x "$build/tests/fuzz_reader" ]; then
 	suite "FXT reader fuzzing" scripts/run-fuzz.sh "$build" "$fuzz_secs"
 else
