@@ -12,7 +12,7 @@ CFLAGS		?= -O2 -g
 # The CLI: commands and shared helpers in user/, the format in user/fxt/,
 # recording in user/record/, the analyses in user/analyze/.
 USER_INCS	:= -Iuser -Iuser/fxt -Iuser/record -Iuser/analyze
-KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+KTRACE_CFLAGS	:= $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi $(USER_INCS) \
 		   $(if $(filter 1,$(WERROR)),-Werror)
 
@@ -125,7 +125,7 @@ TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
-	install-cli uninstall-cli man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
+	install-cli uninstall-cli install-dkms-src man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -248,7 +248,7 @@ $(O)/%.o: %.c $(USER_HDRS)
 	$(CC) $(KTRACE_CFLAGS) -c -o $@ $<
 
 $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
-	$(CC) $(KTRACE_CFLAGS) -o $@ $^ $(USER_LIBS)
+	$(CC) $(KTRACE_CFLAGS) $(LDFLAGS) -o $@ $^ $(USER_LIBS)
 
 $(O)/tests/%: tests/%.c tests/lib/tap.h tests/lib/asleep.h $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
@@ -437,12 +437,17 @@ DKMS_SRC	:= /usr/src/ktrace-$(RELEASE)
 DKMS		:= env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
 dkms		= echo "dkms $(1)" && $(DKMS) $(1)
 
+# The module's sources where DKMS looks for them (DESTDIR: staged; the
+# ktrace-dkms package installs dkms.conf itself).
+install-dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	tar -cf - --owner=0 --group=0 $(KMOD_SRCS) | tar -xf - --no-same-owner -C $(DESTDIR)$(DKMS_SRC)
+
 dkms-install: | kmod-kdir
 	@command -v dkms >/dev/null || { echo "ktrace: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
 	@if $(DKMS) status -m ktrace -v $(RELEASE) | grep -q .; then $(call dkms,remove ktrace/$(RELEASE) --all); fi
-	rm -rf $(DKMS_SRC)
-	mkdir -p $(DKMS_SRC)
-	tar -cf - --owner=0 --group=0 $(KMOD_SRCS) | tar -xf - -C $(DKMS_SRC)
+	@$(MAKE) --no-print-directory install-dkms-src DESTDIR=
 	sed 's/#MODULE_VERSION#/$(RELEASE)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 	@$(call dkms,add -m ktrace -v $(RELEASE))
 	@$(call dkms,build -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR))
@@ -454,6 +459,27 @@ dkms-uninstall:
 	@for v in $$($(DKMS) status -m ktrace | sed -n 's|^ktrace/\([^,:]*\).*|\1|p' | sort -u); do \
 		$(call dkms,remove ktrace/$$v --all) || exit 1; done
 	rm -rf /usr/src/ktrace-*
+
+# Debian packages (ktrace, ktrace-dkms) into $(O)/deb, built by
+# dpkg-buildpackage from a copy of the tree's files (git's, when this is a
+# git tree: tracked and untracked, not ignored) in $(O)/deb/ktrace-RELEASE,
+# so that nothing built here gets in.  As root or not (Rules-Requires-Root: no).
+DEB_DIR		:= $(O)/deb
+DEB_SRC		:= $(DEB_DIR)/ktrace-$(RELEASE)
+deb:
+	@v=$$(dpkg-parsechangelog -S Version 2>/dev/null); [ "$$v" = "$(RELEASE)" ] || { \
+		echo "ktrace: debian/changelog's version is '$$v', VERSION's is $(RELEASE): add an entry (dch -v $(RELEASE))" >&2; exit 1; }
+	rm -rf $(DEB_SRC) $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
+	mkdir -p $(DEB_SRC)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\n" "$$f"; done' files | \
+		tar --verbatim-files-from -T - -cf - | tar -xf - -C $(DEB_SRC); \
+	else \
+		tar --exclude=./$(O) --exclude=./tests/js/node_modules --exclude=./debian/build -cf - . | tar -xf - -C $(DEB_SRC); \
+	fi
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u O dpkg-buildpackage -us -uc -b
+	@echo "ktrace: packages in $(DEB_DIR):"; ls $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf $(O)
