@@ -12,7 +12,7 @@ CFLAGS		?= -O2 -g
 # The CLI: commands and shared helpers in user/, the format in user/fxt/,
 # recording in user/record/, the analyses in user/analyze/.
 USER_INCS	:= -Iuser -Iuser/fxt -Iuser/record -Iuser/analyze
-KTRACE_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+KTRACE_CFLAGS	:= $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi $(USER_INCS) \
 		   $(if $(filter 1,$(WERROR)),-Werror)
 
@@ -127,7 +127,7 @@ TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(SPIKE_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
-	dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
+	install-cli uninstall-cli install-dkms-src man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -213,6 +213,20 @@ $(O)/user/record/bpf_exact.o: user/record/bpf_exact.c $(BPF_EXACT_SKEL) $(USER_H
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -I$(O)/bpf -Ibpf -c -o $@ $<
 
+# Manual pages, written in scdoc (man/NAME.SECTION.scd), made at build time.
+SCDOC		?= scdoc
+MANDIR		?= $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+MAN_NAMES	:= $(patsubst man/%.scd,%,$(wildcard man/*.scd))
+MAN_PAGES	:= $(addprefix $(O)/man/,$(MAN_NAMES))
+
+man: $(MAN_PAGES)
+
+$(O)/man/%: man/%.scd
+	@mkdir -p $(dir $@)
+	@command -v $(SCDOC) >/dev/null || { echo "ktrace: scdoc makes the manual pages (apt-get install scdoc)" >&2; exit 1; }
+	$(SCDOC) <$< >$@.tmp && mv $@.tmp $@
+
 # The release is VERSION's, and the DKMS package's version; the CLI adds the
 # commit it was built from when built in a git tree.
 RELEASE		:= $(shell cat VERSION)
@@ -236,7 +250,7 @@ $(O)/%.o: %.c $(USER_HDRS)
 	$(CC) $(KTRACE_CFLAGS) -c -o $@ $<
 
 $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
-	$(CC) $(KTRACE_CFLAGS) -o $@ $^ $(USER_LIBS)
+	$(CC) $(KTRACE_CFLAGS) $(LDFLAGS) -o $@ $^ $(USER_LIBS)
 
 $(O)/tests/%: tests/%.c tests/lib/tap.h tests/lib/asleep.h $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
@@ -286,7 +300,7 @@ VM_ALL_KERNELS	= $(VM_KERNELS)
 vm-kmods:
 	@for k in $(VM_KMODS); do $(MAKE) --no-print-directory kmod KREL=$$k || exit 1; done
 
-check: $(KTRACE) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
+check: $(KTRACE) $(MAN_PAGES) $(TEST_PROGS) $(O)/bench/pingpong $(if $(HAVE_CLANG),$(FUZZ_READER) $(FUZZ_ANALYSES)) \
 	$(if $(HAVE_KDIR),$(KMOD) $(KMOD_TEST) $(SELFTEST) $(FUZZ_KMOD))
 	@$(MAKE) --no-print-directory vm-kmods $(call VM_ARCH_PROGS,$(call vm_installed,$(VM_KERNELS))) \
 		VM_KMODS="$(call vm_installed,$(VM_KERNELS))"
@@ -395,12 +409,19 @@ NO_SIG_KEY	= $(if $(shell grep -qsx 'CONFIG_MODULE_SIG_ALL=y' $(KDIR)/.config &&
 # The unit of ktrace watch, and its options (kept if already there).
 SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
 
-install: $(KTRACE) $(if $(HAVE_KDIR),$(KMOD))
+# The CLI with its manual pages, bash completion and the watch's unit (all the ktrace package has).
+install-cli: $(KTRACE) $(MAN_PAGES)
 	install -D -m 0755 $(KTRACE) $(DESTDIR)$(PREFIX)/bin/ktrace
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man4
+	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(filter %.4,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man4
+	install -D -m 0644 completion/ktrace.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/ktrace
 	sed 's|exec ktrace |exec $(PREFIX)/bin/ktrace |' scripts/systemd/ktrace-watch.service | \
 		install -D -m 0644 /dev/stdin $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ktrace-watch.service
 	[ -e $(DESTDIR)/etc/default/ktrace-watch ] || \
 		install -D -m 0644 scripts/systemd/ktrace-watch.default $(DESTDIR)/etc/default/ktrace-watch
+
+install: install-cli $(if $(HAVE_KDIR),$(KMOD))
 ifneq ($(HAVE_KDIR),)
 	$(MAKE) -C $(KDIR) O= M=$(abspath $(KOBJ))/kmod INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) \
@@ -412,13 +433,18 @@ else
 	@echo "ktrace: no kernel headers for Linux $(or $(KREL),$$(uname -r)): installed the CLI, not ktrace.ko"
 endif
 
-uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ktrace-watch.service
+uninstall-cli:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ktrace $(DESTDIR)$(BASH_COMPLETION_DIR)/ktrace \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(filter %.1,$(MAN_NAMES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man4/,$(filter %.4,$(MAN_NAMES))) \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/ktrace-watch.service
 	@# The watch's options: removed as installed, kept (and said) once edited.
 	if cmp -s scripts/systemd/ktrace-watch.default $(DESTDIR)/etc/default/ktrace-watch; then \
 		rm -f $(DESTDIR)/etc/default/ktrace-watch; \
 	elif [ -e $(DESTDIR)/etc/default/ktrace-watch ]; then \
 		echo "ktrace: kept $(DESTDIR)/etc/default/ktrace-watch: it was edited"; fi
+
+uninstall: uninstall-cli
 ifneq ($(KREL),)
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko $(MODDIR)/$(INSTALL_MOD_DIR)/ktrace.ko.*
 	-@rmdir $(MODDIR)/$(INSTALL_MOD_DIR) 2>/dev/null
@@ -433,12 +459,17 @@ DKMS_SRC	:= /usr/src/ktrace-$(RELEASE)
 DKMS		:= env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
 dkms		= echo "dkms $(1)" && $(DKMS) $(1)
 
+# The module's sources where DKMS looks for them (DESTDIR: staged; the
+# ktrace-dkms package installs dkms.conf itself).
+install-dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	tar -cf - --owner=0 --group=0 $(KMOD_SRCS) | tar -xf - --no-same-owner -C $(DESTDIR)$(DKMS_SRC)
+
 dkms-install: | kmod-kdir
 	@command -v dkms >/dev/null || { echo "ktrace: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
 	@if $(DKMS) status -m ktrace -v $(RELEASE) | grep -q .; then $(call dkms,remove ktrace/$(RELEASE) --all); fi
-	rm -rf $(DKMS_SRC)
-	mkdir -p $(DKMS_SRC)
-	tar -cf - --owner=0 --group=0 $(KMOD_SRCS) | tar -xf - -C $(DKMS_SRC)
+	@$(MAKE) --no-print-directory install-dkms-src DESTDIR=
 	sed 's/#MODULE_VERSION#/$(RELEASE)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 	@$(call dkms,add -m ktrace -v $(RELEASE))
 	@$(call dkms,build -m ktrace -v $(RELEASE) -k $(KREL) --kernelsourcedir $(KDIR))
@@ -450,6 +481,27 @@ dkms-uninstall:
 	@for v in $$($(DKMS) status -m ktrace | sed -n 's|^ktrace/\([^,:]*\).*|\1|p' | sort -u); do \
 		$(call dkms,remove ktrace/$$v --all) || exit 1; done
 	rm -rf /usr/src/ktrace-*
+
+# Debian packages (ktrace, ktrace-dkms) into $(O)/deb, built by
+# dpkg-buildpackage from a copy of the tree's files (git's, when this is a
+# git tree: tracked and untracked, not ignored) in $(O)/deb/ktrace-RELEASE,
+# so that nothing built here gets in.  As root or not (Rules-Requires-Root: no).
+DEB_DIR		:= $(O)/deb
+DEB_SRC		:= $(DEB_DIR)/ktrace-$(RELEASE)
+deb:
+	@v=$$(dpkg-parsechangelog -S Version 2>/dev/null); [ "$$v" = "$(RELEASE)" ] || { \
+		echo "ktrace: debian/changelog's version is '$$v', VERSION's is $(RELEASE): add an entry (dch -v $(RELEASE))" >&2; exit 1; }
+	rm -rf $(DEB_SRC) $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
+	mkdir -p $(DEB_SRC)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\n" "$$f"; done' files | \
+		tar --verbatim-files-from -T - -cf - | tar -xf - -C $(DEB_SRC); \
+	else \
+		tar --exclude=./$(O) --exclude=./tests/js/node_modules --exclude=./debian/build -cf - . | tar -xf - -C $(DEB_SRC); \
+	fi
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u O dpkg-buildpackage -us -uc -b
+	@echo "ktrace: packages in $(DEB_DIR):"; ls $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf $(O)

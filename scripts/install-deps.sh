@@ -29,16 +29,17 @@ for arg in "$@"; do
 	esac
 done
 
-# Building the CLI and ktrace.ko, and recording.
+# Building the CLI, its manual pages (scdoc) and ktrace.ko, and recording.
 packages=(
-	build-essential make gcc clang llvm pkg-config
+	build-essential make gcc clang llvm pkg-config scdoc
 	libbpf-dev bpftool libelf-dev zlib1g-dev libtracefs-dev libtraceevent-dev
 )
 # The test suite: the module in VMs booting Debian's 6.1 and 6.12 kernels,
 # generic and PREEMPT_RT, with the headers to build it for each (also what
 # the DKMS suite builds against, and openssl for DKMS's signing key); the
 # kselftest harness from the 6.1 source; cyclictest (rt-tests), which the
-# timer suite checks ktrace against.
+# timer suite checks ktrace against; make deb's tools and lintian, for the
+# package suite (which installs them into a debootstrap root).
 test_packages=(
 	python3 trace-cmd libbpf-tools linux-perf openssl rt-tests
 	qemu-system-x86 busybox-static cpio dkms linux-source-6.1
@@ -47,6 +48,7 @@ test_packages=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
 	debootstrap gcc-aarch64-linux-gnu qemu-system-arm
+	debhelper dh-dkms lintian
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
 )
 if [ $test -eq 1 ]; then

@@ -46,6 +46,7 @@ wanted tables && suite "table unit tests" "$build/tests/test_tables"
 wanted cli && suite "ktrace dump/convert" tests/test_cli.sh "$build"
 wanted merge && suite "ktrace merge" tests/test_merge.sh "$build"
 wanted latency && suite "ktrace latency" tests/test_latency.sh "$build"
+wanted docs && suite "manual pages and completion" tests/test_docs.sh "$build"
 if ! wanted fuzz; then
 	:
 elif [ -x "$build/tests/fuzz_reader" ]; then
