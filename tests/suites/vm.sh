@@ -77,7 +77,7 @@ done < <(grep -E '^(not )?ok [0-9]+ ' "$R/selftest.out")
 ok $? "ktrace_test exits 0"
 [ "$(status selftest)" = 0 ] || grep -E '^#' "$R/selftest.out" | head -20
 
-# Below the BPF backend's floor (README) the CLI refuses it and says so:
+# Below the BPF backend's floor (doc/bpf.md) the CLI refuses it and says so:
 # its checks are SKIPs with that reason.
 bpf_refused=$(sed -n 's/.*error: \(the kernel .* needs Linux .* or later\)$/\1/p' "$R/bpf_workload.err" | head -n 1)
 okb() {	# okb BACKEND EXIT-STATUS DESCRIPTION
