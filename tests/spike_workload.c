@@ -6,8 +6,11 @@
  * are pinned to CPU 1, the main thread to CPU 0.  Each of
  * BURSTS bursts: main wakes the hog, waits until it spins, then wakes the
  * victim, which waits behind the hog for HOG_US (a wakeup wait whose
- * cause is higher_priority, behind kt_hog); then GAP_MS of quiet, in which
- * the victim sleeps.  The victim wakes for nothing else.
+ * cause is higher_priority, behind kt_hog): the hog spins until HOG_US
+ * after main woke the victim, however late main got there (a busy machine
+ * or an emulated CPU may keep it off its CPU longer than a burst); then
+ * GAP_MS of quiet, in which the victim sleeps.  The victim wakes for
+ * nothing else.
  * usage: spike_workload EXPECT_FILE [BURSTS [HOG_US [GAP_MS]]]
  * EXPECT_FILE gets pid, victim, hog, bursts, hog_us and gap_ms before the
  * first burst.  Exits 4 when it cannot run (one CPU, SCHED_FIFO refused).
@@ -30,6 +33,7 @@
 static int hog_pipe[2], victim_pipe[2], done_pipe[2];
 static long hog_us;
 static int hog_spinning;
+static uint64_t spin_base;	/* 0 until main has woken the victim */
 static pid_t victim_tid, hog_tid;
 
 static void die(const char *what)
@@ -51,11 +55,15 @@ static void *hog(void *arg)
 	}
 	__atomic_store_n(&hog_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (read(hog_pipe[0], &c, 1) == 1 && c != 'q') {
-		uint64_t end = wl_now_ns() + hog_us * 1000;
+		uint64_t base;
 
 		__atomic_store_n(&hog_spinning, 1, __ATOMIC_SEQ_CST);
-		while (wl_now_ns() < end)
-			;
+		for (;;) {
+			base = __atomic_load_n(&spin_base, __ATOMIC_SEQ_CST);
+			if (base && wl_now_ns() >= base + hog_us * 1000)
+				break;
+		}
+		__atomic_store_n(&spin_base, 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&hog_spinning, 0, __ATOMIC_SEQ_CST);
 	}
 	return NULL;
@@ -122,8 +130,12 @@ int main(int argc, char **argv)
 			die("write hog pipe");
 		while (!__atomic_load_n(&hog_spinning, __ATOMIC_SEQ_CST))
 			;
+		__atomic_store_n(&spin_base, wl_now_ns(), __ATOMIC_SEQ_CST);
 		if (write(victim_pipe[1], "w", 1) != 1 || read(done_pipe[0], &c, 1) != 1)
 			die("burst");
+		/* The hog is done before the next burst wakes it. */
+		while (__atomic_load_n(&hog_spinning, __ATOMIC_SEQ_CST))
+			wl_sleep_us(1000);
 	}
 	nanosleep(&gap, NULL);
 	if (write(hog_pipe[1], "q", 1) != 1 || write(victim_pipe[1], "q", 1) != 1)
