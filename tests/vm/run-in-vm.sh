@@ -83,8 +83,9 @@ for b in kmod bpf; do
 		placement $R/${b}_runpin.expect 8 20000 pinned-running
 done
 # ktrace watch beside three bursts of a SCHED_FIFO hog on its victim's CPU,
-# two seconds apart, with each backend: the module is started again after
-# each window, BPF re-armed in place.  SIGTERM ends it.
+# four seconds apart, with each backend: the module is started again after
+# each window (which takes seconds under emulation), BPF re-armed in place.
+# SIGTERM ends it.
 for b in kmod bpf; do
 	mark ${b}_watch
 	ktrace watch --backend $b --threshold 10ms --comm kt_victim -o $R/${b}_watch --before 100ms \
@@ -95,7 +96,7 @@ for b in kmod bpf; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	step ${b}_watchload spike_workload $R/${b}_watch.expect 3 20000 2000
+	step ${b}_watchload spike_workload $R/${b}_watch.expect 3 20000 4000
 	sleep 3
 	kill -TERM $pid
 	wait $pid
