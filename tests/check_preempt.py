@@ -5,7 +5,8 @@
 kernel.  With a preemption model short of full (trace_info's "none" or
 "voluntary"), its waits that were runnable a millisecond or more are, from
 their wakeup on, at least 80% not_preempted and blamed on kt_spinner (a
-timer that fired late is timer_late before it); with full preemption, lazy
+timer that fired late is timer_late before it, and interrupt handlers'
+time is theirs); with full preemption, lazy
 or PREEMPT_RT the kernel preempts the spinner: no wait of kt_rt holds a
 quarter of a spin not_preempted.  (A kernel without full preemption may
 still take the CPU from the spinner at a tick: Debian's 6.1 in a VM does
@@ -34,7 +35,8 @@ print(f"# preemption model {r.get('preemption_model')}; {len(waits)} waits of kt
 ok(waits and all(sum(w['causes'].values()) == w['latency'] for w in waits),
    "kt_rt waited, and every wait's causes sum to its latency")
 def runnable(w):
-    return w['latency'] - w['causes']['timer_late']
+    """The part of the wait a thread held the CPU: not the timer's lateness, not interrupts."""
+    return w['latency'] - w['causes']['timer_late'] - w['causes']['interrupts']
 
 
 if model in ('none', 'voluntary'):
