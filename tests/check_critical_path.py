@@ -79,8 +79,9 @@ for p in paths:
 ok(timer is not None, 'a victim wait woken by ticker, which slept in nanosleep',
    [[(h['comm'], h['state'], h.get('blocked_in')) for h in p['hops']] for p in paths])
 # The interrupt is its recorded handler (on by default: the local timer, or
-# the timer's device irq where it has no vector of its own), else "timer expiry".
-TIMER_IRQ = r'(timer expiry|local_timer \d+ \(hardirq\)|irq \d+[^(]* \(hardirq\))'
+# the timer's device irq where it has no vector of its own, or on PREEMPT_RT,
+# where a sleeper's timer is a soft one, the HRTIMER softirq), else "timer expiry".
+TIMER_IRQ = r'(timer expiry|local_timer \d+ \(hardirq\)|irq \d+[^(]* \(hardirq\)|softirq HRTIMER \(softirq\))'
 ok(timer is not None and 'woken_by' not in timer and
    re.match(TIMER_IRQ, timer.get('interrupt', '')),
    'the chain ends at the timer: woken by an interrupt, named by its handler or timer expiry, '

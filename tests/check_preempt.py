@@ -3,7 +3,7 @@
 """Checks a recording of tests/preempt_workload.c: a SCHED_FIFO thread
 (kt_rt) woken on a CPU where a fair thread (kt_spinner) busy-waits in the
 kernel.  With a preemption model short of full (trace_info's "none" or
-"voluntary"), its waits that were runnable a millisecond or more are, from
+"voluntary"), its waits behind the spinner, runnable 250 us or more, are, from
 their wakeup on, at least 80% not_preempted and blamed on kt_spinner (a
 timer that fired late is timer_late before it, and interrupt handlers'
 time is theirs); with full preemption, lazy
@@ -40,13 +40,15 @@ def runnable(w):
 
 
 if model in ('none', 'voluntary'):
-    held = [w for w in waits if runnable(w) >= 1000000 and w['cpu'] == 1]
-    ok(held, f'without full preemption, kt_rt waits behind the spins ({len(held)} waits runnable 1 ms or more)')
+    # Runnable a quarter of its 1 ms sleep or more, behind the spinner
+    # (the tick may take the CPU from it within a millisecond or two).
+    held = [w for w in waits if runnable(w) >= 250000 and w['cpu'] == 1 and
+            w['pieces'] and w['pieces'][0].get('behind_tid') == e['spinner']]
+    ok(held, f'without full preemption, kt_rt waits behind the spins ({len(held)} waits runnable 250 us or more '
+       'behind kt_spinner)')
     bad = [(w['start'], w['latency'], w['causes'], w['pieces'][:1]) for w in held
-           if w['causes']['not_preempted'] * 5 < runnable(w) * 4 or
-           w['pieces'][0].get('behind_tid') != e['spinner']]
-    ok(held and not bad, 'each is, from its wakeup, at least 80% not_preempted, queued behind kt_spinner',
-       bad[:3])
+           if w['causes']['not_preempted'] * 5 < runnable(w) * 4]
+    ok(held and not bad, 'each is, from its wakeup, at least 80% not_preempted', bad[:3])
     text = subprocess.run([ktrace, 'latency', trace, '--pid', str(e['rt']), '--top', '100'],
                           capture_output=True, text=True).stdout
     ok(f"preemption model {r['preemption_model']}" in text and 'behind kt_spinner' in text,

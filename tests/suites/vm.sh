@@ -165,8 +165,12 @@ done
 # its causes and the idle CPU it could have used, from the records.
 for b in kmod bpf; do
 	for p in place pinned runfree runpin; do
+		# Free and never sleeping, the victim may be moved to the idle CPU 0
+		# before kt_fifo comes, round after round: one wait behind it will do.
+		min=2
+		[ $p = runfree ] && min=1
 		[ "$(status ${b}_$p)" = 0 ] &&
-			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" 2 \
+			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" $min \
 				quiet >"$R/${b}_$p.check"
 		okb $b $? "$b: placement ($p): each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
 			{ sed 's/^/# /' "$R/${b}_$p.err" 2>/dev/null | head -5; grep -E '^not ok|^#' "$R/${b}_$p.check" | sed 's/^/#   /'; }
