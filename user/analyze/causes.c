@@ -168,7 +168,8 @@ static void sweep_sum(struct sweep *s, uint64_t *causes, uint64_t *gap_ns)
 					break;
 				}
 			causes[cause] += t - at;
-			if (count[L_GAP] > 0)
+			/* Only where the gap is the cause: not before a timer wait's wakeup. */
+			if (count[L_GAP] > 0 && !count[L_TIMER_LATE])
 				*gap_ns += t - at;
 			at = t;
 		}
@@ -637,12 +638,16 @@ void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 	if (w->have_migrations && cpu != (int32_t)w->cpu)
 		w->piece[w->npiece - 1].cpu = -1;
 	for (uint32_t i = 0; i < w->npiece; i++) {
+		const struct lat_piece *p = &w->piece[i];
+		/* Of unknown, as the sweep counts it: not before a timer wait's wakeup. */
+		uint64_t from = w->runnable > p->start ? w->runnable : p->start;
 		struct untraced_list ul;
 
 		piece_causes(a, w, &w->piece[i], &s);
-		untraced_list(a, w->piece[i].cpu, w->piece[i].start, w->piece[i].end, &ul);
-		w->untraced_ns += untraced_overlap(a, &ul, w->piece[i].cpu, w->piece[i].start,
-						   w->piece[i].end);
+		if (from >= p->end)
+			continue;
+		untraced_list(a, p->cpu, from, p->end, &ul);
+		w->untraced_ns += untraced_overlap(a, &ul, p->cpu, from, p->end);
 	}
 	w->lost_ns -= w->untraced_ns < w->lost_ns ? w->untraced_ns : w->lost_ns;
 	a->edges = s.e;
