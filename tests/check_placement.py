@@ -175,6 +175,10 @@ for w in clear:
 ok(not wrong, f"each wait's run queues, causes and idle_allowed_elsewhere are what the switch and migrate records say "
    f"({len(clear)} waits, {sum(1 for w in clear if w['idle_allowed_elsewhere'])} with an allowed CPU idle)", wrong[:3])
 ok(all(sum(w['causes'].values()) == w['latency'] for w in waits), "every wait's causes sum to its latency")
+odd = [(w['start'], w['causes']['unknown'], w['unknown_reasons']) for w in waits
+       if sum(w['unknown_reasons'].values()) != w['causes']['unknown'] or
+       max(w['unknown_reasons'].values()) > w['causes']['unknown']]
+ok(not odd, "every wait's unknown part is its reasons' sum (untraced, lost, no history), none larger", odd[:3])
 if changes:
     bad = [(w['start'], w['cpus_allowed'], masks_at(w['start'])) for w in waits
            if w['cpus_allowed'] not in [reported(m) for m in masks_at(w['start'])]]
