@@ -100,7 +100,7 @@ static int write_all(int fd, const char *p, size_t len)
 /* @buf into DIR/@name through a temporary name: no reader sees half of it. */
 static int write_file(int dirfd, const char *name, const char *buf, size_t len)
 {
-	char tmp[NAME_MAX + 8];
+	char tmp[NAME_MAX + 16];
 	int fd, ret;
 
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
@@ -140,8 +140,10 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 
 	if (cli_open_trace(&in, path, CLI_INPUT_REREAD))
 		return -EINVAL;
+	/* One reading for both: the wait among the thread's worst, and its critical path. */
 	a = lat_new(&lo);
-	ret = a ? latency_read(&in, a, NULL) : -ENOMEM;
+	cp = a ? cp_new(a, &co) : NULL;
+	ret = cp ? latency_read(&in, a, cp) : -ENOMEM;
 	for (uint32_t i = 0; !ret && i < lat_top_count(a); i++)
 		if (lat_top_wait(a, i)->tid == t->tid && lat_top_wait(a, i)->end == t->ts)
 			w = lat_top_wait(a, i);
@@ -155,26 +157,16 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 		obuf_lit(text, "\nthe wait:\n  ");
 		lat_wait_text(a, w, text);
 		lat_wait_json(a, w, json);
-	}
-	lat_free(a);
-	cli_close_trace(&in);
-	if (ret)
-		return ret;
-	/* Who woke it and what they did meanwhile, back over the wait. */
-	lo.top = 0;
-	if (cli_open_trace(&in, path, CLI_INPUT_REREAD))
-		return 0;
-	a = lat_new(&lo);
-	cp = a ? cp_new(a, &co) : NULL;
-	/* A window that starts after the thread went to sleep has no path for a wakeup wait. */
-	if (cp && !latency_read(&in, a, cp) && cp_count(cp)) {
-		obuf_lit(text, "\nits critical path:\n");
-		cp_report_text(cp, text, path);
+		/* A window that starts after the thread went to sleep has no path for a wakeup wait. */
+		if (cp_count(cp)) {
+			obuf_lit(text, "\nits critical path:\n");
+			cp_report_text(cp, text, path);
+		}
 	}
 	cp_free(cp);
 	lat_free(a);
 	cli_close_trace(&in);
-	return 0;
+	return ret;
 }
 
 /* ---- the index ------------------------------------------------------------ */
@@ -354,6 +346,61 @@ static void thread_comm(uint32_t tid, char *out, size_t len)
 }
 
 /*
+ * The window's span into @span: --before the wait began to the trigger's
+ * stop, but not before the recording did (the last re-arm) nor before
+ * every CPU's ring has data.  Returns how much of --before the last
+ * window's unrecorded stretch took.
+ */
+static uint64_t window_span(const struct watch_state *ws, struct record_run *rs,
+			    const struct trigger_report *t, struct record_span *span)
+{
+	uint64_t gap = 0, ring = ring_common_start(rs->spools, rs->nall);
+
+	span->start = t->ts > ws->wa->before_ns + t->latency ?
+		      t->ts - t->latency - ws->wa->before_ns : 0;
+	if (span->start < ws->window_start) {
+		gap = ws->window_start - span->start;
+		span->start = ws->window_start;
+	}
+	if (ring > span->start)
+		span->start = ring;
+	span->stop = t->stop_at;
+	return gap;
+}
+
+/*
+ * The saved window DIR/@name.fxt explained into DIR/@name.txt; the window
+ * removed again if the report cannot be written.  A wait the analysis does
+ * not find (lost records) still gets a verdict that says so.
+ */
+static int save_report(struct watch_state *ws, const struct trigger_report *t, const char *name,
+		       const char *comm, struct obuf *verdict, struct obuf *text,
+		       struct obuf *json, const char **main_cause)
+{
+	char path[PATH_MAX], file[NAME_MAX + 8];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s.fxt", ws->wa->dir, name);
+	ret = explain(path, t, verdict, text, json, main_cause);
+	if (ret == -ENOENT) {
+		verdict->len = 0;
+		obuf_printf(verdict, "%.3f ms wait of %s %u on CPU %u: the window holds no measured wait ending at %.9f (see ktrace latency on the .fxt)\n",
+			    t->latency / 1e6, comm, t->tid, t->cpu, t->ts / 1e9);
+		obuf_put(text, verdict->buf, verdict->len);
+		ret = 0;
+	}
+	if (!ret) {
+		snprintf(file, sizeof(file), "%s.txt", name);
+		ret = write_file(ws->dirfd, file, text->buf, text->len);
+	}
+	if (ret) {
+		snprintf(file, sizeof(file), "%s.fxt", name);
+		unlinkat(ws->dirfd, file, 0);
+	}
+	return ret;
+}
+
+/*
  * The trigger fired and its window has passed: the rings read (the
  * recorder armed again, or stopped to be started again by the caller),
  * then the window saved and explained, or counted.  Returns 1 when the
@@ -367,7 +414,7 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	struct record_span span;
 	uint64_t rearmed = 0, gap = 0;
 	const char *status = "saved", *main_cause = NULL;
-	char name[NAME_MAX - 16], comm[32], path[PATH_MAX];
+	char name[NAME_MAX - 16], comm[32];
 	bool stopped = !ops->window;
 	int ret;
 
@@ -383,15 +430,7 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	}
 	ws->spikes++;
 	thread_comm(t->tid, comm, sizeof(comm));
-	span.start = t->ts > ws->wa->before_ns + t->latency ? t->ts - t->latency - ws->wa->before_ns : 0;
-	if (span.start < ws->window_start) {
-		/* The window reaches back into the stretch the last one left unrecorded. */
-		gap = ws->window_start - span.start;
-		span.start = ws->window_start;
-	}
-	if (ring_common_start(rs->spools, rs->nall) > span.start)
-		span.start = ring_common_start(rs->spools, rs->nall);
-	span.stop = t->stop_at;
+	gap = window_span(ws, rs, t, &span);
 	spike_name(name, sizeof(name), comm, t->tid);
 	if (!rate_allows(ws, now_mono_ns())) {
 		ws->over_rate++;
@@ -402,32 +441,10 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	}
 	if (!ret && !strcmp(status, "saved")) {
 		if (obuf_init(&verdict, -1, 512) || obuf_init(&text, -1, 1 << 16) ||
-		    obuf_init(&json, -1, 1 << 14)) {
+		    obuf_init(&json, -1, 1 << 14))
 			ret = -ENOMEM;
-		} else {
-			snprintf(path, sizeof(path), "%s/%s.fxt", ws->wa->dir, name);
-			ret = explain(path, t, &verdict, &text, &json, &main_cause);
-			if (ret == -ENOENT) {
-				/* Lost records, or a wait the recorders saw that the analysis leaves out. */
-				verdict.len = 0;
-				obuf_printf(&verdict, "%.3f ms wait of %s %u on CPU %u: the window holds no measured wait ending at %.9f (see ktrace latency on the .fxt)\n",
-					    t->latency / 1e6, comm, t->tid, t->cpu, t->ts / 1e9);
-				obuf_put(&text, verdict.buf, verdict.len);
-				ret = 0;
-			}
-		}
-		if (!ret) {
-			char file[NAME_MAX + 1];
-
-			snprintf(file, sizeof(file), "%s.txt", name);
-			ret = write_file(ws->dirfd, file, text.buf, text.len);
-		}
-		if (ret) {
-			char file[NAME_MAX + 1];
-
-			snprintf(file, sizeof(file), "%s.fxt", name);
-			unlinkat(ws->dirfd, file, 0);
-		}
+		else
+			ret = save_report(ws, t, name, comm, &verdict, &text, &json, &main_cause);
 	}
 	if (ret) {
 		pr_err("watch: cannot save the spike of %s %u (%.3f ms) in %s: %s; watching on",
