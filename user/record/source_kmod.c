@@ -84,6 +84,37 @@ static int configure_throttle(struct source_kmod *s, struct ktrace_config *cfg)
 	return 0;
 }
 
+/* The module's configuration for @o, but throttling (configure_throttle()). */
+static void config_of(const struct record_opts *o, struct ktrace_config *cfg)
+{
+	cfg->buffer_size = o->buffer_size;
+	cfg->flags = o->ring ? KTRACE_CFG_RING : 0;
+	if (o->stacks)
+		cfg->flags |= KTRACE_CFG_STACKS;
+	else if (o->stack_depth)
+		cfg->flags |= KTRACE_CFG_BLOCKED_IN;
+	cfg->blocked_min_ns = o->blocked_min_ns;
+	if (o->irqs)
+		cfg->flags |= KTRACE_CFG_IRQ;
+	if (o->trigger_ns) {
+		cfg->flags |= KTRACE_CFG_TRIGGER;
+		cfg->trigger_ns = o->trigger_ns;
+		cfg->after_ns = o->after_ns;
+		cfg->trigger_pid = o->trigger_pid;
+		memcpy(cfg->trigger_comm, o->trigger_comm, sizeof(cfg->trigger_comm));
+		if (o->trigger_rt)
+			cfg->flags |= KTRACE_CFG_TRIGGER_RT;
+	}
+	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
+	cfg->subbuf_size = o->buffer_size / 16;
+	if (cfg->subbuf_size > KTRACE_DEFAULT_SUBBUF_SIZE)
+		cfg->subbuf_size = KTRACE_DEFAULT_SUBBUF_SIZE;
+	if (cfg->subbuf_size < KTRACE_MIN_SUBBUF_SIZE)
+		cfg->subbuf_size = KTRACE_MIN_SUBBUF_SIZE;
+	if (o->buffer_size / cfg->subbuf_size > KTRACE_MAX_SUBBUFS)
+		cfg->subbuf_size = o->buffer_size / KTRACE_MAX_SUBBUFS;
+}
+
 static int kmod_open(void **out, const struct record_opts *o, struct spool *spools,
 		     unsigned int nspools)
 {
@@ -115,32 +146,7 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 		       KTRACE_DEVICE, ver, KTRACE_ABI_VERSION);
 		return -EPROTO;
 	}
-	cfg.buffer_size = o->buffer_size;
-	cfg.flags = o->ring ? KTRACE_CFG_RING : 0;
-	if (o->stacks)
-		cfg.flags |= KTRACE_CFG_STACKS;
-	else if (o->stack_depth)
-		cfg.flags |= KTRACE_CFG_BLOCKED_IN;
-	cfg.blocked_min_ns = o->blocked_min_ns;
-	if (o->irqs)
-		cfg.flags |= KTRACE_CFG_IRQ;
-	if (o->trigger_ns) {
-		cfg.flags |= KTRACE_CFG_TRIGGER;
-		cfg.trigger_ns = o->trigger_ns;
-		cfg.after_ns = o->after_ns;
-		cfg.trigger_pid = o->trigger_pid;
-		memcpy(cfg.trigger_comm, o->trigger_comm, sizeof(cfg.trigger_comm));
-		if (o->trigger_rt)
-			cfg.flags |= KTRACE_CFG_TRIGGER_RT;
-	}
-	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
-	cfg.subbuf_size = o->buffer_size / 16;
-	if (cfg.subbuf_size > KTRACE_DEFAULT_SUBBUF_SIZE)
-		cfg.subbuf_size = KTRACE_DEFAULT_SUBBUF_SIZE;
-	if (cfg.subbuf_size < KTRACE_MIN_SUBBUF_SIZE)
-		cfg.subbuf_size = KTRACE_MIN_SUBBUF_SIZE;
-	if (o->buffer_size / cfg.subbuf_size > KTRACE_MAX_SUBBUFS)
-		cfg.subbuf_size = o->buffer_size / KTRACE_MAX_SUBBUFS;
+	config_of(o, &cfg);
 	if (configure_throttle(s, &cfg)) {
 		int err = -errno;
 
