@@ -122,7 +122,6 @@ for r in $(seq "$rounds"); do
 	conds="$(echo $conds | awk '{for (i = 2; i <= NF; i++) printf "%s ", $i; print $1}')"
 done
 
-pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
 for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do

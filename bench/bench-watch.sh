@@ -83,7 +83,6 @@ for r in $(seq "$rounds"); do
 	conds="$(echo $conds | awk '{for (i = 2; i <= NF; i++) printf "%s ", $i; print $1}')"
 done
 
-pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
 base=$(pct "$tmp/none" 10)
 printf '\n%-11s %7s %10s %10s %18s\n' condition blocks "p10 ns" median "added ns/switch"
 for c in none ftrace watch ring perf-sched; do

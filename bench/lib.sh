@@ -29,3 +29,6 @@ ftrace_instance() {
 	[ -w "$dir/trace_clock" ] && echo mono >"$dir/trace_clock"
 	return 0
 }
+
+# pct FILE P: the P-th percentile of the numbers in FILE, one a line.
+pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
