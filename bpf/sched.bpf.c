@@ -41,6 +41,13 @@ const volatile __u32 trigger_pid = 0;
 const volatile char trigger_comm[16] = {};
 /* Only real-time (and deadline) threads' waits fire it: prio below 100. */
 const volatile bool trigger_rt = false;
+/*
+ * Only threads in this cgroup or below it (KTRACE_TRIGGER_CGROUP_DEPTH
+ * levels at most): its kernfs id, in cgroup v2, or with trigger_cgroup_v1
+ * in the hierarchy of v1's cpu controller; 0: any.
+ */
+const volatile __u64 trigger_cgroup = 0;
+const volatile bool trigger_cgroup_v1 = false;
 
 struct ktrace_bpf_trigger trigger = {};
 
@@ -409,7 +416,33 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
 
-/* Whether the latency trigger watches @p (its --pid and --comm). */
+/* Whether @p is in trigger_cgroup or below it (see there). */
+static __always_inline bool task_in_trigger_cgroup(struct task_struct *p)
+{
+	struct cgroup *cgrp;
+
+	if (trigger_cgroup_v1) {
+		if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, cpu_cgrp_id))
+			return false;
+		cgrp = p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id,
+							      cpu_cgrp_id)]->cgroup;
+	} else {
+		cgrp = p->cgroups->dfl_cgrp;
+	}
+	for (int level = 0; level <= KTRACE_TRIGGER_CGROUP_DEPTH && cgrp; level++) {
+		struct cgroup_subsys_state *parent;
+
+		if (cgrp->kn->id == trigger_cgroup)
+			return true;
+		parent = cgrp->self.parent;
+		if (!parent)
+			break;
+		cgrp = parent->cgroup;
+	}
+	return false;
+}
+
+/* Whether the latency trigger watches @p (its --pid, --rt, --comm and --cgroup). */
 static __always_inline bool trigger_watches(struct task_struct *p)
 {
 	if (trigger_pid && p->pid != trigger_pid && p->tgid != trigger_pid)
@@ -423,7 +456,7 @@ static __always_inline bool trigger_watches(struct task_struct *p)
 		if (!trigger_comm[i])
 			break;
 	}
-	return true;
+	return !trigger_cgroup || task_in_trigger_cgroup(p);
 }
 
 static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)

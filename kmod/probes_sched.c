@@ -41,14 +41,45 @@ static inline struct ktrace_cpu_buf *this_buf(void)
 	return s ? s->bufs[smp_processor_id()] : NULL;
 }
 
-/* Whether the latency trigger watches @p (its --pid and --comm). */
-static bool trigger_watches(const struct ktrace_session *s, const struct task_struct *p)
+/*
+ * Whether @p is in the cgroup of kernfs id @id or below it, at most
+ * KTRACE_TRIGGER_CGROUP_DEPTH levels: in cgroup v2, or (@v1) in the
+ * hierarchy of v1's cpu controller.  CONFIGURE refuses a filter this
+ * kernel's configuration cannot match.
+ */
+static bool task_in_cgroup(struct task_struct *p, u64 id, bool v1)
+{
+	bool found = false;
+#ifdef CONFIG_CGROUPS
+	struct cgroup *cgrp = NULL;
+	int level;
+
+	rcu_read_lock();
+#ifdef CONFIG_CGROUP_SCHED
+	if (v1)
+		cgrp = task_css(p, cpu_cgrp_id)->cgroup;
+#endif
+	if (!v1)
+		cgrp = task_dfl_cgroup(p);
+	for (level = 0; cgrp && level <= KTRACE_TRIGGER_CGROUP_DEPTH && !found; level++) {
+		found = cgroup_id(cgrp) == id;
+		cgrp = cgroup_parent(cgrp);
+	}
+	rcu_read_unlock();
+#endif
+	return found;
+}
+
+/* Whether the latency trigger watches @p (its --pid, --rt, --comm and --cgroup). */
+static bool trigger_watches(const struct ktrace_session *s, struct task_struct *p)
 {
 	if (s->trigger_pid && p->pid != s->trigger_pid && p->tgid != s->trigger_pid)
 		return false;
 	if (s->trigger_rt && !rt_prio(p->prio))
 		return false;
-	return !s->trigger_comm[0] || !strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN);
+	if (s->trigger_comm[0] && strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN))
+		return false;
+	return !s->trigger_cgroup || task_in_cgroup(p, s->trigger_cgroup, s->trigger_cgroup_v1);
 }
 
 /*

@@ -50,9 +50,16 @@ void ktrace_session_free(struct ktrace_session *s)
 static int check_trigger(const struct ktrace_config *cfg)
 {
 	if (!(cfg->flags & KTRACE_CFG_TRIGGER))
-		return cfg->flags & KTRACE_CFG_TRIGGER_RT ||
-		       cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns ||
+		return cfg->flags & (KTRACE_CFG_TRIGGER_RT | KTRACE_CFG_TRIGGER_CGROUP_V1) ||
+		       cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns || cfg->trigger_cgroup ||
 		       memchr_inv(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)) ? -EINVAL : 0;
+	if (cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1 && !cfg->trigger_cgroup)
+		return -EINVAL;
+	/* A cgroup filter the probes could never match is refused, not silently idle. */
+	if (cfg->trigger_cgroup && (!IS_ENABLED(CONFIG_CGROUPS) ||
+				    (cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1 &&
+				     !IS_ENABLED(CONFIG_CGROUP_SCHED))))
+		return -EOPNOTSUPP;
 	if (!(cfg->flags & KTRACE_CFG_RING) || !cfg->trigger_ns ||
 	    cfg->trigger_pid > PID_MAX_LIMIT || cfg->after_ns > 3600ULL * NSEC_PER_SEC ||
 	    !memchr(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)))
@@ -108,6 +115,8 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		s->trigger_pid = cfg->trigger_pid;
 		memcpy(s->trigger_comm, cfg->trigger_comm, sizeof(s->trigger_comm));
 		s->trigger_rt = cfg->flags & KTRACE_CFG_TRIGGER_RT;
+		s->trigger_cgroup = cfg->trigger_cgroup;
+		s->trigger_cgroup_v1 = cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1;
 	}
 	ret = ktrace_stacks_alloc_locked(s, cfg);
 	if (!ret)

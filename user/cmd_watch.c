@@ -41,11 +41,12 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_BACKEND,
 	OPT_RT,
+	OPT_CGROUP,
 };
 
 struct watch_args {
 	struct record_opts ro;
-	const char *dir, *backend;
+	const char *dir, *backend, *cgroup;
 	uint64_t before_ns, duration_ns, max_size;
 	uint32_t max_per_min;
 	bool has_threshold;
@@ -677,6 +678,9 @@ static int watch_opt(void *ctx, const struct cli_arg *a)
 	case OPT_RT:
 		ro->trigger_rt = true;
 		break;
+	case OPT_CGROUP:
+		wa->cgroup = a->text;
+		return record_parse_cgroup(a, ro);
 	case 'v':
 		ro->verbose = true;
 		break;
@@ -689,6 +693,7 @@ static const struct option watch_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "rt", no_argument, NULL, OPT_RT },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "after", required_argument, NULL, OPT_AFTER },
@@ -715,6 +720,9 @@ static const struct cli_command watch_cmd = {
 		 "  --pid PID              only this thread or process's waits\n"
 		 "  --comm NAME            only waits of threads named NAME\n"
 		 "  --rt                   only real-time (and deadline) threads' waits\n"
+		 "  --cgroup PATH          only waits of threads in this cgroup or below it: a\n"
+		 "                         directory of cgroup v2 or of v1's cpu hierarchy, or a\n"
+		 "                         path below v2's root as /proc/PID/cgroup gives it\n"
 		 "  -o, --output DIR       where spikes go (default ktrace-spikes): per spike\n"
 		 "                         TIME-COMM-TID.fxt (the window) and .txt (the report),\n"
 		 "                         and a line in DIR/spikes.jsonl\n"
@@ -841,9 +849,10 @@ int cmd_watch(int argc, char **argv)
 	running = true;
 	start = now_mono_ns();
 	ws.window_start = start;
-	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s into %s; Ctrl-C stops",
+	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s%s%s into %s; Ctrl-C stops",
 		ops->name, wa.ro.trigger_ns / 1e6, wa.ro.trigger_rt ? " of real-time threads" : "",
-		wa.ro.trigger_comm[0] ? " of " : "", wa.ro.trigger_comm, wa.dir);
+		wa.ro.trigger_comm[0] ? " of " : "", wa.ro.trigger_comm,
+		wa.cgroup ? " in cgroup " : "", wa.cgroup ? wa.cgroup : "", wa.dir);
 	for (;;) {
 		bool stopping = record_stop_requested ||
 				(wa.duration_ns && now_mono_ns() - start >= wa.duration_ns);

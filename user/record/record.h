@@ -122,6 +122,9 @@ struct record_opts {
 	uint32_t trigger_pid;	/* --pid: its tid or tgid; 0 any */
 	char trigger_comm[16];	/* --comm; empty: any */
 	bool trigger_rt;	/* --rt: real-time threads' waits only */
+	/* --cgroup: threads in this cgroup or below only (its id; 0: any), of v1's cpu hierarchy */
+	uint64_t trigger_cgroup;
+	bool trigger_cgroup_v1;
 	/*
 	 * Where threads blocked: stack frames walked at the switch-in that
 	 * ends a block in S or D (0: none), if the thread was off the CPU

@@ -329,6 +329,8 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		memcpy((char *)s->skel->rodata->trigger_comm, o->trigger_comm,
 		       sizeof(s->skel->rodata->trigger_comm));
 		s->skel->rodata->trigger_rt = o->trigger_rt;
+		s->skel->rodata->trigger_cgroup = o->trigger_cgroup;
+		s->skel->rodata->trigger_cgroup_v1 = o->trigger_cgroup_v1;
 		bpf_map__set_max_entries(s->skel->maps.wake_slots, KTRACE_WAKE_SLOTS);
 	}
 	if (o->stack_depth) {

@@ -104,6 +104,9 @@ static void config_of(const struct record_opts *o, struct ktrace_config *cfg)
 		memcpy(cfg->trigger_comm, o->trigger_comm, sizeof(cfg->trigger_comm));
 		if (o->trigger_rt)
 			cfg->flags |= KTRACE_CFG_TRIGGER_RT;
+		cfg->trigger_cgroup = o->trigger_cgroup;
+		if (o->trigger_cgroup_v1)
+			cfg->flags |= KTRACE_CFG_TRIGGER_CGROUP_V1;
 	}
 	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
 	cfg->subbuf_size = o->buffer_size / 16;
@@ -150,6 +153,12 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 	if (configure_throttle(s, &cfg)) {
 		int err = -errno;
 
+		if (o->trigger_cgroup && (err == -E2BIG || err == -EOPNOTSUPP)) {
+			pr_err("--cgroup: %s", err == -E2BIG ?
+			       "the loaded module is older than this ktrace and has no cgroup filter (load the one built with it)" :
+			       "this kernel's configuration has no cgroup to match (CONFIG_CGROUPS, or CONFIG_CGROUP_SCHED for cgroup v1's cpu hierarchy)");
+			return err;
+		}
 		pr_err("cannot set up %llu-byte buffers per CPU: %s%s",
 		       (unsigned long long)o->buffer_size, strerror(-err),
 		       err == -EINVAL ? " (the module takes a power of two from 8K to 1G)" :
