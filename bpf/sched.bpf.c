@@ -48,6 +48,8 @@ const volatile bool trigger_rt = false;
  */
 const volatile __u64 trigger_cgroup = 0;
 const volatile bool trigger_cgroup_v1 = false;
+/* A preemption's wait (switched out running, to its switch-in) fires it too. */
+const volatile bool trigger_preempted = false;
 
 struct ktrace_bpf_trigger trigger = {};
 
@@ -472,13 +474,14 @@ static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
 }
 
 /*
- * @prev is preempted: a wakeup noted for it came as it was about to sleep
- * and set it running again (sched_waking fires only for a task that is not
- * running), so it starts no wait, as ktrace latency counts them: the next
- * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
- * raced its switch-out, and its wait starts there.)
+ * @prev is preempted at @ts: a wakeup noted for it came as it was about to
+ * sleep and set it running again (sched_waking fires only for a task that
+ * is not running), so it starts no wait, as ktrace latency counts them: the
+ * next switch-in ends a preemption, which with trigger_preempted is a wait
+ * of its own, from now.  (Switched out asleep instead, the wakeup raced its
+ * switch-out, and its wait starts there.)
  */
-static __always_inline void trigger_forget(struct task_struct *prev)
+static __always_inline void trigger_preempt(struct task_struct *prev, __u64 ts)
 {
 	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
 	__u64 *slot, v;
@@ -486,6 +489,10 @@ static __always_inline void trigger_forget(struct task_struct *prev)
 	slot = bpf_map_lookup_elem(&wake_slots, &key);
 	if (!pid || !slot)
 		return;
+	if (trigger_preempted && trigger_watches(prev)) {
+		*(volatile __u64 *)slot = ktrace_wake_slot(pid, ts);
+		return;
+	}
 	v = *(volatile __u64 *)slot;
 	if (v >> KTRACE_WAKE_TS_BITS == pid)
 		__sync_val_compare_and_swap(slot, v, 0);
@@ -508,7 +515,7 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	v = *(volatile __u64 *)slot;
 	if (v >> KTRACE_WAKE_TS_BITS != pid)
 		return;
-	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	/* One wait per wakeup or preemption: a later switch-in is not one. */
 	if (__sync_val_compare_and_swap(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, pid, ts);
@@ -677,7 +684,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		emit_names(prev, prev->comm, ts);
 	if (trigger_ns) {
 		if (state == KTRACE_LINUX_RUNNING)
-			trigger_forget(prev);
+			trigger_preempt(prev, ts);
 		trigger_check(next, ts, cpu);
 	}
 	return 0;

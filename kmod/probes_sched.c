@@ -83,19 +83,25 @@ static bool trigger_watches(const struct ktrace_session *s, struct task_struct *
 }
 
 /*
- * @prev is preempted: a wakeup noted for it came as it was about to sleep
- * and set it running again (sched_waking fires only for a task that is not
- * running), so it starts no wait, as ktrace latency counts them: the next
- * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
+ * @prev is preempted at @ts: a wakeup noted for it came as it was about to
+ * sleep and set it running again (sched_waking fires only for a task that
+ * is not running), so it starts no wait, as ktrace latency counts them: the
+ * next switch-in ends a preemption, which with KTRACE_CFG_TRIGGER_PREEMPTED
+ * is a wait of its own, from now.  (Switched out asleep instead, the wakeup
  * raced its switch-out, and its wait starts there.)
  */
-static void trigger_forget(struct ktrace_cpu_buf *b, struct task_struct *prev)
+static void trigger_preempted(struct ktrace_cpu_buf *b, struct task_struct *prev, u64 ts)
 {
+	struct ktrace_session *s = b->session;
 	u64 *slot, v;
 
 	if (!prev->pid)
 		return;
-	slot = &b->session->wake_slots[prev->pid & (KTRACE_WAKE_SLOTS - 1)];
+	slot = &s->wake_slots[prev->pid & (KTRACE_WAKE_SLOTS - 1)];
+	if (s->trigger_preempted && trigger_watches(s, prev)) {
+		WRITE_ONCE(*slot, ktrace_wake_slot(prev->pid, ts));
+		return;
+	}
 	v = READ_ONCE(*slot);
 	if (v >> KTRACE_WAKE_TS_BITS == prev->pid)
 		cmpxchg64(slot, v, 0);
@@ -117,7 +123,7 @@ static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u6
 	v = READ_ONCE(*slot);
 	if (v >> KTRACE_WAKE_TS_BITS != next->pid)
 		return;
-	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	/* One wait per wakeup or preemption: a later switch-in is not one. */
 	if (cmpxchg64(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, next->pid, ts);
@@ -221,7 +227,7 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 		ktrace_write_names(b, prev);
 	if (unlikely(b->trigger)) {
 		if (state == KTRACE_LINUX_RUNNING)
-			trigger_forget(b, prev);
+			trigger_preempted(b, prev, ts);
 		trigger_check(b, next, ts);
 	}
 }

@@ -50,7 +50,8 @@ void ktrace_session_free(struct ktrace_session *s)
 static int check_trigger(const struct ktrace_config *cfg)
 {
 	if (!(cfg->flags & KTRACE_CFG_TRIGGER))
-		return cfg->flags & (KTRACE_CFG_TRIGGER_RT | KTRACE_CFG_TRIGGER_CGROUP_V1) ||
+		return cfg->flags & (KTRACE_CFG_TRIGGER_RT | KTRACE_CFG_TRIGGER_CGROUP_V1 |
+				     KTRACE_CFG_TRIGGER_PREEMPTED) ||
 		       cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns || cfg->trigger_cgroup ||
 		       memchr_inv(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)) ? -EINVAL : 0;
 	if (cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1 && !cfg->trigger_cgroup)
@@ -117,6 +118,7 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		s->trigger_rt = cfg->flags & KTRACE_CFG_TRIGGER_RT;
 		s->trigger_cgroup = cfg->trigger_cgroup;
 		s->trigger_cgroup_v1 = cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1;
+		s->trigger_preempted = cfg->flags & KTRACE_CFG_TRIGGER_PREEMPTED;
 	}
 	ret = ktrace_stacks_alloc_locked(s, cfg);
 	if (!ret)

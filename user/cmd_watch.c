@@ -827,6 +827,8 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (wa.ro.trigger_pid && check_trigger_pid(wa.ro.trigger_pid))
 		return 1;
+	/* A spike is any wait the reports measure: a preemption's too (a throttled thread's). */
+	wa.ro.trigger_preempted = true;
 	/* Where the waker and the victim blocked, as ktrace record records it by default. */
 	wa.ro.stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
 	wa.ro.blocked_min_ns = KTRACE_KSTACK_MIN_OFF_NS;

@@ -6,7 +6,8 @@
 # thread's (--rt) or as its cgroup's (--cgroup), the rate limit counts the
 # rest, spikes inside one window are merged, a window that reaches back
 # past the last re-arm marks what was not recorded as loss records
-# (tests/check_spike_windows.py), and faults end cleanly: a threshold of 0, a --pid that does not run, a
+# (tests/check_spike_windows.py), a throttled cgroup's spinner is caught
+# by its preemptions (tests/check_spike_causes.py), and faults end cleanly: a threshold of 0, a --pid that does not run, a
 # directory that cannot be written, a full disk, SIGTERM while a window is
 # taken, and kill -9 then a restart in the same directory.
 # usage: tests/suites/watch.sh BUILD_DIR.  TAP output; SKIPs without root or BTF.
@@ -145,6 +146,20 @@ if [ -n "$v1cpu" ]; then cgroup_case v1-cpu "$v1cpu"; else skip "--cgroup in cgr
 run "$ktrace" watch --threshold 5ms --cgroup /ktrace-no-such-cgroup -o "$tmp/nocg" -d 1
 [ $rc -eq 2 ] && grep -q "cgroup '/ktrace-no-such-cgroup': no such cgroup" "$tmp/err" && [ ! -e "$tmp/nocg" ]
 ok $? "a --cgroup that is none is refused (exit 2), nothing created" || diag "$tmp/err"
+
+# A spinner in a cgroup whose CPU limit throttles it (10 ms of every
+# 100 ms), watched by its cgroup: its preemptions are the spikes, each
+# throttled in that cgroup.
+tests/throttle_workload.sh "$ktrace" bpf "$tmp/thr/" "$tmp/thr.pid" 1.5 >"$tmp/thr.out" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "a throttled cgroup's spikes" "$(cat "$tmp/thr.out")"
+elif [ $rc -ne 0 ]; then
+	ok 1 "a throttled cgroup's spikes: the watch and the spinner ran" || { diag "$tmp/thr.out"; diag "$tmp/thr.log"; }
+else
+	tap_include < <(tests/check_spike_causes.py "$ktrace" "$tmp/thr" "@$tmp/thr.pid" throttled \
+		"throttled in cgroup /ktrace-throttle-test" 2)
+fi
 
 # Refused before anything records, each with what was wrong.
 run "$ktrace" watch --threshold 0 -o "$tmp/zero" -d 1

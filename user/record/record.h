@@ -125,6 +125,7 @@ struct record_opts {
 	/* --cgroup: threads in this cgroup or below only (its id; 0: any), of v1's cpu hierarchy */
 	uint64_t trigger_cgroup;
 	bool trigger_cgroup_v1;
+	bool trigger_preempted;	/* a preemption's wait fires it too (watch), not only a wakeup's */
 	/*
 	 * Where threads blocked: stack frames walked at the switch-in that
 	 * ends a block in S or D (0: none), if the thread was off the CPU

@@ -331,6 +331,7 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		s->skel->rodata->trigger_rt = o->trigger_rt;
 		s->skel->rodata->trigger_cgroup = o->trigger_cgroup;
 		s->skel->rodata->trigger_cgroup_v1 = o->trigger_cgroup_v1;
+		s->skel->rodata->trigger_preempted = o->trigger_preempted;
 		bpf_map__set_max_entries(s->skel->maps.wake_slots, KTRACE_WAKE_SLOTS);
 	}
 	if (o->stack_depth) {

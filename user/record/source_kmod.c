@@ -107,6 +107,8 @@ static void config_of(const struct record_opts *o, struct ktrace_config *cfg)
 		cfg->trigger_cgroup = o->trigger_cgroup;
 		if (o->trigger_cgroup_v1)
 			cfg->flags |= KTRACE_CFG_TRIGGER_CGROUP_V1;
+		if (o->trigger_preempted)
+			cfg->flags |= KTRACE_CFG_TRIGGER_PREEMPTED;
 	}
 	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
 	cfg->subbuf_size = o->buffer_size / 16;

@@ -58,10 +58,15 @@ static inline int ktrace_buffer_size_valid(__u64 size)
 #define KTRACE_CFG_TRIGGER_RT	(1U << 6)
 /* With ktrace_config.trigger_cgroup: a cgroup of v1's cpu hierarchy, not of v2. */
 #define KTRACE_CFG_TRIGGER_CGROUP_V1	(1U << 7)
+/*
+ * With KTRACE_CFG_TRIGGER: a preemption (switched out running, to its
+ * switch-in) fires it too, not only a wakeup's wait.
+ */
+#define KTRACE_CFG_TRIGGER_PREEMPTED	(1U << 8)
 #define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER | \
 				 KTRACE_CFG_BLOCKED_IN | KTRACE_CFG_STACKS | \
 				 KTRACE_CFG_THROTTLE | KTRACE_CFG_IRQ | KTRACE_CFG_TRIGGER_RT | \
-				 KTRACE_CFG_TRIGGER_CGROUP_V1)
+				 KTRACE_CFG_TRIGGER_CGROUP_V1 | KTRACE_CFG_TRIGGER_PREEMPTED)
 
 
 #define KTRACE_STACK_SLOTS	8192
