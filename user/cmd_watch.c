@@ -880,7 +880,11 @@ int cmd_watch(int argc, char **argv)
 					break;
 				ws.restarts++;
 				if (watch_start(&rs, ops, &wa, why)) {
-					pr_err("watch: cannot start the recorder again");
+					if (ops == &source_kmod_ops && access(KTRACE_DEVICE, F_OK))
+						pr_err("watch: %s is gone: the module was unloaded between two windows; stopping (the %llu spikes saved in %s are whole)",
+						       KTRACE_DEVICE, (unsigned long long)ws.saved, wa.dir);
+					else
+						pr_err("watch: cannot start the recorder again");
 					record_close(&rs);
 					status = 1;
 					break;
