@@ -138,9 +138,12 @@ int main(int argc, char **argv)
 			wl_sleep_us(1000);
 	}
 	nanosleep(&gap, NULL);
-	if (write(hog_pipe[1], "q", 1) != 1 || write(victim_pipe[1], "q", 1) != 1)
+	/* The hog gone first: the victim's last wakeup waits behind no exit. */
+	if (write(hog_pipe[1], "q", 1) != 1)
 		die("quit");
 	pthread_join(ht, NULL);
+	if (write(victim_pipe[1], "q", 1) != 1)
+		die("quit");
 	pthread_join(vt, NULL);
 	return 0;
 }

@@ -53,7 +53,7 @@ for b in kmod bpf; do
 		victim=$(sed -n 's/^victim=//p' "$R/${b}_wcg.expect")
 		others=$(grep -vc "\"tid\":$victim," "$R/${b}_wcg/spikes.jsonl")
 		[ "$others" -eq 0 ]
-		ok $? "$b: --cgroup: only the cgroup's threads fire it ($others others)"
+		ok $? "$b: --cgroup --comm kt_victim: no other thread fires it ($others others)"
 	else
 		ok 1 "$b: watch --cgroup beside three hog bursts ran and ended with 0" ||
 			{ diag "$R/${b}_wcg.err" | tail -5; diag "$R/${b}_wcgload.err" | head -5; }
@@ -79,7 +79,7 @@ for b in kmod bpf; do
 			"PREEMPT_RT preempts the spinner: no kernel-side delay"
 	else
 		tap_include < <(tests/check_spike_causes.py "$ktrace" "$R/${b}_wspin" "rt=$R/${b}_wspin.expect" \
-			not_preempted "behind kt_spinner" 1 | sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': kernel spin: /')
+			not_preempted kt_spinner 1 | sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': kernel spin: /')
 	fi
 done
 

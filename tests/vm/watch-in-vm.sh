@@ -40,10 +40,12 @@ fi
 echo "${cg2:-none}" >"$R/cgroup2"
 for b in kmod bpf; do
 	# --cgroup: three bursts of the hog, the workload in a child of the
-	# watched cgroup; four seconds apart (the module starts again after
+	# watched cgroup (its victim's: under emulation the other threads wait
+	# 10 ms too, and a window they took could hold a burst); four seconds apart (the module starts again after
 	# each window, which takes seconds under emulation).
 	if [ -n "$cg2" ] && mkdir -p "$cg2/ktrace-watch-$b/child"; then
-		watch_start ${b}_wcg --backend $b --threshold 10ms --cgroup "$cg2/ktrace-watch-$b"
+		watch_start ${b}_wcg --backend $b --threshold 10ms --cgroup "$cg2/ktrace-watch-$b" \
+			--comm kt_victim
 		step ${b}_wcgload sh -c "echo \$\$ >$cg2/ktrace-watch-$b/child/cgroup.procs &&
 			exec spike_workload $R/${b}_wcg.expect 3 20000 4000"
 		sleep 3
@@ -52,11 +54,13 @@ for b in kmod bpf; do
 	fi
 	# A spinner in a cgroup limited to 10 ms of every 100 ms, watched by
 	# its cgroup: throttled, in that cgroup.
-	step ${b}_wthr sh ./throttle_workload.sh ktrace $b $R/${b}_wthr/ $R/${b}_wthr.pid 3
+	# Eight seconds: the module takes seconds to start again after a window.
+	step ${b}_wthr sh ./throttle_workload.sh ktrace $b $R/${b}_wthr/ $R/${b}_wthr.pid 8
 	# A SCHED_FIFO thread woken where a fair thread spins 20 ms in the
 	# kernel (the test module's spin parameter): not_preempted behind
-	# kt_spinner, where the kernel does not preempt it.
-	watch_start ${b}_wspin --backend $b --threshold 2ms --comm kt_rt
+	# kt_spinner, where the kernel does not preempt it (--rt: not while
+	# kt_rt starts, a fair thread then).
+	watch_start ${b}_wspin --backend $b --threshold 2ms --rt --comm kt_rt
 	step ${b}_wspinload preempt_workload $R/${b}_wspin.expect 5 20000
 	sleep 3
 	watch_stop ${b}_wspin
