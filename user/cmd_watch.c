@@ -288,7 +288,7 @@ static int index_append(struct watch_state *ws, const struct trigger_report *t,
 	if (gap->stop > gap->start)
 		obuf_printf(&o, ",\"unrecorded\":{\"first_ts\":%llu,\"last_ts\":%llu,\"loss_records\":%u}",
 			    (unsigned long long)gap->start, (unsigned long long)gap->stop, gap_cpus);
-	/* Its thread's later spikes in the window with the same main cause. */
+	/* Its thread's other spikes in the window with the same main cause. */
 	obuf_printf(&o, ",\"merged\":%u", merged);
 	if (main_cause)
 		json_str(&o, "main_cause", main_cause);
@@ -890,7 +890,9 @@ int cmd_watch(int argc, char **argv)
 					break;
 				}
 				running = true;
-				ws.window_start = now_mono_ns();
+				/* The loss record of the stretch ends where this recording's span begins. */
+				ws.window_start = ops->span_start ? ops->span_start(rs.src[0].priv) :
+						  now_mono_ns();
 			}
 			continue;
 		}

@@ -61,7 +61,7 @@ for b in kmod bpf; do
 	# kt_spinner, where the kernel does not preempt it (--rt: not while
 	# kt_rt starts, a fair thread then).
 	watch_start ${b}_wspin --backend $b --threshold 2ms --rt --comm kt_rt
-	step ${b}_wspinload preempt_workload $R/${b}_wspin.expect 5 20000
+	step ${b}_wspinload preempt_workload $R/${b}_wspin.expect 20 20000
 	sleep 3
 	watch_stop ${b}_wspin
 done

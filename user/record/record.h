@@ -183,6 +183,11 @@ struct source_ops {
 	 * source can only be stopped and started again.
 	 */
 	int (*window)(void *priv, struct record_stats *st, uint64_t *rearmed);
+	/*
+	 * Once started: when its span began (CLOCK_MONOTONIC ns), from which
+	 * every kind of record is recorded on every CPU, as stop() will say.
+	 */
+	uint64_t (*span_start)(void *priv);
 	/* A source on its own clock: a sync marker in its buffers, and alignment at the end. */
 	int (*marker)(void *priv, const char *id);
 	/*

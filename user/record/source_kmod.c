@@ -427,6 +427,17 @@ static int kmod_stop(void *priv, struct record_stats *st)
 	return ret;
 }
 
+static uint64_t kmod_span_start(void *priv)
+{
+	struct source_kmod *s = priv;
+	struct ktrace_stats ks = { .size = sizeof(ks) };
+
+	if (ioctl(s->fd, KTRACE_IOC_STATS, &ks) ||
+	    ks.size < offsetof(struct ktrace_stats, start_ts) + sizeof(ks.start_ts) || !ks.start_ts)
+		return s->start_ns;
+	return ks.start_ts;
+}
+
 static int kmod_trigger(void *priv, struct trigger_report *t)
 {
 	struct source_kmod *s = priv;
@@ -474,6 +485,7 @@ const struct source_ops source_kmod_ops = {
 	.poll = kmod_poll,
 	.stop = kmod_stop,
 	.trigger = kmod_trigger,
+	.span_start = kmod_span_start,
 	.throttling = kmod_throttling,
 	.head = kmod_head,
 	.close = kmod_close,
