@@ -49,10 +49,12 @@ void ktrace_session_free(struct ktrace_session *s)
 /* The trigger's fields are all 0 without KTRACE_CFG_TRIGGER, and sensible with it. */
 static int check_trigger(const struct ktrace_config *cfg)
 {
+	const u32 trigger_flags = KTRACE_CFG_TRIGGER_RT | KTRACE_CFG_TRIGGER_CGROUP_V1 |
+				  KTRACE_CFG_TRIGGER_PREEMPTED;
+
 	if (!(cfg->flags & KTRACE_CFG_TRIGGER))
-		return cfg->flags & (KTRACE_CFG_TRIGGER_RT | KTRACE_CFG_TRIGGER_CGROUP_V1 |
-				     KTRACE_CFG_TRIGGER_PREEMPTED) ||
-		       cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns || cfg->trigger_cgroup ||
+		return cfg->flags & trigger_flags || cfg->trigger_pid || cfg->trigger_ns ||
+		       cfg->after_ns || cfg->trigger_cgroup ||
 		       memchr_inv(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)) ? -EINVAL : 0;
 	if (cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1 && !cfg->trigger_cgroup)
 		return -EINVAL;

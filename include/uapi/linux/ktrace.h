@@ -68,7 +68,6 @@ static inline int ktrace_buffer_size_valid(__u64 size)
 				 KTRACE_CFG_THROTTLE | KTRACE_CFG_IRQ | KTRACE_CFG_TRIGGER_RT | \
 				 KTRACE_CFG_TRIGGER_CGROUP_V1 | KTRACE_CFG_TRIGGER_PREEMPTED)
 
-
 #define KTRACE_STACK_SLOTS	8192
 
 #define KTRACE_COMM_LEN		16
