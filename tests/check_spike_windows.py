@@ -75,4 +75,11 @@ if expect:
     txt = [s['txt'] for s in mine if s.get('merged') and
            open(os.path.join(d, s['txt'])).read().count('merged into this one') != s['merged']]
     ok(not txt, "each report lists the spikes merged into it", txt[:3])
+    r = subprocess.run([ktrace, 'spikes', '--json', d], capture_output=True, text=True)
+    try:
+        summary = json.loads(r.stdout)
+    except ValueError:
+        summary = {}
+    ok(summary.get('merged') == sum(s.get('merged', 0) for s in spikes),
+       'ktrace spikes --json counts the merged spikes', r.stdout[:300] + r.stderr[-300:])
 finish()
