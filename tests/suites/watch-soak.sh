@@ -29,7 +29,9 @@ kernel_paths "$krel" || skip_all "ktrace watch soak in a VM on $krel" "linux-ima
 
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
-{ echo "soak_secs=$secs backends='$backends'"; cat tests/vm/soak-watch-in-vm.sh; } >"$script"
+{ head -1 tests/vm/soak-watch-in-vm.sh; echo "soak_secs=$secs backends='$backends'"
+  tail -n +2 tests/vm/soak-watch-in-vm.sh; } >"$script"
+chmod +x "$script"
 start=$(date +%s)
 mkdir -p "$build/vm"
 [ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.aside"
