@@ -268,13 +268,6 @@ void lat_free(struct lat_analysis *a)
 	free(a);
 }
 
-/* Records lost that may hide a switch or a wakeup (not a timer expiry's or a name's). */
-static bool is_loss(const struct fxt_record *rec)
-{
-	return rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
-	       fxt_str_eq(rec->name, "dropped") && timeline_loss_hides_switches(rec);
-}
-
 /*
  * A stretch where the kernel switched without tracing it: the stranded
  * thread left the CPU and the other one came on at unknown times, and what
@@ -282,43 +275,35 @@ static bool is_loss(const struct fxt_record *rec)
  * across it is measured, nor a wait that ends on that CPU across it (its
  * blame would be made up); they count with the ones that overlap losses.
  */
-static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
-			  const struct fxt_record *rec)
+static void scan_untraced(struct lat_analysis *a, const struct sched_event *ev)
 {
-	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
 	struct lat_untraced *u;
-	uint32_t cpu;
 
-	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta"))
-		return;
 	/*
 	 * An offline CPU, from its cpu_offline record to its cpu_online one:
 	 * what ran there last stopped at some unknown time before the first.
 	 */
-	if (fxt_str_eq(rec->name, "cpu_offline") || fxt_str_eq(rec->name, "cpu_online")) {
-		cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
-		if (fxt_str_eq(rec->name, "cpu_online")) {
-			for (uint32_t i = a->nuntraced; i-- > 0;)
-				if (a->untraced[i].cpu == cpu && a->untraced[i].last == UINT64_MAX) {
-					a->untraced[i].last = ts;
-					break;
-				}
-			return;
-		}
-		u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
-			     "latency: untraced stretches");
-		*u = (struct lat_untraced){ .first = ts, .last = UINT64_MAX, .cpu = cpu };
+	if (ev->kind == SCHED_CPU_ONLINE) {
+		for (uint32_t i = a->nuntraced; i-- > 0;)
+			if (a->untraced[i].cpu == ev->line.cpu && a->untraced[i].last == UINT64_MAX) {
+				a->untraced[i].last = ev->ts;
+				break;
+			}
 		return;
 	}
-	if (!fxt_str_eq(rec->name, "untraced_switch"))
+	if (ev->kind != SCHED_CPU_OFFLINE && ev->kind != SCHED_UNTRACED)
 		return;
 	u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
-			     "latency: untraced stretches");
-	u->first = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", rec->ts));
-	u->last = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts));
-	u->tid[0] = fxt_arg_u64(rec, "tid", 0);
-	u->tid[1] = fxt_arg_u64(rec, "switched_out", 0);
-	u->cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
+		     "latency: untraced stretches");
+	if (ev->kind == SCHED_CPU_OFFLINE) {
+		*u = (struct lat_untraced){ .first = ev->ts, .last = UINT64_MAX, .cpu = ev->line.cpu };
+		return;
+	}
+	u->first = ev->untraced.first;
+	u->last = ev->untraced.last;
+	u->tid[0] = ev->untraced.tid;
+	u->tid[1] = ev->untraced.switched_out;
+	u->cpu = ev->untraced.cpu;
 }
 
 /*
@@ -343,6 +328,7 @@ static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint64_t
 /* Pass 1: every name (a thread may be named after it first runs), every loss. */
 void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
+	struct sched_event ev = { .kind = SCHED_NONE };
 	const struct fxt_arg *x;
 	struct lat_range *loss;
 
@@ -365,7 +351,8 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		}
 		return;
 	}
-	scan_untraced(a, r, rec);
+	if (sched_decode(r, rec, &ev))
+		scan_untraced(a, &ev);
 	lat_throttle_scan(a, r, rec);
 	if (rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
 	    fxt_str_eq(rec->name, "trace_info")) {
@@ -373,21 +360,20 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		if (x && x->type == KTRACE_FXT_ARG_STRING)
 			snprintf(a->preemption, sizeof(a->preemption), "%.*s", (int)x->s.len, x->s.p);
 	}
-	if (lat_is_migrate(rec))
+	if (ev.kind == SCHED_MIGRATE)
 		a->have_migrations = true;
-	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
+	/* Records lost that may hide a switch or a wakeup (not a timer expiry's or a name's). */
+	if (kstack_names_note(&a->kstacks, rec) || ev.kind != SCHED_LOSS || !ev.loss.hides_switches)
 		return;
-	x = fxt_find_arg(rec, "source");
-	if (x && x->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(x->s, "ftrace")) {
+	if (ev.loss.ftrace) {
 		/* ftrace's own events (interrupts): blame may miss some. */
-		a->ftrace_lost += fxt_arg_u64(rec, "count", 0);
+		a->ftrace_lost += ev.loss.count;
 		return;
 	}
-	a->lost_records += fxt_arg_u64(rec, "count", 0);
+	a->lost_records += ev.loss.count;
 	loss = vec_push(&a->losses, &a->nlosses, &a->cap_losses, sizeof(*loss), "latency: losses");
-	/* Without a time range, the loss happened some time before the record. */
-	loss->first = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", 0));
-	loss->last = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts));
+	loss->first = ev.loss.first;
+	loss->last = ev.loss.last;
 	if (loss->last < loss->first)
 		loss->last = loss->first;
 }
@@ -714,71 +700,6 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* ---- pass 2 -------------------------------------------------------------- */
 
-/* The arguments the analysis reads, found in one pass over a record's. */
-struct sched_args {
-	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack, *cpus;
-	const struct fxt_arg *in_kstack;
-};
-
-static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
-{
-	return x->name.len == len && !memcmp(x->name.p, lit, len);
-}
-
-static void find_args(const struct fxt_record *rec, struct sched_args *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	for (unsigned int i = 0; i < rec->nargs; i++) {
-		const struct fxt_arg *x = &rec->args[i];
-
-		if (name_is(x, "incoming_weight", 15))
-			sa->in_weight = x;
-		else if (name_is(x, "linux_state", 11))
-			sa->state = x;
-		else if (name_is(x, "waker", 5))
-			sa->waker = x;
-		else if (name_is(x, "irq_context", 11))
-			sa->ctx = x;
-		else if (name_is(x, "interrupted", 11))
-			sa->interrupted = x;
-		else if (name_is(x, "kstack", 6))
-			sa->kstack = x;
-		else if (name_is(x, "cpus", 4))
-			sa->cpus = x;
-		else if (name_is(x, "incoming_kstack", 15))
-			sa->in_kstack = x;
-	}
-}
-
-static int32_t in_weight(const struct fxt_record *rec, const struct sched_args *sa)
-{
-	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
-		return (int32_t)rec->in_prio;
-	return sa->in_weight && sa->in_weight->type == KTRACE_FXT_ARG_INT32 ?
-	       (int32_t)sa->in_weight->i : 0;
-}
-
-/* The exact Linux state, or the closest one the FXT state allows. */
-static uint32_t linux_state(const struct fxt_record *rec, const struct sched_args *sa)
-{
-	const struct fxt_arg *x = sa->state;
-
-	if (x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX)
-		return x->u;
-	switch (rec->out_state) {
-	case KTRACE_FXT_THREAD_RUNNING:
-		return KTRACE_LINUX_RUNNING;
-	case KTRACE_FXT_THREAD_SUSPENDED:
-		return KTRACE_LINUX_STOPPED;
-	case KTRACE_FXT_THREAD_DYING:
-		return KTRACE_LINUX_ZOMBIE;
-	case KTRACE_FXT_THREAD_DEAD:
-		return KTRACE_LINUX_DEAD;
-	default:
-		return KTRACE_LINUX_INTERRUPTIBLE;
-	}
-}
-
 /* What @c held since its last switch: idle, an RT thread, or another one. */
 static enum lat_cum cum_label(const struct lat_cpu *c)
 {
@@ -841,13 +762,13 @@ static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t t
  * @t moves to another run queue: while it waits, the move splits its wait;
  * past LAT_MIGRATIONS moves, the latest replaces the last one kept.
  */
-static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+static void on_migrate(struct lat_analysis *a, const struct sched_migrate *mig, uint64_t ts)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_thread *t = thread_get(a, mig->tid);
 	struct lat_migration m = {
 		.ts = ts,
-		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
-		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+		.from = mig->from,
+		.to = mig->to,
 		.cpus = t->cpus,
 	};
 
@@ -984,9 +905,9 @@ static void wait_unseen_end(struct lat_analysis *a, struct lat_thread *t, uint32
  * Woken meanwhile (a wakeup while it seemed to run), it waits from then;
  * else its state is unknown until its next wakeup or switch-in.
  */
-static void on_untraced(struct lat_analysis *a, const struct fxt_record *rec)
+static void on_untraced(struct lat_analysis *a, const struct sched_untraced *u)
 {
-	struct lat_thread *t = lat_thread_find(a, fxt_arg_u64(rec, "tid", 0));
+	struct lat_thread *t = lat_thread_find(a, u->tid);
 
 	if (!t || !t->tid || t->state != ST_RUNNING)
 		return;
@@ -1029,22 +950,22 @@ static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint
 	b->n++;
 }
 
-static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+static void on_switch(struct lat_analysis *a, const struct sched_event *ev)
 {
-	struct lat_cpu *c = cpu_get(a, rec->cpu);
-	struct sched_args sa;
+	const struct sched_switch *sw = &ev->sw;
+	struct lat_cpu *c = cpu_get(a, ev->cpu);
+	uint64_t ts = ev->ts;
 	struct lat_thread *t;
 	uint32_t state;
 
 	if (!c)
 		return;
-	find_args(rec, &sa);
 	/* The legacy layout carries each side's process. */
-	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
-		if (rec->out_tid)
-			thread_get(a, rec->out_tid)->pid = rec->out_pid;
-		if (rec->in_tid)
-			thread_get(a, rec->in_tid)->pid = rec->in_pid;
+	if (sw->has_pids) {
+		if (sw->out_tid)
+			thread_get(a, sw->out_tid)->pid = sw->out_pid;
+		if (sw->in_tid)
+			thread_get(a, sw->in_tid)->pid = sw->in_pid;
 	}
 	if (!c->seen) {
 		c->seen = true;
@@ -1054,14 +975,14 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		push_seg(c, c->tid ? SEG_THREAD : SEG_IDLE, c->tid, c->weight, c->since, ts);
 		c->since = ts;	/* the totals are up to now: a snapshot below adds nothing */
 	}
-	if (rec->out_tid) {
-		t = thread_get(a, rec->out_tid);
-		state = linux_state(rec, &sa);
+	if (sw->out_tid) {
+		t = thread_get(a, sw->out_tid);
+		state = sw->out_state;
 		if (t->state == ST_WOKEN || t->state == ST_PREEMPTED)
-			wait_unseen_end(a, t, rec->cpu, ts);
+			wait_unseen_end(a, t, ev->cpu, ts);
 		t->stranded = false;
-		t->last_cpu = rec->cpu;
-		t->queue_cpu = rec->cpu;
+		t->last_cpu = ev->cpu;
+		t->queue_cpu = ev->cpu;
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
@@ -1081,31 +1002,30 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 			t->raced = true;
 		} else {
 			t->state = ST_BLOCKED;
-			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
-				    sa.kstack->u : 0;
+			t->kstack = sw->kstack;
 			t->block = state == KTRACE_LINUX_INTERRUPTIBLE ? LAT_BLOCK_S :
 				   state == KTRACE_LINUX_UNINTERRUPTIBLE ? LAT_BLOCK_D :
 				   LAT_BLOCK_OTHER;
 		}
 		t->early_wake = 0;
 	}
-	c->tid = rec->in_tid;
-	c->weight = in_weight(rec, &sa);
+	c->tid = sw->in_tid;
+	c->weight = sw->in_weight;
 	c->since = ts;
-	if (!rec->in_tid)
+	if (!sw->in_tid)
 		return;
-	t = thread_get(a, rec->in_tid);
-	if (t->unnamed_ns && sa.in_kstack && sa.in_kstack->type == KTRACE_FXT_ARG_UINT32) {
-		t->kstack = sa.in_kstack->u;
+	t = thread_get(a, sw->in_tid);
+	if (t->unnamed_ns && sw->in_kstack) {
+		t->kstack = sw->in_kstack;
 		add_blocked_in(group_get(a, t->unnamed_key), t, t->unnamed_ns);
 	}
 	t->unnamed_ns = 0;
-	end_wait(a, t, c, rec->cpu, ts, c->weight);
+	end_wait(a, t, c, ev->cpu, ts, c->weight);
 	t->stranded = false;
 	t->state = ST_RUNNING;
 	t->timer = TIMER_NONE;
 	t->early_wake = 0;
-	t->last_cpu = rec->cpu;
+	t->last_cpu = ev->cpu;
 	t->weight = c->weight;
 }
 
@@ -1129,37 +1049,30 @@ static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint6
 	t->timer = TIMER_NONE;
 }
 
-/* Who woke @t with @rec, and from what context. */
-static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec,
-		       uint64_t ts)
+/* Who woke @t with @ev, and from what context. */
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct sched_event *ev)
 {
-	const struct fxt_arg *waker, *ctx;
-	struct sched_args sa;
+	const struct sched_wakeup *wk = &ev->wake;
 
-	find_args(rec, &sa);
-	waker = sa.waker;
-	ctx = sa.ctx;
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
-	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
-	t->wake_cpu = rec->cpu;
-	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
-		       ctx->u : KTRACE_CTX_TASK;
-	if (t->waker_ctx != KTRACE_CTX_TASK)
-		waker = sa.interrupted;
-	t->has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
-	t->waker = t->has_waker ? waker->u : 0;
+	t->cpus = wk->cpus;
+	t->wake_cpu = ev->cpu;
+	t->waker_ctx = wk->ctx;
+	t->has_waker = wk->has_waker;
+	t->waker = wk->waker;
 	t->waker_irq = -1;
 	/* The handler running on the waking CPU, if it was recorded. */
 	if (t->waker_ctx != KTRACE_CTX_TASK)
-		t->waker_irq = lat_cpu_irq(a, rec->cpu, ts);
+		t->waker_irq = lat_cpu_irq(a, ev->cpu, ev->ts);
 }
 
-static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+static void on_wakeup(struct lat_analysis *a, const struct sched_event *ev)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_thread *t = thread_get(a, ev->wake.tid);
+	uint64_t ts = ev->ts;
 
 	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
-		note_waker(a, t, rec, ts);
+		note_waker(a, t, ev);
 		end_timer_on_cpu(a, t, ts);
 		return;
 	}
@@ -1171,7 +1084,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	if (t->state == ST_RUNNING) {
 		if (!t->early_wake) {
 			t->early_wake = ts;
-			note_waker(a, t, rec, ts);
+			note_waker(a, t, ev);
 		}
 		return;
 	} else if (t->state == ST_WOKEN && t->raced) {
@@ -1202,7 +1115,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
-	note_waker(a, t, rec, ts);
+	note_waker(a, t, ev);
 	/* Runnable from the wakeup: a timer wait's queues count from there. */
 	wait_begins(a, t, ts);
 }
@@ -1281,38 +1194,43 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 
 void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
-	uint64_t ts;
+	struct sched_event ev;
 
-	if (rec->type == KTRACE_FXT_REC_SCHED) {
-		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
-			return;
+	if (!sched_decode(r, rec, &ev))
+		return;
+	switch (ev.kind) {
+	case SCHED_SWITCH:
+	case SCHED_WAKEUP:
 		a->records++;
-		ts = fxt_ticks_to_ns(r, rec->ts);
-	} else if (rec->type == KTRACE_FXT_REC_EVENT) {
-		ts = fxt_ticks_to_ns(r, rec->ts);
-		if (rec->pid == KTRACE_FXT_IRQ_PID)
-			on_irq_event(a, rec, ts, r);
-		else if (lat_is_migrate(rec))
-			on_migrate(a, rec, ts);
-		else if (lat_is_affinity(rec) && rec->tid)
-			thread_get(a, rec->tid)->cpus = fxt_arg_u64(rec, "cpus", 0);
-		else if (lat_is_timer_expire(rec) && rec->tid)
-			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
-		else if (fxt_str_eq(rec->cat, "ktrace:meta") &&
-			 fxt_str_eq(rec->name, "untraced_switch"))
-			on_untraced(a, rec);
-		return;
-	} else {
-		return;
+		if (ev.ts < a->first_ts)
+			a->first_ts = ev.ts;
+		if (ev.ts > a->last_ts)
+			a->last_ts = ev.ts;
+		if (ev.kind == SCHED_WAKEUP)
+			on_wakeup(a, &ev);
+		else
+			on_switch(a, &ev);
+		break;
+	case SCHED_IRQ:
+		on_irq_event(a, rec, ev.ts, r);
+		break;
+	case SCHED_MIGRATE:
+		on_migrate(a, &ev.mig, ev.ts);
+		break;
+	case SCHED_AFFINITY:
+		if (ev.aff.tid)
+			thread_get(a, ev.aff.tid)->cpus = ev.aff.cpus;
+		break;
+	case SCHED_TIMER_EXPIRE:
+		if (ev.timer.tid)
+			lat_timer_expire(thread_get(a, ev.timer.tid), &ev.timer, ev.ts);
+		break;
+	case SCHED_UNTRACED:
+		on_untraced(a, &ev.untraced);
+		break;
+	default:
+		break;
 	}
-	if (ts < a->first_ts)
-		a->first_ts = ts;
-	if (ts > a->last_ts)
-		a->last_ts = ts;
-	if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
-		on_wakeup(a, rec, ts);
-	else
-		on_switch(a, rec, ts);
 }
 
 /* ---- for another pass over the same records (the critical path) ---------- */

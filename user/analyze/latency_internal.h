@@ -7,6 +7,7 @@
 #define KTRACE_LATENCY_INTERNAL_H
 
 #include "trace/kstack_names.h"
+#include "trace/sched.h"
 #include "analyze/latency.h"
 #include "lib/topn.h"
 #include "lib/u64map.h"
@@ -212,7 +213,7 @@ bool lat_cgroup_under(const char *path, const char *want);
 
 /* timer_latency.c: timer waits, hooked into the measurement pass. */
 bool lat_is_timer_expire(const struct fxt_record *rec);
-void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts);
+void lat_timer_expire(struct lat_thread *t, const struct sched_timer_expire *e, uint64_t ts);
 bool lat_timer_woken(struct lat_thread *t, uint64_t ts);
 void lat_timer_wait(struct lat_analysis *a, const struct lat_thread *t, struct lat_wait *w);
 void lat_timer_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
