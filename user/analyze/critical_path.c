@@ -209,15 +209,6 @@ static struct cp_seg *next_seg(struct cp_thread *t, uint64_t ts, uint8_t state)
 	return &t->cur;
 }
 
-static const struct fxt_arg *arg_named(const struct fxt_record *rec, const char *name,
-				       uint32_t len)
-{
-	for (unsigned int i = 0; i < rec->nargs; i++)
-		if (rec->args[i].name.len == len && !memcmp(rec->args[i].name.p, name, len))
-			return &rec->args[i];
-	return NULL;
-}
-
 /* ---- the walk ----------------------------------------------------------- */
 
 static struct cp_hop *add_hop(struct cp_analysis *cp, struct cp_path *p, uint64_t tid,
@@ -371,12 +362,10 @@ static void name_block(struct cp_thread *t, uint32_t kstack)
 		s->kstack = kstack;
 }
 
-static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec,
-		      const struct sched_event *ev)
+static void on_switch(struct cp_analysis *cp, const struct sched_event *ev)
 {
 	const struct sched_switch *sw = &ev->sw;
 	uint64_t ts = ev->ts, off;
-	const struct fxt_arg *x;
 	struct cp_thread *t;
 	struct cp_seg *s;
 	uint32_t state;
@@ -390,13 +379,7 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec,
 		}
 		t->cur.cpu = ev->cpu;
 		t->queue_cpu = ev->cpu;
-		/* The recorders write linux_state third and kstack fourth: look there first. */
-		x = rec->nargs >= 3 && rec->args[2].name.len == 11 &&
-		    !memcmp(rec->args[2].name.p, "linux_state", 11) ? &rec->args[2] :
-		    arg_named(rec, "linux_state", 11);
-		state = x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX ?
-			x->u : rec->out_state == KTRACE_FXT_THREAD_RUNNING ? KTRACE_LINUX_RUNNING :
-			KTRACE_LINUX_INTERRUPTIBLE;
+		state = sw->out_state;
 		if (state == KTRACE_LINUX_RUNNING) {
 			next_seg(t, ts, CP_RUNNABLE);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
@@ -404,7 +387,7 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec,
 		} else {
 			s = next_seg(t, ts, CP_BLOCKED);
 			s->linux_state = state;
-			s->kstack = rec->nargs > 3 ? sw->kstack : 0;
+			s->kstack = sw->kstack;
 		}
 	}
 	if (!sw->in_tid)
@@ -487,7 +470,7 @@ void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct 
 	if (ev.kind == SCHED_WAKEUP)
 		on_wakeup(cp, &ev);
 	else
-		on_switch(cp, rec, &ev);
+		on_switch(cp, &ev);
 }
 
 static int cmp_worst(const void *x, const void *y)
