@@ -34,7 +34,7 @@ bool sched_is_instant(const struct fxt_record *rec, const char *name)
 	       fxt_str_eq(rec->name, name) && fxt_str_eq(rec->cat, "ktrace:sched");
 }
 
-static void decode_switch(const struct fxt_record *rec, struct sched_switch *sw)
+void sched_switch_of(const struct fxt_record *rec, struct sched_switch *sw)
 {
 	const struct fxt_arg *weight = NULL, *kstack = NULL, *in_kstack = NULL;
 
@@ -159,7 +159,7 @@ bool sched_decode(const struct fxt_reader *r, const struct fxt_record *rec,
 			decode_wakeup(rec, &ev->wake);
 		} else if (rec->sub <= KTRACE_FXT_SCHED_WAKEUP) {
 			ev->kind = SCHED_SWITCH;
-			decode_switch(rec, &ev->sw);
+			sched_switch_of(rec, &ev->sw);
 		}
 		return ev->kind != SCHED_NONE;
 	}

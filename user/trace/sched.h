@@ -108,6 +108,9 @@ struct sched_event {
 bool sched_decode(const struct fxt_reader *r, const struct fxt_record *rec,
 		  struct sched_event *ev);
 
+/* The switch @rec (either layout), for a reader that wants no more. */
+void sched_switch_of(const struct fxt_record *rec, struct sched_switch *sw);
+
 /*
  * The Linux state a switch left its outgoing thread in: its linux_state
  * argument, else the closest the FXT state allows (suspended is stopped,
