@@ -673,12 +673,6 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 	obuf_free(&line);
 }
 
-static void json_str(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
 /* A runnable hop's causes, named and in ns as in latency --json. */
 static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_hop *h)
 {
@@ -708,7 +702,7 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 		const struct cp_path *p = &cp->paths[i];
 
 		obuf_printf(o, "%s\n{\"tid\":%llu", i ? "," : "", (unsigned long long)p->tid);
-		json_str(o, "comm", lat_thread_name(cp->a, p->tid));
+		obuf_json_kv_str(o, "comm", lat_thread_name(cp->a, p->tid));
 		obuf_printf(o, ",\"start\":%llu,\"end\":%llu,\"lossy\":%s,\"hops\":[",
 			    (unsigned long long)p->start, (unsigned long long)p->end,
 			    p->lossy ? "true" : "false");
@@ -719,27 +713,27 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 			obuf_printf(o, "%s\n {\"id\":%u,\"parent\":%d,\"depth\":%u,\"tid\":%llu", j ? "," : "",
 				    j, h->parent == UINT32_MAX ? -1 : (int)h->parent, h->depth,
 				    (unsigned long long)h->tid);
-			json_str(o, "comm", h->tid ? lat_thread_name(cp->a, h->tid) : "idle");
+			obuf_json_kv_str(o, "comm", h->tid ? lat_thread_name(cp->a, h->tid) : "idle");
 			obuf_printf(o, ",\"start\":%llu,\"end\":%llu", (unsigned long long)h->start,
 				    (unsigned long long)h->end);
-			json_str(o, "state", h->seg.state == CP_MISSING ? "missing" :
+			obuf_json_kv_str(o, "state", h->seg.state == CP_MISSING ? "missing" :
 				 state_name(&h->seg, buf));
 			if (h->seg.cpu >= 0)
 				obuf_printf(o, ",\"cpu\":%d", h->seg.cpu);
 			if (fn)
-				json_str(o, "blocked_in", fn);
+				obuf_json_kv_str(o, "blocked_in", fn);
 			if (h->seg.state == CP_RUNNABLE && h->seg.cpu >= 0)
 				json_causes(cp, o, h);
 			if (h->seg.state == CP_BLOCKED && h->note != CP_NOTE_IRQ && h->seg.has_waker) {
 				obuf_printf(o, ",\"woken_by\":%llu", (unsigned long long)h->seg.waker);
-				json_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
+				obuf_json_kv_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
 			}
 			if (h->note == CP_NOTE_IRQ) {
 				line.len = 0;
 				put_irq(cp, &line, &h->seg);
 				obuf_putc(&line, 0);
-				json_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
-				json_str(o, "interrupt", line.buf);
+				obuf_json_kv_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
+				obuf_json_kv_str(o, "interrupt", line.buf);
 				if (h->seg.timer_fired)
 					obuf_printf(o, ",\"timer_due\":%llu,\"timer_fired\":%llu,"
 						    "\"timer_late\":%llu",
@@ -751,9 +745,9 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 			line.len = 0;
 			hop_text(cp, h, &line);
 			obuf_putc(&line, 0);
-			json_str(o, "text", line.buf);
+			obuf_json_kv_str(o, "text", line.buf);
 			if (h->note != CP_NOTE_NONE && h->note != CP_NOTE_IRQ)
-				json_str(o, "note", note_text[h->note]);
+				obuf_json_kv_str(o, "note", note_text[h->note]);
 			obuf_putc(o, '}');
 		}
 		obuf_lit(o, "]}");
