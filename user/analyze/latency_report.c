@@ -783,21 +783,15 @@ void lat_put_cut_json(const struct lat_analysis *a, struct obuf *o)
 	obuf_lit(o, "}");
 }
 
-void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
+/* The three distributions, one table each, a row per group. */
+static void put_distributions(struct lat_analysis *a, struct obuf *o, const char *unit)
 {
 	static const char *const titles[LAT_KINDS] = {
 		"wakeup latency (sched_waking to switch-in)",
 		"preemption latency (switched out runnable to switch-in)",
 		"timer latency (sleeper's timer due to switch-in)",
 	};
-	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
-	uint64_t before, nowake, lossy;
 
-	obuf_printf(o, "%s: %llu scheduling records, ", path, (unsigned long long)a->records);
-	if (a->first_ts <= a->last_ts)
-		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
-	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
-	lat_put_cut_text(a, o);
 	for (int k = 0; k < LAT_KINDS; k++) {
 		if (a->ngroups)
 			qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
@@ -826,25 +820,35 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 				put_hist(o, d->log2, unit);
 		}
 	}
-	if (a->o.by != LAT_BY_CPU) {
-		obuf_printf(o, "\nblocked time (switched out asleep to wakeup), by %s, in msecs:\n",
-			    by_name(a->o.by));
-		put_key_header(a, o);
-		obuf_printf(o, " %8s %12s %8s %12s\n", "S COUNT", "S TOTAL", "D COUNT", "D TOTAL");
-		for (uint32_t i = 0; i < a->ngroups; i++) {
-			const struct lat_group *g = &a->groups[i];
+}
 
-			if (!g->blocked_n[LAT_BLOCK_S] && !g->blocked_n[LAT_BLOCK_D])
-				continue;
-			put_key(a, o, g->key);
-			obuf_printf(o, " %8llu %12.3f %8llu %12.3f\n",
-				    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
-				    g->blocked_ns[LAT_BLOCK_S] / 1e6,
-				    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
-				    g->blocked_ns[LAT_BLOCK_D] / 1e6);
-			put_blocked_in(a, o, g);
-		}
+/* Blocked time by group and state, with where it blocked. */
+static void put_blocked(struct lat_analysis *a, struct obuf *o)
+{
+	obuf_printf(o, "\nblocked time (switched out asleep to wakeup), by %s, in msecs:\n",
+		    by_name(a->o.by));
+	put_key_header(a, o);
+	obuf_printf(o, " %8s %12s %8s %12s\n", "S COUNT", "S TOTAL", "D COUNT", "D TOTAL");
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+
+		if (!g->blocked_n[LAT_BLOCK_S] && !g->blocked_n[LAT_BLOCK_D])
+			continue;
+		put_key(a, o, g->key);
+		obuf_printf(o, " %8llu %12.3f %8llu %12.3f\n",
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
+			    g->blocked_ns[LAT_BLOCK_S] / 1e6,
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
+			    g->blocked_ns[LAT_BLOCK_D] / 1e6);
+		put_blocked_in(a, o, g);
 	}
+}
+
+/* What was not measured, left out or not recorded, and why. */
+static void put_not_measured(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t before, nowake, lossy;
+
 	missing_totals(a, &before, &nowake, &lossy);
 	obuf_printf(o, "\nnot measured: %llu waits began before the trace, %llu switch-ins had no "
 		    "recorded wakeup, %llu waits overlap lost records",
@@ -861,6 +865,19 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)a->ftrace_lost);
 	if (!a->have_irq)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+}
+
+void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
+{
+	obuf_printf(o, "%s: %llu scheduling records, ", path, (unsigned long long)a->records);
+	if (a->first_ts <= a->last_ts)
+		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
+	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
+	lat_put_cut_text(a, o);
+	put_distributions(a, o, a->o.unit_ns == 1000000 ? "msecs" : "usecs");
+	if (a->o.by != LAT_BY_CPU)
+		put_blocked(a, o);
+	put_not_measured(a, o);
 	if (a->waits)
 		put_selection_causes(a, o);
 	put_throttling(a, o);
