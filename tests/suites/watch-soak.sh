@@ -50,13 +50,17 @@ for b in $backends; do
 	ok $? "$b: the watch and the bursts ran $secs s, SIGTERM ended the watch with 0" ||
 		{ diag "$R/${b}_soak.err" | tail -5; diag "$R/${b}_soakload.err" | head -5; }
 	sed -n 's/^ktrace: \(watch: .*\)/#   \1/p' "$R/${b}_soak.err"
-	# Flat: the second half's largest RSS is within 10% of the first half's.
-	read -r first second last < <(awk 'BEGIN { a = 0; b = 0 } $2 { v[n++] = $2 } END {
-		for (i = 0; i < n; i++) if (i < n / 2) { if (v[i] > a) a = v[i] } else if (v[i] > b) b = v[i];
-		print a, b, v[n - 1] }' "$R/${b}_soak.rss")
+	# Flat: the second half's median RSS within 10% of the first half's (a
+	# sample taken while a window is analysed shows what that takes, freed
+	# after it: the largest are given, not compared).
+	read -r first second peak last < <(awk '$2 { v[n++] = $2 } END {
+		h = int(n / 2); for (i = 0; i < n; i++) { if (v[i] > p) p = v[i]; w[i] = v[i] }
+		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (i < h && j < h && v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		for (i = h; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		print v[int(h / 2)] + 0, v[h + int((n - h) / 2)] + 0, p + 0, w[n - 1] + 0 }' "$R/${b}_soak.rss")
 	echo "# $b: RSS (KB) every 10 s: $(awk '{printf "%s ", $2}' "$R/${b}_soak.rss")"
-	[ -n "$first" ] && [ "${second:-0}" -gt 0 ] && [ "$second" -le $((first + first / 10)) ]
-	ok $? "$b: the watch's memory is flat: largest RSS $first KB in the first half, $second KB in the second, $last KB at the end"
+	[ "${first:-0}" -gt 0 ] && [ "${second:-0}" -gt 0 ] && [ "$second" -le $((first + first / 10)) ]
+	ok $? "$b: the watch's memory is flat: median RSS $first KB in the first half, $second KB in the second (largest $peak KB, $last KB at the end)"
 	tap_include < <(tests/check_spike_windows.py "$ktrace" "$R/${b}_soak" | sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': /')
 	bursts=$(sed -n 's/^bursts=//p' "$R/${b}_soak.expect")
 	tap_include < <(tests/check_spike_causes.py "$ktrace" "$R/${b}_soak" "victim=$R/${b}_soak.expect" \
