@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading an archive's kernel stacks: each stack id's function and frames,
- * from the "kstack" instants at its head, and the stack ids a context
- * switch carries.
+ * from the "kstack" instants at its head.
  */
 #include <stdlib.h>
 #include <string.h>
