@@ -29,8 +29,6 @@ static void analyse(const void *data, size_t size)
 	struct obuf out;
 	uint32_t n;
 
-	if (!a)
-		return;
 	cp = cp_new(a, &co);
 	lat_run_mem(&(struct lat_run){ a, cp }, data, size);
 	if (obuf_init(&out, -1, 4096) == 0) {

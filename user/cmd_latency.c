@@ -364,9 +364,9 @@ int cmd_latency(int argc, char **argv)
 		la.lo.top = 0;	/* the latency report's own list is not printed */
 	}
 	a = lat_new(&la.lo);
-	if (a && la.critical)
+	if (la.critical)
 		cp = cp_new(a, &la.co);
-	if (!a || (la.critical && !cp) || obuf_init(&out, 1, 1 << 16)) {
+	if (obuf_init(&out, 1, 1 << 16)) {
 		pr_err("out of memory");
 		cp_free(cp);
 		lat_free(a);
