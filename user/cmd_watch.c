@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "commands.h"
 #include "analyze/critical_path.h"
 #include "analyze/latency.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "lib/utils.h"
 #include "record/record.h"
 #include "record/session.h"
-#include "lib/utils.h"
 #include "watch.h"
 
 enum {
