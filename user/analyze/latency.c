@@ -108,6 +108,25 @@ void lat_free(struct lat_analysis *a)
 	free(a);
 }
 
+/*
+ * trace_info's span, when a recorder wrote the trace: from its start every
+ * switch on every CPU is recorded, or a loss record says where it may not
+ * be.  A trace with several (merged) gives none.
+ */
+static void note_span(struct lat_analysis *a, const struct fxt_reader *r,
+		      const struct fxt_record *rec)
+{
+	const struct fxt_arg *start = fxt_find_arg(rec, "start_ts");
+	const struct fxt_arg *be = fxt_find_arg(rec, "backend");
+
+	a->span_start = 0;
+	if (a->span_infos++ || !start || start->type != KTRACE_FXT_ARG_UINT64 || !be ||
+	    be->type != KTRACE_FXT_ARG_STRING ||
+	    !(fxt_str_eq(be->s, "kmod") || fxt_str_eq(be->s, "bpf")))
+		return;
+	a->span_start = fxt_ticks_to_ns(r, start->u);
+}
+
 /* Pass 1: every name (a thread may be named after it first runs), every loss. */
 void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
@@ -126,6 +145,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		x = fxt_find_arg(rec, "preemption");
 		if (x && x->type == KTRACE_FXT_ARG_STRING)
 			snprintf(a->preemption, sizeof(a->preemption), "%.*s", (int)x->s.len, x->s.p);
+		note_span(a, r, rec);
 	}
 	if (ev.kind == SCHED_MIGRATE)
 		a->have_migrations = true;
@@ -680,6 +700,19 @@ static void on_switch(struct lat_analysis *a, const struct sched_event *ev)
 			lat_thread_get(a, sw->out_tid)->pid = sw->out_pid;
 		if (sw->in_tid)
 			lat_thread_get(a, sw->in_tid)->pid = sw->in_pid;
+	}
+	/*
+	 * The CPU's first switch in a recorder's span: the thread it takes
+	 * off ran there from the span's start (a ring's window may start
+	 * while one runs), unless records were lost in between.
+	 */
+	if (!c->seen && a->span_start && a->span_start <= ts &&
+	    !lat_overlaps_loss(a, a->span_start, ts)) {
+		c->seen = true;
+		c->covered_from = a->span_start;
+		c->tid = sw->out_tid;
+		c->weight = sw->out_weight;
+		c->since = a->span_start;
 	}
 	if (!c->seen) {
 		c->seen = true;

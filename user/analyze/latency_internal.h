@@ -164,6 +164,13 @@ struct lat_analysis {
 	/* CFS bandwidth throttling (throttling.c). */
 	char *throttling;		/* trace_info's "throttling": recorded (how) or why not */
 	char preemption[32];		/* trace_info's "preemption": the kernel's model, "": not said */
+	/*
+	 * trace_info's start_ts, when a recorder (kmod, bpf) wrote the trace:
+	 * every switch after it is recorded or its loss is; 0: not given.
+	 * span_infos counts trace_info records (merged traces have several).
+	 */
+	uint64_t span_start;
+	uint32_t span_infos;
 	bool throttle_per_task;		/* the task-based model: a throttle holds its thread only */
 	struct lat_cglimit *cglimits;
 	uint32_t ncglimits, cap_cglimits;

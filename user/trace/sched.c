@@ -36,13 +36,15 @@ bool sched_is_instant(const struct fxt_record *rec, const char *name)
 
 void sched_switch_of(const struct fxt_record *rec, struct sched_switch *sw)
 {
-	const struct fxt_arg *weight = NULL, *kstack = NULL, *in_kstack = NULL;
+	const struct fxt_arg *weight = NULL, *out_weight = NULL, *kstack = NULL, *in_kstack = NULL;
 
 	for (unsigned int i = 0; i < rec->nargs; i++) {
 		const struct fxt_arg *x = &rec->args[i];
 
 		if (!weight && name_is(x, "incoming_weight", 15))
 			weight = x;
+		else if (!out_weight && name_is(x, "outgoing_weight", 15))
+			out_weight = x;
 		else if (!kstack && name_is(x, "kstack", 6))
 			kstack = x;
 		else if (!in_kstack && name_is(x, "incoming_kstack", 15))
@@ -54,10 +56,15 @@ void sched_switch_of(const struct fxt_record *rec, struct sched_switch *sw)
 	sw->out_pid = sw->has_pids ? rec->out_pid : 0;
 	sw->in_pid = sw->has_pids ? rec->in_pid : 0;
 	sw->out_state = sched_linux_state(rec);
-	if (sw->has_pids)
+	if (sw->has_pids) {
 		sw->in_weight = (int32_t)rec->in_prio;
-	else if (weight && weight->type == KTRACE_FXT_ARG_INT32)
-		sw->in_weight = (int32_t)weight->i;
+		sw->out_weight = (int32_t)rec->out_prio;
+	} else {
+		if (weight && weight->type == KTRACE_FXT_ARG_INT32)
+			sw->in_weight = (int32_t)weight->i;
+		if (out_weight && out_weight->type == KTRACE_FXT_ARG_INT32)
+			sw->out_weight = (int32_t)out_weight->i;
+	}
 	sw->kstack = arg_of(kstack, KTRACE_FXT_ARG_UINT32, 0);
 	sw->in_kstack = arg_of(in_kstack, KTRACE_FXT_ARG_UINT32, 0);
 }

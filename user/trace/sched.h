@@ -39,6 +39,7 @@ struct sched_switch {
 	bool has_pids;			/* the legacy layout: both sides' processes */
 	uint32_t out_state;		/* KTRACE_LINUX_*, see sched_linux_state() */
 	int32_t in_weight;		/* incoming priority or weight */
+	int32_t out_weight;		/* outgoing priority or weight */
 	uint32_t kstack;		/* where the outgoing thread blocked, 0: not given */
 	uint32_t in_kstack;		/* where the incoming one had, given at its switch-in */
 };
