@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Checks the windows `ktrace watch` saved in DIR, whatever made the spikes:
-spikes.jsonl parses; every saved .fxt passes `ktrace dump --check`; and no
-window hides a stretch that was not recorded: a window that reaches back
+spikes.jsonl parses; every saved .fxt passes `ktrace dump --check`; no wait
+inside its window is put down to a CPU without history (a window may start
+while a thread runs: its CPU has no record until that thread's switch-out);
+and no window hides a stretch that was not recorded: a window that reaches back
 past the last re-arm starts at the last window's stop, and marks the
 stretch up to the re-arm with one loss record per CPU over the index's
 "unrecorded" range (an index with "gap_before_ns" above 0, a window that
@@ -38,8 +40,26 @@ for s in saved:
         failed.append((s['fxt'], r.stdout[-300:] + r.stderr[-300:]))
 ok(saved and not failed, f"each of the {len(saved)} saved windows passes ktrace dump --check", failed[:3])
 
-LOSS = re.compile(r'"ktrace:meta":"dropped" cpu=(\d+) count=0 first_ts=(\d+) last_ts=(\d+)')
+# A window may start while a thread runs (a hog switched in before it):
+# its CPU has no record until that thread's switch-out, though nothing
+# was lost.  A wait inside the window's span is never put down to a CPU
+# whose history is unknown ("no CPU history"); only a loss record may
+# leave part of it unexplained.
 START = re.compile(r'"ktrace:meta":"trace_info" .*start_ts=(\d+)')
+nohist = []
+for s in saved:
+    w = s.get('wait') or {}
+    rest = (w.get('unknown_reasons') or {}).get('no_history', 0)
+    if not rest:
+        continue
+    out = subprocess.run([ktrace, 'dump', os.path.join(d, s['fxt'])], capture_output=True, text=True).stdout
+    m = START.search(out)
+    if m and w.get('start', 0) >= int(m.group(1)):
+        nohist.append((s['fxt'], s.get('verdict'), f"no_history={rest} ns, wait from {w['start']}, window from {m.group(1)}"))
+ok(saved and not nohist, f"no wait inside its window is put down to a CPU without history "
+   f"({len(saved)} windows)", nohist[:3])
+
+LOSS = re.compile(r'"ktrace:meta":"dropped" cpu=(\d+) count=0 first_ts=(\d+) last_ts=(\d+)')
 unmarked = [s['fxt'] for s in saved if s.get('gap_before_ns', 0) > 0]
 gapped = [s for s in saved if s.get('unrecorded')]
 wrong = []

@@ -6,7 +6,8 @@
 # thread's (--rt) or as its cgroup's (--cgroup), the rate limit counts the
 # rest, spikes inside one window are merged, a window that reaches back
 # past the last re-arm marks what was not recorded as loss records
-# (tests/check_spike_windows.py), a throttled cgroup's spinner is caught
+# (tests/check_spike_windows.py), a window that starts while the hog runs
+# still puts the wait down to it, a throttled cgroup's spinner is caught
 # by its preemptions (tests/check_spike_causes.py), and faults end cleanly: a threshold of 0, a --pid that does not run, a
 # directory that cannot be written, a full disk, SIGTERM while a window is
 # taken, and kill -9 then a restart in the same directory.
@@ -87,6 +88,18 @@ rc=$?
 sleep 1
 watch_end
 tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/close")
+
+# Windows that start while the hog runs (--before 1us: the hog is switched
+# in before the victim is woken): the hog's CPU has no record until its
+# switch-out, and nothing was lost; each wait is still put down to the
+# hog, not to a CPU without history (tests/check_spike_windows.py).
+watch_bg late "$tmp/late" --before 1us
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/late.expect" 3 20000 300 >/dev/null 2>&1
+sleep 1
+watch_end
+tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/late")
+tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/late" "$tmp/late.expect" 3)
 
 # Four bursts 30 ms apart inside one window (--after 400ms): one spike
 # saved, the three others merged into it (same thread, same main cause).
