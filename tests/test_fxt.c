@@ -984,7 +984,9 @@ static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
 			continue;
 		}
 		CHECK(a.out_tid == b.out_tid && a.in_tid == b.in_tid && a.out_state == b.out_state);
-		CHECK(same_arg(&a, &b, "linux_state") && same_arg(&a, &b, "kstack"));
+		CHECK(a.nargs == b.nargs || b.sub == KTRACE_FXT_SCHED_CSWITCH);
+		CHECK(same_arg(&a, &b, "linux_state") && same_arg(&a, &b, "kstack") &&
+		      same_arg(&a, &b, "incoming_kstack"));
 		CHECK(side_weight(&a, true) == side_weight(&b, true));
 		CHECK(side_weight(&a, false) == side_weight(&b, false));
 		if (b.sub == KTRACE_FXT_SCHED_CSWITCH) {
@@ -999,7 +1001,7 @@ static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
 	return 1;
 }
 
-/* A pipe ping-pong: a switch and a wakeup in 56 bytes, and nothing lost. */
+/* A pipe ping-pong: a switch and a wakeup in 40 bytes, and nothing lost. */
 static int t_compact_pingpong(void)
 {
 	uint64_t pids[3] = { 0, 0, 0 };
@@ -1019,27 +1021,46 @@ static int t_compact_pingpong(void)
 							     KTRACE_LINUX_INTERRUPTIBLE, b, 120,
 							     0)));
 	}
-	/* Two thread records, and each thread's first wakeup says its weight and CPUs. */
-	bytes = t.sched_bytes - 2 * 24 - 2 * 24;
+	/*
+	 * Two thread records, each thread's first wakeup says its weight and
+	 * CPUs, and the first its waker (no switch has said what CPU 0 runs).
+	 */
+	bytes = t.sched_bytes - 2 * 24 - 2 * 24 - 16;
 	printf("# ping-pong: %.1f bytes per switch and wakeup (the recorders': %u)\n",
 	       bytes / 1000.0, (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
-	CHECK(bytes == 1000 * 56);
-	/* From an interrupt: its context and the interrupted thread in one argument. */
+	CHECK(bytes == 1000 * 40);
+	/*
+	 * From an interrupt: of the thread CPU 0 runs (1), its context in the
+	 * header; of another, the context and the interrupted thread in one
+	 * argument.
+	 */
 	bytes = t.sched_bytes;
-	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 1, 120, 2, KTRACE_CTX_HARDIRQ,
+	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 2, 120, 1, KTRACE_CTX_HARDIRQ,
+						    0x1)));
+	CHECK(t.sched_bytes - bytes == 24);
+	bytes = t.sched_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100001, 1, 120, 2, KTRACE_CTX_SOFTIRQ,
 						    0x1)));
 	CHECK(t.sched_bytes - bytes == 32);
+	/* A switch that ends a block the recorder took the stack of: 24 bytes. */
+	bytes = t.sched_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch_stacks(w, 0, 100002, 1, 120,
+							    KTRACE_LINUX_UNINTERRUPTIBLE, 2, 120,
+							    0, 9)));
+	CHECK(t.sched_bytes - bytes == 24);
 	CHECK(two_compare(&t, pids, 3, NULL));
 	two_close(&t);
 	return 1;
 }
 
 /*
- * What the legacy record cannot say stays in the recorder's record: a
- * Linux state other than the one its Zircon state stands for, a blocked-in
- * stack, a CPU above 255; the idle task; wakeups from interrupts, a new
- * weight, allowed CPUs that change and go; more threads than the table
- * holds; and a thread that changes process.
+ * What the legacy record cannot say stays in the recorder's record (an
+ * outgoing stack, a CPU above 255), or goes in its word more (a Linux
+ * state other than the one its Zircon state stands for, the incoming
+ * thread's blocked-in stack); the idle task; wakeups from interrupts, by
+ * the thread a CPU runs or another, a new weight, allowed CPUs that change
+ * and go; more threads than the table holds; and a thread that changes
+ * process.
  */
 static int t_compact_everything(void)
 {
@@ -1048,8 +1069,9 @@ static int t_compact_everything(void)
 		KTRACE_LINUX_STOPPED, KTRACE_LINUX_TRACED, KTRACE_LINUX_DEAD, KTRACE_LINUX_ZOMBIE,
 		KTRACE_LINUX_PARKED, KTRACE_LINUX_IDLE,
 	};
-	uint64_t pids[700] = { 0 };
+	uint64_t pids[700] = { 0 }, cur[4] = { 0 };
 	struct moved mv = { .tid = 8, .before = 5000, .after = 42 };
+	uint32_t waker;
 	struct two_streams t;
 	__u64 w[16];
 	uint64_t ts = 1000;
@@ -1070,12 +1092,18 @@ static int t_compact_everything(void)
 			in = 0;
 		if (i % 19 == 0)
 			out = 0;
-		CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, cpu, ts++, out, prio,
-							     states[i % ARRAY_SIZE(states)], in,
-							     prio, i % 23 == 0 ? 7 : 0)));
+		CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch_stacks(w, cpu, ts++, out, prio,
+								    states[i % ARRAY_SIZE(states)],
+								    in, prio, i % 23 == 0 ? 7 : 0,
+								    i % 5 == 1 ? i : 0)));
+		if (cpu < 4)
+			cur[cpu] = in;
+		/* Half the wakers run on the wakeup's CPU (after its first switch). */
+		waker = i % 2 && i > 8 ? cur[i % 3] : 1 + i % 37;
 		CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, i % 3, ts++, 1 + i % 29,
-							    i % 31 == 0 ? 100 : 120, 1 + i % 37,
-							    i % 13 == 0 ? KTRACE_CTX_HARDIRQ : 0,
+							    i % 31 == 0 ? 100 : 120, waker,
+							    i % 13 == 0 ? KTRACE_CTX_HARDIRQ :
+							    i % 26 == 1 ? KTRACE_CTX_SOFTIRQ : 0,
 							    i % 9 < 3 ? 0 : i % 9 < 6 ? 0x3 : 0x5)));
 		if (i == 3000) {	/* a thread in the table moves to another process */
 			CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, ts++, 8, 120,
@@ -1112,8 +1140,8 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
-	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes, a wakeup from an interrupt in 32, read back as recorded");
-	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, allowed CPUs, 700 threads in 255 slots, read back as recorded");
+	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt in 24 or 32, a switch with a blocked-in stack in 24, read back as recorded");
+	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, wakers that run on the CPU or not, allowed CPUs, 700 threads in 255 slots, read back as recorded");
 	run_violations();
 	return tap_finish();
 }
