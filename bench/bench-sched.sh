@@ -179,6 +179,19 @@ awk -v file="$(stat -c %s "$tmp/size.fxt")" '
 	/^    thread wakeup/ { n = $(NF - 3); wn = n; wb = n * substr($(NF - 2), 2) }
 	END { if (sw) printf "bytes per switch with its wakeup: ktrace %.1f (a switch record %.1f B + a wakeup record %.1f B = %.1f B; %.2f wakeups per switch), %.1f with names and metadata (the whole archive)\n",
 		(sb + wb) / sw, sb / sw, wn ? wb / wn : 0, sb / sw + (wn ? wb / wn : 0), wn / sw, file / sw }' "$tmp/kstats"
+# A load whose switches mostly end blocks long enough for the recorder to
+# take the stack (where the thread blocked): hackbench, the whole archive
+# per switch.
+if command -v hackbench >/dev/null; then
+	"$ktrace" record --backend bpf -o "$tmp/hb.fxt" -- hackbench -g 4 -l 200 >/dev/null 2>&1
+	"$ktrace" dump --stats --quiet "$tmp/hb.fxt" | awk -v file="$(stat -c %s "$tmp/hb.fxt")" '
+		/^    context switch/ { n = $(NF - 3); sw += n; sb += n * substr($(NF - 2), 2) }
+		/^    thread wakeup/ { wn = $(NF - 3); wb = wn * substr($(NF - 2), 2) }
+		END { if (sw) printf "bytes per switch, hackbench -g 4 -l 200: ktrace %.1f for the whole archive (%d switches of %.1f B, %d wakeups of %.1f B)\n",
+			file / sw, sw, sb / sw, wn, wn ? wb / wn : 0 }'
+else
+	echo "bytes per switch, hackbench -g 4 -l 200: hackbench is not installed"
+fi
 echo 16384 >"$inst/buffer_size_kb"	# all of it, so that it can be counted before it is read
 echo >"$inst/trace"
 echo 1 >"$inst/tracing_on"
