@@ -25,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fxt_writer.h"
-#include "timeline.h"
+#include "fxt/fxt_writer.h"
+#include "trace/timeline.h"
 
 static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name)
 {

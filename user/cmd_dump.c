@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "fxt_reader.h"
-#include "kstacks.h"
-#include "timeline.h"
-#include "u64map.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "trace/kstack_names.h"
+#include "analyze/timeline_check.h"
+#include "lib/u64map.h"
+#include "lib/utils.h"
 
 /* Thread names seen so far, by tid, for the lines that name threads. */
 #define NAME_LEN	32

@@ -25,13 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "annotate.h"
-#include "cli.h"
-#include "critical_path.h"
-#include "fxt_writer.h"
-#include "json_writer.h"
-#include "kstacks.h"
-#include "topn.h"
+#include "analyze/annotate.h"
+#include "cli/cli.h"
+#include "analyze/critical_path.h"
+#include "fxt/fxt_writer.h"
+#include "trace/json_writer.h"
+#include "trace/kstack_names.h"
+#include "lib/topn.h"
 
 #define CP_HIST		32		/* segments of history per thread: a power of two */
 #define CP_MAX_DEPTH	16

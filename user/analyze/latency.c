@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency_internal.h"
-#include "timeline.h"
+#include "analyze/latency_internal.h"
+#include "trace/timeline.h"
 
 static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption", "timer" };
 

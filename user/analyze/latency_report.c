@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency_internal.h"
+#include "analyze/latency_internal.h"
 
 static uint64_t percentile(const struct lat_dist *d, double p)
 {

@@ -21,7 +21,7 @@
  */
 #include <string.h>
 
-#include "latency_internal.h"
+#include "analyze/latency_internal.h"
 
 bool lat_is_timer_expire(const struct fxt_record *rec)
 {

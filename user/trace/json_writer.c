@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_writer.h"
-#include "kstacks.h"
-#include "u64map.h"
+#include "trace/json_writer.h"
+#include "trace/kstack_names.h"
+#include "lib/u64map.h"
 
 #define NAME_MAX_LEN	96	/* escaped JSON bytes of a thread name */
 
