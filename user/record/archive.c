@@ -27,19 +27,29 @@
  * "preemption" is the kernel's preemption model, which a real-time wait
  * kept behind a lower-priority thread is read against.  "start_ts" and
  * "stop_ts" are the span (struct record_span), at whose start trace_info is
- * timed: `ktrace dump --check` holds the records to it.
+ * timed: `ktrace dump --check` holds the records to it.  "clocksource" is
+ * the kernel's, which both recorders' clock reads go through
+ * (ktime_get_mono_fast_ns()): a read costs several times more on
+ * kvm-clock or hpet than on tsc.
  */
 static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void *priv,
 		       const struct record_span *span)
 {
 	const char *throttling = ops->throttling ? ops->throttling(priv) :
 				 "not recorded by this backend";
-	struct fxt_arg args[9];
-	char preemption[64];
+	struct fxt_arg args[10];
+	char preemption[64], clocksource[64] = "unknown";
 	struct utsname u;
+	FILE *f;
 
 	uname(&u);
 	preemption_model(preemption, sizeof(preemption));
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (f) {
+		if (fgets(clocksource, sizeof(clocksource), f))
+			clocksource[strcspn(clocksource, "\n")] = 0;
+		fclose(f);
+	}
 	args[0] = fxt_arg_str("host", u.nodename);
 	args[1] = fxt_arg_str("kernel", u.release);
 	args[2] = fxt_arg_str("backend", ops->name);
@@ -50,8 +60,9 @@ static void trace_info(struct fxt_writer *w, const struct source_ops *ops, void 
 	args[6] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "start_ts", span->start);
 	args[7] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "stop_ts", span->stop);
 	args[8] = fxt_arg_str("preemption", preemption);
+	args[9] = fxt_arg_str("clocksource", clocksource);
 	fxt_write_event(w, KTRACE_FXT_EV_INSTANT, span->start, 0, 0, "ktrace:meta", "trace_info",
-			args, 9, 0);
+			args, 10, 0);
 }
 
 /*
