@@ -88,6 +88,13 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } kstack_ids SEC(".maps");
 
+/* Each thread's last switch-out, when stacks are recorded (see ktrace_off_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* KTRACE_WAKE_SLOTS with stack_depth */
+	__type(key, __u32);
+	__type(value, __u64);
+} off_slots SEC(".maps");
 
 /* Each watched thread's latest wakeup (see ktrace_wake_slot()). */
 struct {
@@ -97,32 +104,13 @@ struct {
 	__type(value, __u64);
 } wake_slots SEC(".maps");
 
-/*
- * What a switch keeps per thread, in a slot indexed by pid: the allowed
- * CPUs last written for it (ktrace_affinity_slot()) and, when stacks are
- * recorded, its last switch-out (ktrace_off_slot()).  One slot, so that a
- * switch-out looks up and touches one line for both.
- */
-struct thread_slot {
-	__u64 affinity;
-	__u64 off;
-};
-
-_Static_assert(KTRACE_WAKE_SLOTS == KTRACE_AFFINITY_SLOTS, "one slot per pid for both");
-
+/* Each thread's allowed CPUs last written (see ktrace_affinity_slot()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, KTRACE_AFFINITY_SLOTS);
 	__type(key, __u32);
-	__type(value, struct thread_slot);
-} thread_slots SEC(".maps");
-
-static __always_inline struct thread_slot *thread_slot(__u32 pid)
-{
-	__u32 key = pid & (KTRACE_AFFINITY_SLOTS - 1);
-
-	return bpf_map_lookup_elem(&thread_slots, &key);
-}
+	__type(value, __u64);
+} affinity_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -407,11 +395,12 @@ __noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
  */
 static __always_inline void affinity_said(__u32 pid, __u64 cpus)
 {
-	__u64 v = ktrace_affinity_slot(pid, cpus);
-	struct thread_slot *slot = thread_slot(pid);
+	__u32 key = pid & (KTRACE_AFFINITY_SLOTS - 1);
+	__u64 v = ktrace_affinity_slot(pid, cpus), *slot;
 
-	if (pid && slot && slot->affinity != v)
-		slot->affinity = v;
+	slot = bpf_map_lookup_elem(&affinity_slots, &key);
+	if (pid && slot && *slot != v)
+		*slot = v;
 }
 
 /*
@@ -422,17 +411,17 @@ static __always_inline void affinity_said(__u32 pid, __u64 cpus)
  * that they bear on.  Never called for one task on two CPUs at once: a
  * task is moved only once off its CPU, and switched out only on it.
  */
-static __always_inline void note_affinity(struct task_struct *p, struct thread_slot *slot,
-					  __u64 ts)
+static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
 {
-	__u32 pid = p->pid;
-	__u64 cpus = restricted_cpus(p), v = ktrace_affinity_slot(pid, cpus);
+	__u32 pid = p->pid, key = pid & (KTRACE_AFFINITY_SLOTS - 1);
+	__u64 cpus = restricted_cpus(p), v = ktrace_affinity_slot(pid, cpus), *slot;
 
-	if (!pid || !slot || slot->affinity == v)
+	slot = bpf_map_lookup_elem(&affinity_slots, &key);
+	if (!pid || !slot || *slot == v)
 		return;
 	/* Only once written: a record lost, or before the span, is tried again. */
 	if (emit_affinity(p->tgid, pid, cpus, ts))
-		slot->affinity = v;
+		*slot = v;
 }
 
 /*
@@ -597,21 +586,24 @@ static __always_inline __u32 kstack_id(struct task_struct *p)
 }
 
 /*
- * Notes in @prev's @slot when it left the CPU and how, and returns the
- * stack @next blocked with if it was off the CPU for blocked_min_ns or
- * more, else 0.  A thread's switch-out and its next switch-in never run at
- * once, so plain stores do; two threads that share a slot only cost a walk.
+ * Notes when @prev left the CPU and how, and returns the stack @next
+ * blocked with if it was off the CPU for blocked_min_ns or more, else 0.
+ * A thread's switch-out and its next switch-in never run at once, so
+ * plain stores do; two threads that share a slot only cost a walk.
  */
-static __always_inline __u32 blocked_kstack(struct task_struct *prev, struct thread_slot *slot,
-					    __u32 state, struct task_struct *next, __u64 ts)
+static __always_inline __u32 blocked_kstack(struct task_struct *prev, __u32 state,
+					    struct task_struct *next, __u64 ts)
 {
-	__u32 pid = prev->pid;
+	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
+	__u64 *slot;
 
+	slot = bpf_map_lookup_elem(&off_slots, &key);
 	if (slot && pid)
-		slot->off = ktrace_off_slot(pid, ts, state);
+		*slot = ktrace_off_slot(pid, ts, state);
 	pid = next->pid;
-	slot = thread_slot(pid);
-	if (!slot || !pid || !ktrace_off_long(slot->off, pid, ts, blocked_min_ns))
+	key = pid & (KTRACE_WAKE_SLOTS - 1);
+	slot = bpf_map_lookup_elem(&off_slots, &key);
+	if (!slot || !pid || !ktrace_off_long(*slot, pid, ts, blocked_min_ns))
 		return 0;
 	return kstack_id(next);
 }
@@ -689,12 +681,11 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	__u64 ts = bpf_ktime_get_ns(), *w;
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct thread_slot *slot = thread_slot(prev->pid);
 	__u32 in_kstack = 0, n;
 
 	if (stack_depth)
-		in_kstack = blocked_kstack(prev, slot, state, next, ts);
-	note_affinity(prev, slot, ts);
+		in_kstack = blocked_kstack(prev, state, next, ts);
+	note_affinity(prev, ts);
 	n = ktrace_fxt_cswitch_words(0, in_kstack);
 	w = emit_begin(cpu, cpu, n, KTRACE_FXT_CSWITCH_MAX_WORDS, ts, true);
 	if (w) {
@@ -1033,7 +1024,7 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
 	struct bpf_rec rec;
 	__u64 ts = bpf_ktime_get_ns();
 
-	note_affinity(p, thread_slot(p->pid), ts);
+	note_affinity(p, ts);
 	emit(&rec, ktrace_fxt_put_migrate(rec_clear(&rec), ts, p->tgid, p->pid, task_cpu(p),
 					  dest_cpu), ts);
 	return 0;
