@@ -31,7 +31,9 @@
 #include "fxt/fxt_writer.h"
 #include "trace/json_writer.h"
 #include "trace/kstack_names.h"
+#include "trace/sched.h"
 #include "lib/topn.h"
+#include "lib/u64map.h"
 
 #define CP_HIST		32		/* segments of history per thread: a power of two */
 #define CP_MAX_DEPTH	16
@@ -109,8 +111,9 @@ struct cp_path {
 struct cp_analysis {
 	struct lat_analysis *a;
 	struct cp_opts o;
-	struct cp_thread *threads;	/* found through lat_thread_ext() */
+	struct cp_thread *threads;
 	uint32_t nthreads, cap_threads;
+	struct u64map thread_map;	/* tid to index into threads */
 	struct cp_path *paths;		/* min-heap by length while reading */
 	struct topn worst;		/* its heap: items are paths */
 	struct cp_path scratch;
@@ -154,6 +157,7 @@ void cp_free(struct cp_analysis *cp)
 	free(cp->paths);
 	free(cp->scratch.hops);
 	free(cp->threads);
+	u64map_free(&cp->thread_map);
 	free(cp);
 }
 
@@ -161,25 +165,22 @@ void cp_free(struct cp_analysis *cp)
 
 static struct cp_thread *thread_find(struct cp_analysis *cp, uint64_t tid)
 {
-	uint32_t *ext = lat_thread_ext(cp->a, tid, false);
+	uint32_t i = u64map_find(&cp->thread_map, tid);
 
-	return ext && *ext ? &cp->threads[*ext - 1] : NULL;
+	return i == U64MAP_NONE ? NULL : &cp->threads[i];
 }
 
 static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 {
-	uint32_t *ext = lat_thread_ext(cp->a, tid, true);
 	struct cp_thread *t;
+	bool added;
 
-	if (*ext)
-		return &cp->threads[*ext - 1];
-	if (cp->nthreads == cp->cap_threads) {
-		cp->cap_threads = cp->cap_threads ? 2 * cp->cap_threads : 256;
-		cp->threads = xrealloc(cp->threads, cp->cap_threads * sizeof(*cp->threads),
-				       "the critical path's threads");
-	}
-	*ext = ++cp->nthreads;
-	t = &cp->threads[cp->nthreads - 1];
+	t = u64map_vec_get(&cp->thread_map, tid, &cp->threads, &cp->nthreads, &cp->cap_threads,
+			   sizeof(*t), &added);
+	if (!t)
+		out_of_memory("the critical path's threads");
+	if (!added)
+		return t;
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->cur.cpu = -1;
@@ -206,15 +207,6 @@ static struct cp_seg *next_seg(struct cp_thread *t, uint64_t ts, uint8_t state)
 	t->cur.waker_irq = -1;
 	t->cur.queue_cpu = t->queue_cpu;
 	return &t->cur;
-}
-
-static const struct fxt_arg *arg_named(const struct fxt_record *rec, const char *name,
-				       uint32_t len)
-{
-	for (unsigned int i = 0; i < rec->nargs; i++)
-		if (rec->args[i].name.len == len && !memcmp(rec->args[i].name.p, name, len))
-			return &rec->args[i];
-	return NULL;
 }
 
 /* ---- the walk ----------------------------------------------------------- */
@@ -358,42 +350,36 @@ static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint6
  * block (incoming_kstack): its last span before this one, if blocked, or
  * the one before it, if woken since.
  */
-static void name_block(struct cp_thread *t, const struct fxt_arg *x)
+static void name_block(struct cp_thread *t, uint32_t kstack)
 {
 	struct cp_seg *s = &t->cur;
 
-	if (!x || x->type != KTRACE_FXT_ARG_UINT32)
+	if (!kstack)
 		return;
 	if (s->state == CP_RUNNABLE && t->nhist)
 		s = &t->hist[(t->nhist - 1) & (CP_HIST - 1)];
 	if (s->state == CP_BLOCKED && !s->kstack)
-		s->kstack = x->u;
+		s->kstack = kstack;
 }
 
-static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+static void on_switch(struct cp_analysis *cp, const struct sched_event *ev)
 {
-	const struct fxt_arg *x;
+	const struct sched_switch *sw = &ev->sw;
+	uint64_t ts = ev->ts, off;
 	struct cp_thread *t;
 	struct cp_seg *s;
 	uint32_t state;
-	uint64_t off;
 
-	if (rec->out_tid) {
-		t = thread_get(cp, rec->out_tid);
+	if (sw->out_tid) {
+		t = thread_get(cp, sw->out_tid);
 		/* A thread first seen leaving a CPU ran since before the trace. */
 		if (t->cur.state == CP_UNKNOWN) {
 			t->cur.state = CP_RUNNING;
 			t->cur.start = 0;
 		}
-		t->cur.cpu = rec->cpu;
-		t->queue_cpu = rec->cpu;
-		/* The recorders write linux_state third and kstack fourth: look there first. */
-		x = rec->nargs >= 3 && rec->args[2].name.len == 11 &&
-		    !memcmp(rec->args[2].name.p, "linux_state", 11) ? &rec->args[2] :
-		    arg_named(rec, "linux_state", 11);
-		state = x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX ?
-			x->u : rec->out_state == KTRACE_FXT_THREAD_RUNNING ? KTRACE_LINUX_RUNNING :
-			KTRACE_LINUX_INTERRUPTIBLE;
+		t->cur.cpu = ev->cpu;
+		t->queue_cpu = ev->cpu;
+		state = sw->out_state;
 		if (state == KTRACE_LINUX_RUNNING) {
 			next_seg(t, ts, CP_RUNNABLE);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
@@ -401,20 +387,20 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 		} else {
 			s = next_seg(t, ts, CP_BLOCKED);
 			s->linux_state = state;
-			s->kstack = rec->nargs > 3 ? kstack_of(rec) : 0;
+			s->kstack = sw->kstack;
 		}
 	}
-	if (!rec->in_tid)
+	if (!sw->in_tid)
 		return;
-	t = thread_get(cp, rec->in_tid);
-	name_block(t, arg_named(rec, "incoming_kstack", 15));
+	t = thread_get(cp, sw->in_tid);
+	name_block(t, sw->in_kstack);
 	off = t->cur.start;
 	state = t->cur.state;
 	/* Woken when first seen: when it left the CPU is not known. */
 	if (t->cur.before_trace)
 		off = 0;
 	if (state == CP_RUNNABLE || state == CP_BLOCKED)
-		t->cur.cpu = rec->cpu;
+		t->cur.cpu = ev->cpu;
 	/* A wait is off CPU from the switch-out: the blocked and runnable spans before now. */
 	if (state == CP_RUNNABLE && t->nhist) {
 		const struct cp_seg *prev = &t->hist[(t->nhist - 1) & (CP_HIST - 1)];
@@ -423,45 +409,41 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 			off = prev->start;
 	}
 	s = next_seg(t, ts, CP_RUNNING);
-	s->cpu = rec->cpu;
+	s->cpu = ev->cpu;
 	if ((state == CP_RUNNABLE || state == CP_BLOCKED) && off && ts > off)
-		consider(cp, rec->in_tid, off, ts);
+		consider(cp, sw->in_tid, off, ts);
 }
 
-static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+static void on_wakeup(struct cp_analysis *cp, const struct sched_event *ev,
+		      const struct lat_transition *tr)
 {
-	struct cp_thread *t = thread_get(cp, rec->tid);
-	const struct fxt_arg *ctx, *waker;
+	const struct sched_wakeup *wk = &ev->wake;
+	struct cp_thread *t = thread_get(cp, wk->tid);
 	struct cp_seg *s;
 
 	if (t->cur.state != CP_BLOCKED && t->cur.state != CP_UNKNOWN)
 		return;
 	if (t->cur.state == CP_BLOCKED) {
-		ctx = arg_named(rec, "irq_context", 11);
-		t->cur.waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 &&
-				   ctx->u <= KTRACE_CTX_MAX ? ctx->u : KTRACE_CTX_TASK;
-		waker = t->cur.waker_ctx == KTRACE_CTX_TASK ? arg_named(rec, "waker", 5) :
-			arg_named(rec, "interrupted", 11);
-		t->cur.has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
-		t->cur.waker = t->cur.has_waker ? waker->u : 0;
-		if (t->cur.waker_ctx != KTRACE_CTX_TASK)
-			t->cur.waker_irq = lat_cpu_irq(cp->a, rec->cpu, ts);
-		if (!lat_timer_of(cp->a, rec->tid, &t->cur.timer_due, &t->cur.timer_fired))
-			t->cur.timer_due = t->cur.timer_fired = 0;
+		t->cur.waker_ctx = wk->ctx;
+		t->cur.has_waker = wk->has_waker;
+		t->cur.waker = wk->waker;
+		t->cur.waker_irq = tr->waker_irq;
+		t->cur.timer_due = tr->timer_due;
+		t->cur.timer_fired = tr->timer_fired;
 	}
-	s = next_seg(t, ts, CP_RUNNABLE);
+	s = next_seg(t, ev->ts, CP_RUNNABLE);
 	/* First seen waking up: it went to sleep before the trace. */
 	s->before_trace = !t->nhist;
 }
 
 /* A move to another run queue: a runnable span is split where it happens. */
-static void on_migrate(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+static void on_migrate(struct cp_analysis *cp, const struct sched_event *ev)
 {
-	struct cp_thread *t = thread_get(cp, rec->tid);
+	struct cp_thread *t = thread_get(cp, ev->mig.tid);
 	struct lat_migration m = {
-		.ts = ts,
-		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
-		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+		.ts = ev->ts,
+		.from = ev->mig.from,
+		.to = ev->mig.to,
 	};
 
 	t->queue_cpu = m.to;
@@ -471,25 +453,22 @@ static void on_migrate(struct cp_analysis *cp, const struct fxt_record *rec, uin
 	t->cur.last_move = m;
 }
 
-void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec)
+void cp_event(struct cp_analysis *cp, const struct sched_event *ev,
+	      const struct lat_transition *tr)
 {
-	uint64_t ts;
-
-	if (lat_is_migrate(rec)) {
-		on_migrate(cp, rec, fxt_ticks_to_ns(r, rec->ts));
+	if (ev->kind == SCHED_MIGRATE) {
+		on_migrate(cp, ev);
 		return;
 	}
-	if (rec->type != KTRACE_FXT_REC_SCHED || rec->sub > KTRACE_FXT_SCHED_WAKEUP)
+	if (ev->kind != SCHED_SWITCH && ev->kind != SCHED_WAKEUP)
 		return;
-	ts = fxt_ticks_to_ns(r, rec->ts);
-	if (ts > cp->now)
-		cp->now = ts;
-	if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
-		on_wakeup(cp, rec, ts);
+	if (ev->ts > cp->now)
+		cp->now = ev->ts;
+	if (ev->kind == SCHED_WAKEUP)
+		on_wakeup(cp, ev, tr);
 	else
-		on_switch(cp, rec, ts);
+		on_switch(cp, ev);
 }
-
 static int cmp_worst(const void *x, const void *y)
 {
 	const struct cp_path *p = x, *q = y;
@@ -690,12 +669,6 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 	obuf_free(&line);
 }
 
-static void json_str(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
 /* A runnable hop's causes, named and in ns as in latency --json. */
 static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_hop *h)
 {
@@ -725,7 +698,7 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 		const struct cp_path *p = &cp->paths[i];
 
 		obuf_printf(o, "%s\n{\"tid\":%llu", i ? "," : "", (unsigned long long)p->tid);
-		json_str(o, "comm", lat_thread_name(cp->a, p->tid));
+		obuf_json_kv_str(o, "comm", lat_thread_name(cp->a, p->tid));
 		obuf_printf(o, ",\"start\":%llu,\"end\":%llu,\"lossy\":%s,\"hops\":[",
 			    (unsigned long long)p->start, (unsigned long long)p->end,
 			    p->lossy ? "true" : "false");
@@ -736,27 +709,27 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 			obuf_printf(o, "%s\n {\"id\":%u,\"parent\":%d,\"depth\":%u,\"tid\":%llu", j ? "," : "",
 				    j, h->parent == UINT32_MAX ? -1 : (int)h->parent, h->depth,
 				    (unsigned long long)h->tid);
-			json_str(o, "comm", h->tid ? lat_thread_name(cp->a, h->tid) : "idle");
+			obuf_json_kv_str(o, "comm", h->tid ? lat_thread_name(cp->a, h->tid) : "idle");
 			obuf_printf(o, ",\"start\":%llu,\"end\":%llu", (unsigned long long)h->start,
 				    (unsigned long long)h->end);
-			json_str(o, "state", h->seg.state == CP_MISSING ? "missing" :
+			obuf_json_kv_str(o, "state", h->seg.state == CP_MISSING ? "missing" :
 				 state_name(&h->seg, buf));
 			if (h->seg.cpu >= 0)
 				obuf_printf(o, ",\"cpu\":%d", h->seg.cpu);
 			if (fn)
-				json_str(o, "blocked_in", fn);
+				obuf_json_kv_str(o, "blocked_in", fn);
 			if (h->seg.state == CP_RUNNABLE && h->seg.cpu >= 0)
 				json_causes(cp, o, h);
 			if (h->seg.state == CP_BLOCKED && h->note != CP_NOTE_IRQ && h->seg.has_waker) {
 				obuf_printf(o, ",\"woken_by\":%llu", (unsigned long long)h->seg.waker);
-				json_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
+				obuf_json_kv_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
 			}
 			if (h->note == CP_NOTE_IRQ) {
 				line.len = 0;
 				put_irq(cp, &line, &h->seg);
 				obuf_putc(&line, 0);
-				json_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
-				json_str(o, "interrupt", line.buf);
+				obuf_json_kv_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
+				obuf_json_kv_str(o, "interrupt", line.buf);
 				if (h->seg.timer_fired)
 					obuf_printf(o, ",\"timer_due\":%llu,\"timer_fired\":%llu,"
 						    "\"timer_late\":%llu",
@@ -768,9 +741,9 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 			line.len = 0;
 			hop_text(cp, h, &line);
 			obuf_putc(&line, 0);
-			json_str(o, "text", line.buf);
+			obuf_json_kv_str(o, "text", line.buf);
 			if (h->note != CP_NOTE_NONE && h->note != CP_NOTE_IRQ)
-				json_str(o, "note", note_text[h->note]);
+				obuf_json_kv_str(o, "note", note_text[h->note]);
 			obuf_putc(o, '}');
 		}
 		obuf_lit(o, "]}");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/timeline_check.h"
+#include "trace/sched.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
 
@@ -179,10 +180,10 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 	}
 }
 
-static void on_switch(struct tl_check *c, const struct fxt_reader *r,
-		      const struct fxt_record *rec)
+static void on_switch(struct tl_check *c, const struct fxt_record *rec,
+		      const struct sched_event *ev)
 {
-	uint64_t ts = fxt_ticks_to_ns(r, rec->ts), out = rec->out_tid, in = rec->in_tid;
+	uint64_t ts = ev->ts, out = ev->sw.out_tid, in = ev->sw.in_tid;
 	struct tl_thread *th;
 	struct tl_cpu was, *pc;
 	int ret;
@@ -244,7 +245,7 @@ static void on_switch(struct tl_check *c, const struct fxt_reader *r,
 			goto nomem;
 		if (th->on_cpu == rec->cpu + 1)
 			th->on_cpu = 0;
-		if (rec->out_state != KTRACE_FXT_THREAD_RUNNING)
+		if (ev->sw.out_state != KTRACE_LINUX_RUNNING)
 			th->need_wake = true;
 	}
 	if (!in)
@@ -293,14 +294,14 @@ nomem:
  * in the recorders' traces (trace_info's backend kmod or bpf): others may
  * put a wakeup on the woken thread's CPU.
  */
-static void on_wakeup(struct tl_check *c, const struct fxt_reader *r,
-		      const struct fxt_record *rec)
+static void on_wakeup(struct tl_check *c, const struct fxt_record *rec,
+		      const struct sched_event *ev)
 {
-	const struct fxt_arg *w = fxt_find_arg(rec, "waker");
-	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
+	uint64_t ts = ev->ts, waker = ev->wake.waker;
 	struct tl_cpu *pc;
 
-	if (!c->wakers_here || !w || w->type != KTRACE_FXT_ARG_KOID)
+	/* An interrupt's wakeup names no waker: the task it interrupted is not one. */
+	if (!c->wakers_here || ev->wake.ctx != KTRACE_CTX_TASK || !ev->wake.has_waker)
 		return;
 	pc = timeline_cpu(&c->tl, rec->cpu);
 	if (!pc) {
@@ -308,19 +309,19 @@ static void on_wakeup(struct tl_check *c, const struct fxt_reader *r,
 		return;
 	}
 	if (pc->known) {
-		if (w->u != pc->tid)
+		if (waker != pc->tid)
 			violation(c, &(struct tl_violation){ .kind = V_WAKER, .cpu = rec->cpu,
-				  .ts = ts, .offset = rec->offset, .tid = w->u, .tid2 = pc->tid,
+				  .ts = ts, .offset = rec->offset, .tid = waker, .tid2 = pc->tid,
 				  .lo = pc->since, .hi = ts });
 	} else if (!pc->pre) {
 		pc->pre = true;
-		pc->pre_waker = w->u;
+		pc->pre_waker = waker;
 		pc->pre_ts = ts;
 		pc->pre_off = rec->offset;
-	} else if (w->u != pc->pre_waker && !pc->pre_bad) {
+	} else if (waker != pc->pre_waker && !pc->pre_bad) {
 		pc->pre_bad = true;
 		violation(c, &(struct tl_violation){ .kind = V_WAKER_EARLY, .cpu = rec->cpu, .ts = ts,
-			  .offset = rec->offset, .tid = w->u, .tid2 = pc->pre_waker,
+			  .offset = rec->offset, .tid = waker, .tid2 = pc->pre_waker,
 			  .lo = pc->pre_ts, .hi = ts });
 	}
 }
@@ -361,6 +362,7 @@ static void check_span(struct tl_check *c, const struct fxt_reader *r,
 
 int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec)
 {
+	struct sched_event ev;
 	enum tl_meta m;
 	uint32_t cpu;
 
@@ -373,22 +375,22 @@ int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct
 			on_meta(c, r, rec, m, cpu);
 		break;
 	case KTRACE_FXT_REC_SCHED:
-		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
+		if (!sched_decode(r, rec, &ev))
 			break;
 		check_span(c, r, rec);
-		if (fxt_ticks_to_ns(r, rec->ts) > c->last_ts)
-			c->last_ts = fxt_ticks_to_ns(r, rec->ts);
-		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
-			struct tl_thread *th = thread_get(c, rec->tid);
+		if (ev.ts > c->last_ts)
+			c->last_ts = ev.ts;
+		if (ev.kind == SCHED_WAKEUP) {
+			struct tl_thread *th = thread_get(c, ev.wake.tid);
 
 			c->wakeups++;
 			if (!th)
 				c->err = -ENOMEM;
 			else
 				th->woken = true;
-			on_wakeup(c, r, rec);
-		} else if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
-			on_switch(c, r, rec);
+			on_wakeup(c, rec, &ev);
+		} else {
+			on_switch(c, rec, &ev);
 		}
 		break;
 	}

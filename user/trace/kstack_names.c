@@ -67,27 +67,6 @@ const char *kstack_names_frames(const struct kstack_names *k, uint64_t id)
 	return id && id < k->n ? k->frames[id] : NULL;
 }
 
-static uint64_t kstack_arg(const struct fxt_record *rec, const char *name, size_t len)
-{
-	for (unsigned int i = rec->nargs; i-- > 0;) {
-		const struct fxt_arg *x = &rec->args[i];
-
-		if (x->name.len == len && !memcmp(x->name.p, name, len))
-			return x->type == KTRACE_FXT_ARG_UINT32 ? x->u : 0;
-	}
-	return 0;
-}
-
-uint64_t kstack_of(const struct fxt_record *rec)
-{
-	return kstack_arg(rec, "kstack", 6);
-}
-
-uint64_t incoming_kstack_of(const struct fxt_record *rec)
-{
-	return kstack_arg(rec, "incoming_kstack", 15);
-}
-
 void kstack_names_free(struct kstack_names *k)
 {
 	for (uint32_t i = 0; i < k->n; i++) {

@@ -30,13 +30,6 @@ bool kstack_names_note(struct kstack_names *k, const struct fxt_record *rec);
 /* The function stack @id blocked in, and its frames; NULL if not known. */
 const char *kstack_names_blocked_in(const struct kstack_names *k, uint64_t id);
 const char *kstack_names_frames(const struct kstack_names *k, uint64_t id);
-/* The kstack argument of a context switch record, 0 if it has none. */
-uint64_t kstack_of(const struct fxt_record *rec);
-/*
- * Its incoming_kstack argument, 0 if it has none: where the incoming
- * thread blocked, given at the switch-in that ends the block.
- */
-uint64_t incoming_kstack_of(const struct fxt_record *rec);
 void kstack_names_free(struct kstack_names *k);
 
 #endif
