@@ -25,32 +25,6 @@ static struct fxt_compact_thread *thread_get(struct fxt_compact *ac, uint64_t ti
 	return t;
 }
 
-int fxt_compact_current_set(struct fxt_compact_current *c, uint32_t cpu, uint64_t tid)
-{
-	uint32_t n;
-	uint64_t *t;
-
-	if (cpu >= c->ncpus) {
-		n = cpu < 64 ? 64 : cpu + 1;
-		t = realloc(c->tid, n * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		for (uint32_t i = c->ncpus; i < n; i++)
-			t[i] = FXT_COMPACT_NO_THREAD;
-		c->tid = t;
-		c->ncpus = n;
-	}
-	c->tid[cpu] = tid;
-	return 0;
-}
-
-void fxt_compact_current_free(struct fxt_compact_current *c)
-{
-	free(c->tid);
-	c->tid = NULL;
-	c->ncpus = 0;
-}
-
 void fxt_compact_init(struct fxt_compact *ac, struct fxt_writer *w)
 {
 	ac->interrupt = fxt_string_ref(w, FXT_COMPACT_INTERRUPT, strlen(FXT_COMPACT_INTERRUPT));

@@ -36,8 +36,10 @@
 #ifndef KTRACE_FXT_COMPACT_H
 #define KTRACE_FXT_COMPACT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <linux/ktrace_fxt.h>
 
@@ -115,8 +117,26 @@ struct fxt_compact_current {
 	uint32_t ncpus;
 };
 
-/* A switch on @cpu to @tid; -ENOMEM. */
-int fxt_compact_current_set(struct fxt_compact_current *c, uint32_t cpu, uint64_t tid);
+/* A switch on @cpu to @tid; -ENOMEM.  (Inline: the reader and the writer keep one each.) */
+static inline int fxt_compact_current_set(struct fxt_compact_current *c, uint32_t cpu,
+					  uint64_t tid)
+{
+	uint32_t n;
+	uint64_t *t;
+
+	if (cpu >= c->ncpus) {
+		n = cpu < 64 ? 64 : cpu + 1;
+		t = realloc(c->tid, n * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (uint32_t i = c->ncpus; i < n; i++)
+			t[i] = FXT_COMPACT_NO_THREAD;
+		c->tid = t;
+		c->ncpus = n;
+	}
+	c->tid[cpu] = tid;
+	return 0;
+}
 
 static inline uint64_t fxt_compact_current_get(const struct fxt_compact_current *c,
 					       uint32_t cpu)
@@ -124,7 +144,12 @@ static inline uint64_t fxt_compact_current_get(const struct fxt_compact_current 
 	return cpu < c->ncpus ? c->tid[cpu] : FXT_COMPACT_NO_THREAD;
 }
 
-void fxt_compact_current_free(struct fxt_compact_current *c);
+static inline void fxt_compact_current_free(struct fxt_compact_current *c)
+{
+	free(c->tid);
+	c->tid = NULL;
+	c->ncpus = 0;
+}
 
 /* ---- the writer's half --------------------------------------------------- */
 
