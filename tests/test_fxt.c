@@ -860,6 +860,7 @@ struct two_streams {
 	struct fxt_reader follow;	/* the compact writer's input, decoded */
 	struct fxt_compact c;
 	uint64_t sched_bytes, nsched;	/* of the compact stream's scheduling records */
+	uint64_t event_bytes;		/* of its event records, thread records included */
 };
 
 static void two_open(struct two_streams *t)
@@ -892,6 +893,16 @@ static int two_add(struct two_streams *t, const __u64 *w, uint32_t n)
 			return -1;
 		t->sched_bytes += t->compact->out.len - before;
 		t->nsched++;
+		return 0;
+	}
+	if (rec.type == KTRACE_FXT_REC_EVENT) {
+		int ret = fxt_compact_event(&t->c, t->compact, &rec);
+
+		if (ret < 0)
+			return -1;
+		if (!ret)
+			fxt_write_words(t->compact, w, n);
+		t->event_bytes += t->compact->out.len - before;
 		return 0;
 	}
 	proc = fxt_find_arg(&rec, "process");
@@ -1001,6 +1012,35 @@ static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
 	return 1;
 }
 
+/* Both streams' event records say the same: time, thread, names, arguments. */
+static int same_events(struct two_streams *t, uint64_t *n)
+{
+	struct fxt_reader rf, rc;
+	struct fxt_record a, b;
+	int ret;
+
+	*n = 0;
+	fxt_reader_open_mem(&rf, t->full->out.buf, t->full->out.len);
+	fxt_reader_open_mem(&rc, t->compact->out.buf, t->compact->out.len);
+	while ((ret = fxt_reader_next(&rf, &a)) > 0) {
+		if (a.type != KTRACE_FXT_REC_EVENT)
+			continue;
+		do {	/* past the compact stream's own trace_info */
+			CHECK(fxt_reader_next(&rc, &b) == 1);
+		} while (b.type != KTRACE_FXT_REC_EVENT || fxt_str_eq(b.cat, "ktrace:meta"));
+		CHECK(a.ts == b.ts && a.pid == b.pid && a.tid == b.tid && a.sub == b.sub);
+		CHECK(fxt_str_eq(b.cat, "ktrace:sched") == fxt_str_eq(a.cat, "ktrace:sched"));
+		CHECK(a.name.len == b.name.len && !memcmp(a.name.p, b.name.p, a.name.len));
+		CHECK(a.nargs == b.nargs && same_arg(&a, &b, "orig_cpu") &&
+		      same_arg(&a, &b, "dest_cpu"));
+		(*n)++;
+	}
+	CHECK(ret == 0 && rf.violations == 0 && rc.violations == 0);
+	fxt_reader_close(&rf);
+	fxt_reader_close(&rc);
+	return 1;
+}
+
 /* A pipe ping-pong: a switch and a wakeup in 40 bytes, and nothing lost. */
 static int t_compact_pingpong(void)
 {
@@ -1049,6 +1089,17 @@ static int t_compact_pingpong(void)
 							    0, 9)));
 	CHECK(t.sched_bytes - bytes == 24);
 	CHECK(two_compare(&t, pids, 3, NULL));
+	/*
+	 * Events of a named thread name it by its table index, 16 bytes less
+	 * than inline; of a thread whose process no record gave, inline.
+	 */
+	for (uint32_t i = 0; i < 100; i++)
+		CHECK(!two_add(&t, w, ktrace_fxt_put_migrate(w, 200000 + i, 1, 1 + i % 2, 0, 1)));
+	CHECK(t.event_bytes == 100 * (KTRACE_FXT_MIGRATE_WORDS - 2) * 8);
+	bytes = t.event_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_migrate(w, 300000, 7, 7, 1, 0)));
+	CHECK(t.event_bytes - bytes == KTRACE_FXT_MIGRATE_WORDS * 8);
+	CHECK(same_events(&t, &bytes) && bytes == 101);
 	two_close(&t);
 	return 1;
 }
@@ -1140,7 +1191,7 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
-	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt in 24 or 32, a switch with a blocked-in stack in 24, read back as recorded");
+	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt in 24 or 32, a switch with a blocked-in stack in 24, an event of a named thread 16 bytes less, read back as recorded");
 	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, wakers that run on the CPU or not, allowed CPUs, 700 threads in 255 slots, read back as recorded");
 	run_violations();
 	return tap_finish();

@@ -92,6 +92,36 @@ static int thread_ref(struct fxt_compact *ac, struct fxt_writer *w, uint64_t tid
 	return t->slot;
 }
 
+int fxt_compact_event_ref(struct fxt_compact *ac, struct fxt_writer *w, uint64_t pid,
+			  uint64_t tid)
+{
+	struct fxt_compact_thread *t = thread_get(ac, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (!tid || tid > UINT32_MAX || t->pid != pid)
+		return 0;
+	return thread_ref(ac, w, tid);
+}
+
+int fxt_compact_event(struct fxt_compact *ac, struct fxt_writer *w, const struct fxt_record *rec)
+{
+	uint64_t h = rec->w[0];
+	int ref;
+
+	if (rec->type != KTRACE_FXT_REC_EVENT || ktrace_fxt_get(h, 24, 31) || rec->nwords < 4)
+		return 0;
+	ref = fxt_compact_event_ref(ac, w, rec->pid, rec->tid);
+	if (ref <= 0)
+		return ref;
+	h &= ~(ktrace_fxt_field(~0ULL, 4, 15) | ktrace_fxt_field(~0ULL, 24, 31));
+	h |= ktrace_fxt_field(rec->nwords - 2, 4, 15) | ktrace_fxt_field(ref, 24, 31);
+	obuf_put(&w->out, &h, 8);
+	obuf_put(&w->out, &rec->w[1], 8);
+	obuf_put(&w->out, &rec->w[4], (size_t)(rec->nwords - 4) * 8);
+	return 1;
+}
+
 /* The header priority of a side with weight @a: 1..255, or 0 for the idle task. */
 static bool header_prio(uint64_t tid, const struct fxt_arg *a, unsigned int *prio)
 {

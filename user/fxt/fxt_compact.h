@@ -26,6 +26,8 @@
  * - A wakeup from an interrupt may have, instead of "irq_context" and the
  *   "interrupted" koid, the uint32 "interrupt": the context in bits 30..31
  *   and the interrupted thread's tid in bits 0..29.
+ * - An event record may name its thread by a thread-table reference where
+ *   the recorder's was inline (interrupt handlers, timer expiries, moves).
  * - A wakeup whose waker, or from an interrupt the interrupted thread, is
  *   the thread its CPU's latest context switch (in the archive's order)
  *   switched in leaves it out, and says so in header bits the spec
@@ -190,6 +192,19 @@ int fxt_compact_named(struct fxt_compact *ac, uint64_t tid, uint64_t pid);
  */
 int fxt_compact_sched(struct fxt_compact *ac, struct fxt_writer *w,
 		      const struct fxt_record *rec);
+/*
+ * The thread-table index by which an event of thread @tid in process @pid
+ * may name it, declared first where needed (a thread record); 0 when
+ * references give @tid another process (or it is thread 0), -ENOMEM.
+ */
+int fxt_compact_event_ref(struct fxt_compact *ac, struct fxt_writer *w, uint64_t pid,
+			  uint64_t tid);
+/*
+ * Writes the recorder's event record @rec (decoded, with its words), whose
+ * thread is inline, with a thread-table reference instead: 16 bytes less.
+ * 1 when written, 0 when it must stay as it is, -ENOMEM.
+ */
+int fxt_compact_event(struct fxt_compact *ac, struct fxt_writer *w, const struct fxt_record *rec);
 void fxt_compact_free(struct fxt_compact *ac);
 
 #endif
