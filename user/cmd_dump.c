@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/timeline_check.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "fxt/fxt_reader.h"
-#include "trace/kstack_names.h"
-#include "trace/sched.h"
-#include "analyze/timeline_check.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
 
 /* Thread names seen so far, by tid, for the lines that name threads. */
 #define NAME_LEN	32

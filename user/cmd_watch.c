@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "commands.h"
 #include "analyze/critical_path.h"
 #include "analyze/latency.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "lib/utils.h"
 #include "record/record.h"
 #include "record/session.h"
-#include "lib/utils.h"
 #include "watch.h"
 
 enum {
@@ -142,8 +142,8 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 		return -EINVAL;
 	/* One reading for both: the wait among the thread's worst, and its critical path. */
 	a = lat_new(&lo);
-	cp = a ? cp_new(a, &co) : NULL;
-	ret = cp ? latency_read(&in, a, cp) : -ENOMEM;
+	cp = cp_new(a, &co);
+	ret = latency_read(&in, a, cp);
 	for (uint32_t i = 0; !ret && i < lat_top_count(a); i++)
 		if (lat_top_wait(a, i)->tid == t->tid && lat_top_wait(a, i)->end == t->ts)
 			w = lat_top_wait(a, i);
@@ -261,12 +261,17 @@ static void prune(struct watch_state *ws)
 			continue;
 		total += st.st_size;
 		if (n == cap) {
+			char **more = realloc(names, (cap ? 2 * cap : 64) * sizeof(*names));
+
+			if (!more)
+				goto nomem;
+			names = more;
 			cap = cap ? 2 * cap : 64;
-			names = xrealloc(names, cap * sizeof(*names), "watch: --max-size");
 		}
 		names[n] = strdup(e->d_name);
-		if (!names[n++])
-			out_of_memory("watch: --max-size");
+		if (!names[n])
+			goto nomem;
+		n++;
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_name);
@@ -276,6 +281,15 @@ static void prune(struct watch_state *ws)
 			pr_info("watch: --max-size: removed %s", names[i]);
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return;
+nomem:
+	/* The watch goes on; the next spike tries again. */
+	pr_warn("watch: --max-size: out of memory listing %s; nothing removed this time",
+		ws->wa->dir);
+	closedir(d);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
