@@ -10,9 +10,13 @@ stretch up to the re-arm with one loss record per CPU over the index's
 "unrecorded" range (an index with "gap_before_ns" above 0, a window that
 started after the stretch instead, fails).  With MERGED, the spikes of the
 workload's victim are N (BURSTS of EXPECT_FILE) in all: saved ones plus
-those merged into them, and some were merged.
+those merged into them, and some were merged.  With late, the windows were
+to start after the hog was switched in (--before shorter than the
+workload's step from the hog's switch-in to the victim's wakeup): in some
+of the victim's, the hog's CPU's first switch takes the hog off, and none
+reaches back past a re-arm.
 TAP output.
-usage: check_spike_windows.py KTRACE DIR [EXPECT_FILE MERGED]"""
+usage: check_spike_windows.py KTRACE DIR [EXPECT_FILE merged|late]"""
 import json
 import os
 import re
@@ -24,6 +28,7 @@ from tap import finish, ok, read_expect, skip  # noqa: E402
 
 ktrace, d = sys.argv[1:3]
 expect = read_expect(sys.argv[3]) if len(sys.argv) > 4 else None
+late = len(sys.argv) > 4 and sys.argv[4] == 'late'
 lines = open(os.path.join(d, 'spikes.jsonl')).read().splitlines()
 spikes, bad = [], []
 for line in lines:
@@ -75,6 +80,18 @@ for s in gapped:
         wrong.append((s['fxt'], u, sorted(cpus), start))
 if unmarked:
     ok(False, 'no window starts after an unrecorded stretch it does not mark', unmarked[:3])
+elif not gapped and late:
+    # A window that reaches back past a re-arm would start before the hog.
+    SWITCH = re.compile(r'^@\S+\s+\d+\.\d+ \[(\d+)\] switch: tid=(\d+) ', re.M)
+    mine = [s for s in saved if s['tid'] == expect['victim']]
+    early = []
+    for s in mine:
+        out = subprocess.run([ktrace, 'dump', os.path.join(d, s['fxt'])], capture_output=True, text=True).stdout
+        first = next((int(t) for c, t in SWITCH.findall(out) if int(c) == s['cpu']), None)
+        if first != expect['hog']:
+            early.append((s['fxt'], first))
+    ok(len(early) < len(mine), f"the victim's windows start while the hog runs: the first switch on its CPU "
+       f"takes the hog off in {len(mine) - len(early)} of {len(mine)}", early[:3])
 elif not gapped:
     skip('each stretch not recorded between two windows is a loss record on every CPU of the next',
          'no window reached back past a re-arm in this run')
@@ -84,7 +101,7 @@ else:
     ok(not wrong, f'each stretch not recorded between two windows is a loss record on every CPU of the next '
        f'({len(gapped)} windows), where the window starts', wrong[:3])
 
-if expect:
+if expect and not late:
     mine = [s for s in saved if s['tid'] == expect['victim']]
     merged = sum(s.get('merged', 0) for s in mine)
     print(f"# kt_victim: {len(mine)} saved, {merged} merged into them, of {expect['bursts']} bursts")

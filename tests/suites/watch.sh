@@ -98,7 +98,7 @@ rc=$?
 [ $rc -eq 0 ] && "$workload" "$tmp/late.expect" 3 20000 300 >/dev/null 2>&1
 sleep 1
 watch_end
-tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/late")
+tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/late" "$tmp/late.expect" late)
 tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/late" "$tmp/late.expect" 3)
 
 # Four bursts 30 ms apart inside one window (--after 400ms): one spike

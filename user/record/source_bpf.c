@@ -751,9 +751,15 @@ static int bpf_window(void *priv, struct record_stats *st, uint64_t *rearmed)
 		kstacks_free(&s->kstacks);
 		read_kstacks(s);
 	}
+	/*
+	 * Recording again before the re-arm's time is read: a record timed
+	 * after *rearmed found the stop cleared, so the stretch the next
+	 * window may mark as not recorded ends at *rearmed.  The trigger,
+	 * still fired meanwhile, cannot set a new stop until armed.
+	 */
+	__atomic_store_n(&tr->stop_at, 0, __ATOMIC_SEQ_CST);
 	*rearmed = now_mono_ns();
 	__atomic_store_n(&tr->armed_at, *rearmed, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&tr->stop_at, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&tr->fired, 0, __ATOMIC_SEQ_CST);
 	return s->err;
 }
