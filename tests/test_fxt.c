@@ -1041,8 +1041,12 @@ static int same_events(struct two_streams *t, uint64_t *n)
 	return 1;
 }
 
-/* A pipe ping-pong: a switch and a wakeup in 40 bytes, and nothing lost. */
-static int t_compact_pingpong(void)
+/*
+ * A pipe ping-pong: a switch and a wakeup in 56 bytes, the waker named as
+ * Perfetto reads it; in 40 when a wakeup by the thread its CPU runs leaves
+ * it out (record --compact-wakeups); nothing lost either way.
+ */
+static int compact_pingpong(bool implicit)
 {
 	uint64_t pids[3] = { 0, 0, 0 };
 	struct two_streams t;
@@ -1050,6 +1054,7 @@ static int t_compact_pingpong(void)
 	uint64_t bytes;
 
 	two_open(&t);
+	t.c.implicit_waker = implicit;
 	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 1, 1, "ping", 4, 0x1, 0)));
 	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 2, 1, "pong", 4, 0x1, 0)));
 	pids[1] = pids[2] = 1;
@@ -1063,21 +1068,23 @@ static int t_compact_pingpong(void)
 	}
 	/*
 	 * Two thread records, each thread's first wakeup says its weight and
-	 * CPUs, and the first its waker (no switch has said what CPU 0 runs).
+	 * CPUs, and, leaving wakers out, the first its waker all the same (no
+	 * switch has said what CPU 0 runs).
 	 */
-	bytes = t.sched_bytes - 2 * 24 - 2 * 24 - 16;
-	printf("# ping-pong: %.1f bytes per switch and wakeup (the recorders': %u)\n",
-	       bytes / 1000.0, (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
-	CHECK(bytes == 1000 * 40);
+	bytes = t.sched_bytes - 2 * 24 - 2 * 24 - (implicit ? 16 : 0);
+	printf("# ping-pong%s: %.1f bytes per switch and wakeup (the recorders': %u)\n",
+	       implicit ? " (wakers left out)" : "", bytes / 1000.0,
+	       (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
+	CHECK(bytes == 1000 * (implicit ? 40 : 56));
 	/*
 	 * From an interrupt: of the thread CPU 0 runs (1), its context in the
-	 * header; of another, the context and the interrupted thread in one
-	 * argument.
+	 * header when wakers are left out; of another, or else, the context
+	 * and the interrupted thread in one argument.
 	 */
 	bytes = t.sched_bytes;
 	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 2, 120, 1, KTRACE_CTX_HARDIRQ,
 						    0x1)));
-	CHECK(t.sched_bytes - bytes == 24);
+	CHECK(t.sched_bytes - bytes == (implicit ? 24 : 32));
 	bytes = t.sched_bytes;
 	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100001, 1, 120, 2, KTRACE_CTX_SOFTIRQ,
 						    0x1)));
@@ -1102,6 +1109,16 @@ static int t_compact_pingpong(void)
 	CHECK(same_events(&t, &bytes) && bytes == 101);
 	two_close(&t);
 	return 1;
+}
+
+static int t_compact_pingpong(void)
+{
+	return compact_pingpong(false);
+}
+
+static int t_compact_pingpong_implicit(void)
+{
+	return compact_pingpong(true);
 }
 
 /*
@@ -1191,7 +1208,8 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
-	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt in 24 or 32, a switch with a blocked-in stack in 24, an event of a named thread 16 bytes less, read back as recorded");
+	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes with the waker Perfetto reads, a wakeup from an interrupt in 32, a switch with a blocked-in stack in 24, an event of a named thread 16 bytes less, read back as recorded");
+	ok(t_compact_pingpong_implicit(), "compact archive, wakers left out (record --compact-wakeups): a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt of the CPU's thread in 24, read back as recorded");
 	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, wakers that run on the CPU or not, allowed CPUs, 700 threads in 255 slots, read back as recorded");
 	run_violations();
 	return tap_finish();

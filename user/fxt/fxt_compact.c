@@ -223,9 +223,10 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	/* Both, or neither: a reader gives back both, from the header or "interrupt". */
 	if (!ctx || !intr || !ctx->u || ctx->u > KTRACE_CTX_MAX)
 		ctx = intr = NULL;
-	if (ctx && intr->u == cur && cur != FXT_COMPACT_NO_THREAD) {
+	if (ac->implicit_waker && ctx && intr->u == cur && cur != FXT_COMPACT_NO_THREAD) {
 		flags = FXT_COMPACT_WAKE_CURRENT | ctx->u << FXT_COMPACT_WAKE_CTX_SHIFT;
-	} else if (!ctx && !intr && waker && waker->u == cur && cur != FXT_COMPACT_NO_THREAD) {
+	} else if (ac->implicit_waker && !ctx && !intr && waker && waker->u == cur &&
+		   cur != FXT_COMPACT_NO_THREAD) {
 		flags = FXT_COMPACT_WAKE_CURRENT;
 	} else {
 		waker = NULL;

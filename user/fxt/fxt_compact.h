@@ -179,6 +179,12 @@ struct fxt_compact {
 	uint16_t interrupt;		/* string ref of FXT_COMPACT_INTERRUPT */
 	struct fxt_compact_current current;	/* what each CPU runs, as readers know it */
 	uint64_t legacy, full;		/* context switches written each way */
+	/*
+	 * A wakeup made by the thread its CPU runs, or from an interrupt of
+	 * it, leaves that thread out (header bits say so): 16 bytes less, but
+	 * Perfetto then shows the woken thread as its own waker.
+	 */
+	bool implicit_waker;
 };
 
 /* Before the first record: interns the names the compact records use. */
