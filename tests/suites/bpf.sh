@@ -14,8 +14,8 @@ source "$(dirname "$0")/../lib/tap.sh"
 echo "TAP version 13"
 need_host_bpf "BPF backend" || { echo "1..$n"; exit 0; }
 
-run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/workload" "$tmp/expect" 2000
-ok $rc "record --backend bpf -- workload"
+run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/known_workload" "$tmp/expect" 2000
+ok $rc "record --backend bpf -- known_workload"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
 said=$(sed -n "s|.*wrote $tmp/w.fxt: \([0-9]*\) records (\([0-9]*\) from the recorder.*|\1 \2|p" "$tmp/err")
 counted=$("$ktrace" dump --stats "$tmp/w.fxt" | sed -n 's/^records: \([0-9]*\) .*/\1/p')
@@ -29,9 +29,9 @@ if [ -s "$tmp/expect" ]; then
 else
 	ok 1 "the workload ran"
 fi
-check_timeline "$tmp/w.fxt" "record --backend bpf -- workload"
+check_timeline "$tmp/w.fxt" "record --backend bpf -- known_workload"
 
-run "$ktrace" record -o "$tmp/w.json" -- "$build/tests/workload" "$tmp/expect2" 200
+run "$ktrace" record -o "$tmp/w.json" -- "$build/tests/known_workload" "$tmp/expect2" 200
 ok $rc "record to JSON (default backend)" ||
 	diag "$tmp/err"
 if need_trace_engine "DevTools' trace engine finds ping and pong, their running slices and wakeup flows"; then
@@ -47,7 +47,7 @@ fi
 pid=$!
 wait_for "$tmp/err" 'recording with'
 kill -STOP $pid
-"$build/tests/workload" "$tmp/expect3" 2000
+"$build/tests/known_workload" "$tmp/expect3" 2000
 kill -CONT $pid
 wait $pid
 rc=$?
@@ -71,7 +71,7 @@ check_timeline "$tmp/small.fxt" "an 8 KiB buffer with losses"
 # workload ends.  ftrace's instance keeps its newest events the same way,
 # and that is no loss.
 run "$ktrace" record --backend bpf --ring -b 1M --ftrace 'sched:sched_switch,sched:sched_process_exit' \
-	-o "$tmp/ring.fxt" -- "$build/tests/workload" "$tmp/ring.expect" 20000
+	-o "$tmp/ring.fxt" -- "$build/tests/known_workload" "$tmp/ring.expect" 20000
 ping=$(sed -n 's/^ping=//p' "$tmp/ring.expect")
 "$ktrace" dump --strict "$tmp/ring.fxt" >"$tmp/ring.dump"
 ins=$(grep -cE "==> tid=${ping:-none} " "$tmp/ring.dump")
@@ -139,7 +139,7 @@ done
 
 # ftrace's own buffers overflow (8 KiB per CPU): what it lost is said and
 # is in the trace as loss records from ftrace, per CPU.
-run "$ktrace" record --ftrace 'sched:*,irq:*,timer:*' -b 8K -o "$tmp/fl.fxt" -- "$build/tests/workload" "$tmp/fl.expect" 3000
+run "$ktrace" record --ftrace 'sched:*,irq:*,timer:*' -b 8K -o "$tmp/fl.fxt" -- "$build/tests/known_workload" "$tmp/fl.expect" 3000
 lost=$(sed -n 's/.*ftrace lost \([0-9]*\) events in its buffers.*/\1/p' "$tmp/err")
 in_trace=$("$ktrace" dump --strict "$tmp/fl.fxt" |
 	awk '/"ktrace:meta":"dropped".*source="ftrace"/ { for (i = 1; i <= NF; i++) if ($i ~ /^count=/) n += substr($i, 7) } END { print n + 0 }')
@@ -299,7 +299,7 @@ if command -v setpriv >/dev/null; then
 	chmod 777 "$nd"
 	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf,+perfmon \
 		--ambient-caps=-all,+bpf,+perfmon "$ktrace" record --backend bpf -o "$nd/w.fxt" -- \
-		"$build/tests/workload" "$nd/expect" 500
+		"$build/tests/known_workload" "$nd/expect" 500
 	[ $rc -eq 0 ] && "$build/tests/check_trace" "$nd/w.fxt" "$nd/expect" >"$tmp/check"
 	ok $? "as nobody with only CAP_BPF and CAP_PERFMON, the workload's records check out" ||
 		{ sed 's/^/# /' "$tmp/err"; grep '^not ok\|^# ' "$tmp/check" | sed 's/^/#   /'; }
@@ -339,10 +339,10 @@ fi
 # then), each handler run matches one of ftrace's.
 irq_ftrace='irq:*,irq_vectors:local_timer_entry,irq_vectors:local_timer_exit'
 [ -d /sys/kernel/tracing/events/irq_vectors ] || irq_ftrace='irq:*'
-run "$ktrace" record --backend bpf -o "$tmp/irq.fxt" -- tests/timer_storm.py 1.5
+run "$ktrace" record --backend bpf -o "$tmp/irq.fxt" -- tests/timer_storm_workload.py 1.5
 ok $rc "record -- a timer storm (interrupts recorded by default)" || diag "$tmp/err"
 check_timeline "$tmp/irq.fxt" "record -- a timer storm"
-run "$ktrace" record --backend bpf --ftrace "$irq_ftrace" -o "$tmp/irqft.fxt" -- tests/timer_storm.py 1.5
+run "$ktrace" record --backend bpf --ftrace "$irq_ftrace" -o "$tmp/irqft.fxt" -- tests/timer_storm_workload.py 1.5
 ok $rc "record --ftrace '$irq_ftrace' -- a timer storm" || diag "$tmp/err"
 tests/check_irq.py "$ktrace" "$tmp/irq.fxt" "$tmp/irqft.fxt" >"$tmp/check"
 ok $? "recorded interrupt handlers: named tracks, blamed in ktrace latency, the same runs as ftrace's" ||
@@ -374,7 +374,7 @@ else
 	# the check then says SKIP).
 	for p in "" pinned running pinned-running; do
 		run "$ktrace" record --backend bpf -o "$tmp/place.fxt" -- \
-			"$build/tests/placement" "$tmp/place.expect" 10 10000 $p
+			"$build/tests/placement_workload" "$tmp/place.expect" 10 10000 $p
 		[ $rc -eq 0 ] && tests/check_placement.py "$ktrace" "$tmp/place.fxt" "$tmp/place.expect" 0 >"$tmp/check"
 		ok $? "placement${p:+ ($p)}: each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
 			{ diag "$tmp/err"; grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'; }
@@ -394,7 +394,7 @@ fi
 # flight recorder keeps only its newest records, where most forks and
 # renames are gone: every thread that ran is named, by the name it had.
 run "$ktrace" record --backend bpf --ring -b 512K -o "$tmp/churn.fxt" -- \
-	"$build/tests/churn" 4 500 "$tmp/churn.pids"
+	"$build/tests/churn_workload" 4 500 "$tmp/churn.pids"
 [ $rc -eq 0 ] && grep -q 'older records were overwritten' "$tmp/err" &&
 	grep -q 'wrote .* 0 threads without a name' "$tmp/err"
 ok $? "record --ring over 500 short-lived processes a second: the ring wrapped, no thread without a name" ||
@@ -405,7 +405,7 @@ ok $? "every thread of the ring's window is named, each child by its own name" |
 	grep -E '^not ok|^#' "$tmp/check" | sed 's/^/#   /'
 # The same beside a latency trigger's flight recorder.
 if [ -s "$tmp/trig.expect" ]; then
-	"$build/tests/churn" 30 500 "$tmp/churn2.pids" >/dev/null &
+	"$build/tests/churn_workload" 30 500 "$tmp/churn2.pids" >/dev/null &
 	churn=$!
 	run "$ktrace" record --backend bpf -b 128K --stop-on-latency 3ms --after 20ms --comm victim \
 		-o "$tmp/trig2.fxt" -- "$build/tests/latency_workload" "$tmp/trig2.expect" 10 5000

@@ -167,7 +167,7 @@ for k in $kernels; do
 		continue
 	fi
 	missing=
-	for p in tests/workload tests/latency_workload tests/fifo_hog selftests/ktrace_test tests/check_trace; do
+	for p in tests/known_workload tests/latency_workload tests/fifo_hog_workload selftests/ktrace_test tests/check_trace; do
 		[ -x "$build/$p" ] || missing="$missing $p"
 		[ -x "$build/$p" ] && cp "$build/$p" "$vmb/$p"
 	done

@@ -30,7 +30,7 @@ for _ in $(seq "$(nproc)"); do
 	busy+=($!)
 done
 run "$ktrace" record --backend bpf --ftrace 'sched:sched_switch' -o "$tmp/w.fxt" -- \
-	"$build/tests/workload" "$tmp/expect" 30000
+	"$build/tests/known_workload" "$tmp/expect" 30000
 for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done
 wait "${busy[@]}" 2>/dev/null
 busy=()

@@ -90,7 +90,7 @@ okb() {	# okb BACKEND EXIT-STATUS DESCRIPTION
 
 for b in kmod bpf; do
 	[ "$(status ${b}_workload)" = 0 ]
-	okb $b $? "ktrace record --backend $b -- workload, in the VM"
+	okb $b $? "ktrace record --backend $b -- known_workload, in the VM"
 	sed 's/^/# /' "$R/${b}_workload.err" | grep -v 'wrote' | head -5
 	"$build/tests/check_trace" "$R/$b.fxt" "$R/$b.expect" >"$R/$b.check" 2>&1
 	okb $b $? "$b: the workload's records check out"

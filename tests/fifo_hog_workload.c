@@ -3,7 +3,7 @@
  * A SCHED_FIFO spinner: pins itself to CPU, takes SCHED_FIFO priority PRIO
  * and spins for MS milliseconds, starving every task of lower priority on
  * that CPU (RT throttling aside): busybox has taskset but no chrt.
- * usage: fifo_hog PRIO CPU MS
+ * usage: fifo_hog_workload PRIO CPU MS
  * Exits 4 when it cannot run (no such CPU, or SCHED_FIFO refused).
  */
 #include <errno.h>
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: fifo_hog PRIO CPU MS\n");
+		fprintf(stderr, "usage: fifo_hog_workload PRIO CPU MS\n");
 		return 2;
 	}
 	if (parse("PRIO", argv[1], 1, 99, &prio) || parse("CPU", argv[2], 0, CPU_SETSIZE - 1, &cpu) ||
