@@ -254,7 +254,7 @@ $(O)/%.o: %.c $(USER_HDRS)
 $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
 	$(CC) $(KTRACE_CFLAGS) $(LDFLAGS) -o $@ $^ $(USER_LIBS)
 
-$(O)/tests/%: tests/%.c tests/lib/tap.h tests/lib/asleep.h $(USER_LIB_OBJS) $(USER_HDRS)
+$(O)/tests/%: tests/%.c tests/lib/tap.h tests/lib/asleep.h tests/lib/workload.h $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -Itests -o $@ $< $(USER_LIB_OBJS) -lpthread
 

@@ -11,7 +11,6 @@ gen=$build/tests/gen_trace
 tmp=$(mktemp -d)
 trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/lib/tap.sh"
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 json_valid() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1"; }
 
 echo "TAP version 13"
@@ -364,12 +363,9 @@ ok $? "a thread's cgroup id and path: in dump, and in the JSON's thread_name met
 	{ grep kernel_object "$tmp/cg.dump"; grep -o '"thread_name[^}]*}' "$tmp/cg.json"; } | diag /dev/stdin
 
 # -d with units, recording: the trace's own time span says how long it ran.
-if [ "$(id -u)" -ne 0 ]; then
-	skip "record -d 300ms and -d 5ms" "not root: loading BPF programs needs root"
-	skip "a recorded archive, by Perfetto's importer's rules" "not root: loading BPF programs needs root"
-elif [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip "record -d 300ms and -d 5ms" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	skip "a recorded archive, by Perfetto's importer's rules" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+if ! host_bpf; then
+	skip "record -d 300ms and -d 5ms" "$why"
+	skip "a recorded archive, by Perfetto's importer's rules" "$why"
 else
 	for d in 300ms 5ms; do
 		run timeout 120 "$ktrace" record --backend bpf -d $d -o "$tmp/d$d.fxt"

@@ -12,7 +12,7 @@ trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
-need_host_bpf "BPF backend" || { echo "1..$n"; exit 0; }
+need_host_bpf "BPF backend"
 
 run "$ktrace" record --backend bpf -o "$tmp/w.fxt" -- "$build/tests/known_workload" "$tmp/expect" 2000
 ok $rc "record --backend bpf -- known_workload"
@@ -356,7 +356,7 @@ ok $? "record --no-irq: no interrupt records, and ktrace latency says none were 
 # Waits of known length behind a SCHED_FIFO hog, with interrupts recorded.
 run "$ktrace" record --backend bpf --ftrace 'irq:*' -o "$tmp/lat.fxt" -- \
 	"$build/tests/latency_workload" "$tmp/lat.expect" 10 5000
-if [ $rc -eq 4 ]; then
+if [ $rc -eq $EXIT_CANNOT_RUN_HERE ]; then
 	skip "ktrace latency on a known workload" "$(tail -1 "$tmp/err")"
 else
 	ok $rc "record --ftrace 'irq:*' -- latency_workload" || diag "$tmp/err"
@@ -427,7 +427,7 @@ check_timeline "$tmp/none.fxt" "a latency trigger that does not fire"
 # 100 ms (this kernel has the task-based throttle model of Linux 6.18).
 tests/throttle_workload.sh "$ktrace" bpf "$tmp/thr.fxt" "$tmp/thr.pid" 1.5 >"$tmp/thr.out" 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 77 ]; then
+if [ $rc -eq $EXIT_CANNOT_RUN_HERE ]; then
 	skip "throttling: a spinner in a cgroup with cpu.max 10000 100000" "$(cat "$tmp/thr.out")"
 else
 	[ $rc -eq 0 ] && tests/check_throttle.py "$ktrace" "$tmp/thr.fxt" "$tmp/thr.pid" recorded >"$tmp/check"
@@ -440,7 +440,7 @@ fi
 # during the recording, one in a cgroup removed before it ends.
 tests/cgroup_workload.sh "$ktrace" bpf "$tmp/cg.fxt" >"$tmp/cg.out" 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 77 ]; then
+if [ $rc -eq $EXIT_CANNOT_RUN_HERE ]; then
 	skip "cgroups: short-lived children named with their cgroups" "$(cat "$tmp/cg.out")"
 else
 	[ $rc -eq 0 ] && tests/check_cgroups.py "$ktrace" "$tmp/cg.fxt" >"$tmp/check"
