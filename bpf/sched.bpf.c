@@ -164,6 +164,9 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
 /*
  * Reserves @words at the head of buffer @buf; returns the word position, or
  * -1 if full (never in ring mode: the oldest chunks are written over).
+ * The record starts a new chunk unless @room words fit in this one (@room
+ * >= @words: a writer in place needs its largest record's room, see
+ * emit_begin()).
  * @alone: no other writer of this buffer can run on this CPU until the
  * caller is done, so a plain store of the new head will do.
  * That holds for sched_switch, sched_waking of another task and
@@ -171,8 +174,8 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
  * scheduler event fires in NMI context.  Everyone else uses a
  * compare-and-swap, which a writer interrupting it makes fail and retry.
  */
-static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
-				     bool alone)
+static __always_inline __s64 reserve_room(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
+					  __u32 room, bool alone)
 {
 	__u64 bytes = words * 8, total = (__u64)nchunks * CHUNK_BYTES;
 
@@ -182,7 +185,7 @@ static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 
 		__u64 off = head & (CHUNK_BYTES - 1), start, end;
 		struct ktrace_bpf_chunk *ch;
 
-		start = off + bytes > CHUNK_BYTES ? head - off + CHUNK_BYTES : head;
+		start = off + room * 8 > CHUNK_BYTES ? head - off + CHUNK_BYTES : head;
 		end = start + bytes;
 		if (!ring && end - tail > total)
 			return -1;
@@ -199,6 +202,12 @@ static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 
 		return start / 8;
 	}
 	return -1;
+}
+
+static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
+				     bool alone)
+{
+	return reserve_room(buf, c, words, words, alone);
 }
 
 /* Writes the body, then publishes the record with its header word. */
@@ -225,24 +234,25 @@ static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
 }
 
 /*
- * Writes one record into buffer @buf of this CPU, @cpu.  A record that does
- * not fit is counted; the next one that fits is preceded by a loss record
- * with the count and time range, so a viewer shows where data is missing.
+ * Buffer @buf's control block if a record of time @ts is to be written
+ * there, after the loss record owed, if any.  A record that does not fit
+ * is counted; the next one that fits is preceded by a loss record with the
+ * count and time range, so a viewer shows where data is missing.
  */
-static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
-				    __u64 ts, bool alone)
+static __always_inline struct ktrace_bpf_ctl *emit_ctl(__u32 buf, __u32 cpu, __u64 ts,
+							bool alone)
 {
 	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &buf);
 	__u64 loss[KTRACE_FXT_DROP_WORDS], n, stop;
 	__s64 pos;
 
 	if (!c || !in_span(ts))
-		return false;
+		return NULL;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
 	if (trigger_ns) {
 		stop = *(volatile __u64 *)&trigger.stop_at;
 		if (stop && ts > stop)
-			return false;
+			return NULL;
 	}
 	if (c->pending) {
 		n = __sync_lock_test_and_set(&c->pending, 0);
@@ -251,13 +261,25 @@ static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 			if (pos < 0) {
 				__sync_fetch_and_add(&c->pending, n);
 				count_loss(c, ts);
-				return false;
+				return NULL;
 			}
 			ktrace_fxt_put_drop(loss, ts, cpu, n, c->first_ts, c->last_ts);
 			publish(buf, pos, loss, KTRACE_FXT_DROP_WORDS);
 			__sync_fetch_and_add(&c->reported, n);
 		}
 	}
+	return c;
+}
+
+/* Writes one record, built in @rec, into buffer @buf of this CPU, @cpu. */
+static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
+				    __u64 ts, bool alone)
+{
+	struct ktrace_bpf_ctl *c = emit_ctl(buf, cpu, ts, alone);
+	__s64 pos;
+
+	if (!c)
+		return false;
 	pos = reserve(buf, c, words, alone);
 	if (pos < 0) {
 		count_loss(c, ts);
@@ -265,6 +287,37 @@ static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 	}
 	publish(buf, pos, rec, words);
 	return true;
+}
+
+/*
+ * Reserves @words in buffer @buf of this CPU, @cpu, and returns where the
+ * record goes in its chunk, or NULL: the caller writes its words there but
+ * the header, then publishes it with publish_word() on the first word.
+ * No copy from the stack.  @room, a constant, is the largest record of the
+ * caller's kind: reserve_room() starts a new chunk where it would not fit,
+ * so that the verifier sees every word the caller may write inside it.
+ */
+static __always_inline __u64 *emit_begin(__u32 buf, __u32 cpu, __u32 words, const __u32 room,
+					 __u64 ts, bool alone)
+{
+	struct ktrace_bpf_ctl *c = emit_ctl(buf, cpu, ts, alone);
+	struct ktrace_bpf_chunk *ch;
+	__u32 off;
+	__s64 pos;
+
+	if (!c)
+		return NULL;
+	pos = reserve_room(buf, c, words, room, alone);
+	if (pos < 0) {
+		count_loss(c, ts);
+		return NULL;
+	}
+	ch = chunk_of(buf, pos);
+	off = pos & CHUNK_MASK;
+	/* Never true (see reserve_room()); it bounds @off for the verifier. */
+	if (!ch || off > KTRACE_BPF_CHUNK_WORDS - room)
+		return NULL;
+	return &ch->w[off];
 }
 
 /*
@@ -665,17 +718,21 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	__u64 rec[KTRACE_FXT_CSWITCH_MAX_WORDS], ts = bpf_ktime_get_ns();
+	__u64 ts = bpf_ktime_get_ns(), *w;
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 in_kstack = 0;
+	__u32 in_kstack = 0, n;
 
 	if (stack_depth)
 		in_kstack = blocked_kstack(prev, state, next, ts);
 	note_affinity(prev, ts);
-	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch_stacks(rec, cpu, ts, prev->pid, prev->prio,
-							     state, next->pid, next->prio, 0,
-							     in_kstack), ts, true);
+	n = ktrace_fxt_cswitch_words(0, in_kstack);
+	w = emit_begin(cpu, cpu, n, KTRACE_FXT_CSWITCH_MAX_WORDS, ts, true);
+	if (w) {
+		ktrace_fxt_put_cswitch_body(w, ts, prev->pid, prev->prio, state, next->pid,
+					    next->prio, 0, in_kstack);
+		publish_word(w, ktrace_fxt_cswitch_record_hdr(n, cpu, state));
+	}
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);
@@ -946,15 +1003,18 @@ int BPF_PROG(ktrace_softirq_exit, unsigned int vec)
 static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool from_task)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
-	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
+	__u64 ts = bpf_ktime_get_ns(), *w;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
 
-	if (emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
-							 irq_ctx, cpus),
-		    ts, irqs_off || p != waker))
+	w = emit_begin(cpu, cpu, ktrace_fxt_wakeup_words(irq_ctx, cpus),
+		       KTRACE_FXT_WAKEUP_MAX_WORDS, ts, irqs_off || p != waker);
+	if (w) {
+		ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker->pid, irq_ctx, cpus);
+		publish_word(w, ktrace_fxt_wakeup_record_hdr(cpu, irq_ctx, cpus));
 		affinity_said(p->pid, cpus);
+	}
 	/* A wakeup the trace does not have starts no wait the trigger counts. */
 	if (trigger_ns && in_span(ts))
 		trigger_note_wakeup(p, ts);
