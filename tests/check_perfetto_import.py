@@ -6,8 +6,8 @@ engine behind the Perfetto UI, against what ktrace dump says the archive
 holds.
 
 check_perfetto_import.py KTRACE TRACE: TAP output; exit 0 when the checks
-pass, 1 when one fails, 2 when the trace processor is not here (the caller
-says SKIP).
+pass, 1 when one fails, EXIT_CANNOT_RUN_HERE (tests/lib/tap.py) when the
+trace processor is not here (the caller says SKIP).
  - no import error or data loss in Perfetto's stats;
  - a Waking row per wakeup record;
  - the waker Perfetto shows: the woken thread itself only for a wakeup
@@ -42,7 +42,7 @@ def main():
     ktrace, trace = sys.argv[1:]
     if not os.access(TP, os.X_OK) or subprocess.run([TP, '--version'], capture_output=True).returncode:
         print('# no runnable Perfetto trace processor at %s' % TP)
-        sys.exit(2)
+        sys.exit(tap.EXIT_CANNOT_RUN_HERE)
     dump = subprocess.run([ktrace, 'dump', trace], capture_output=True, text=True).stdout
     wakeups = re.findall(r' wakeup: tid=(\d+).*  \[.*?( woken by |\])', dump)
     by_thread = sum(1 for _, how in wakeups if how == ' woken by ')

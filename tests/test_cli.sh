@@ -11,7 +11,6 @@ gen=$build/tests/gen_trace
 tmp=$(mktemp -d)
 trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/lib/tap.sh"
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 json_valid() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1"; }
 
 echo "TAP version 13"
@@ -323,7 +322,7 @@ perfetto_check() {
 	tests/check_perfetto_import.py "$ktrace" "$1" >"$tmp/tp" 2>&1
 	case $? in
 	0) ok 0 "$2: Perfetto's trace processor imports it: no error, a Waking row per wakeup, the wakers, the names" ;;
-	2) skip "$2: Perfetto's trace processor imports it" "no Perfetto trace processor (../shared/tools/perfetto, or PERFETTO_TP)" ;;
+	"$EXIT_CANNOT_RUN_HERE") skip "$2: Perfetto's trace processor imports it" "no Perfetto trace processor (../shared/tools/perfetto, or PERFETTO_TP)" ;;
 	*) ok 1 "$2: Perfetto's trace processor imports it: no error, a Waking row per wakeup, the wakers, the names"
 	   grep -E '^not ok|^#' "$tmp/tp" | diag /dev/stdin ;;
 	esac
@@ -381,14 +380,10 @@ ok $? "a thread's cgroup id and path: in dump, and in the JSON's thread_name met
 	{ grep kernel_object "$tmp/cg.dump"; grep -o '"thread_name[^}]*}' "$tmp/cg.json"; } | diag /dev/stdin
 
 # -d with units, recording: the trace's own time span says how long it ran.
-if [ "$(id -u)" -ne 0 ]; then
-	skip "record -d 300ms and -d 5ms" "not root: loading BPF programs needs root"
-	skip "a recorded archive, by Perfetto's importer's rules" "not root: loading BPF programs needs root"
-	skip "a recorded archive in Perfetto; record --compact-wakeups" "not root: loading BPF programs needs root"
-elif [ ! -r /sys/kernel/btf/vmlinux ]; then
-	skip "record -d 300ms and -d 5ms" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	skip "a recorded archive, by Perfetto's importer's rules" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	skip "a recorded archive in Perfetto; record --compact-wakeups" "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+if ! host_bpf; then
+	skip "record -d 300ms and -d 5ms" "$why"
+	skip "a recorded archive, by Perfetto's importer's rules" "$why"
+	skip "a recorded archive in Perfetto; record --compact-wakeups" "$why"
 else
 	for d in 300ms 5ms; do
 		run timeout 120 "$ktrace" record --backend bpf -d $d -o "$tmp/d$d.fxt"
@@ -408,7 +403,7 @@ else
 	cw=$("$ktrace" dump "$tmp/cw.fxt" 2>/dev/null | grep -c ' wakeup: .* woken by ')
 	tests/check_perfetto_import.py "$ktrace" "$tmp/cw.fxt" >"$tmp/tp" 2>&1
 	tp=$?
-	if [ $tp -eq 2 ]; then
+	if [ $tp -eq "$EXIT_CANNOT_RUN_HERE" ]; then
 		skip "record --compact-wakeups, in Perfetto" "no Perfetto trace processor (../shared/tools/perfetto, or PERFETTO_TP)"
 	else
 		[ $rc -eq 0 ] && [ "$cw" -gt 0 ] && [ $tp -eq 1 ] && grep -q '^not ok .*its own waker' "$tmp/tp"
