@@ -46,7 +46,8 @@ USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_outp
 		   user/fxt/irq_names.c \
 		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
-		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c
+		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c \
+		   user/analyze/cpu_mask.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/cmd_watch.c user/cmd_spikes.c \
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \

@@ -249,6 +249,7 @@ void lat_free(struct lat_analysis *a)
 	free(a->cgroups);
 	free(a->irq_names);
 	free(a->cpus);
+	cpu_masks_free(&a->masks);
 	free(a->threads);
 	free(a->procs);
 	free(a->groups);
@@ -354,7 +355,7 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 			x = fxt_find_arg(rec, "process");
 			if (x && x->type == KTRACE_FXT_ARG_KOID)
 				t->pid = x->u;
-			t->cpus = fxt_arg_u64(rec, "cpus", 0);
+			t->cpus = cpu_masks_of(&a->masks, rec);
 			x = fxt_find_arg(rec, "cgroup");
 			if (x && x->type == KTRACE_FXT_ARG_STRING)
 				t->cgroup = cgroup_index(a, x->s);
@@ -1140,7 +1141,7 @@ static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struc
 	waker = sa.waker;
 	ctx = sa.ctx;
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
-	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
+	t->cpus = sa.cpus ? cpu_masks_of(&a->masks, rec) : NULL;
 	t->wake_cpu = rec->cpu;
 	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
 		       ctx->u : KTRACE_CTX_TASK;
@@ -1295,7 +1296,7 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 		else if (lat_is_migrate(rec))
 			on_migrate(a, rec, ts);
 		else if (lat_is_affinity(rec) && rec->tid)
-			thread_get(a, rec->tid)->cpus = fxt_arg_u64(rec, "cpus", 0);
+			thread_get(a, rec->tid)->cpus = cpu_masks_of(&a->masks, rec);
 		else if (lat_is_timer_expire(rec) && rec->tid)
 			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
 		else if (fxt_str_eq(rec->cat, "ktrace:meta") &&
@@ -1383,7 +1384,7 @@ void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t
 	memset(w, 0, sizeof(*w));
 	w->tid = tid;
 	w->weight = t ? t->weight : 0;	/* its latest: what it had then is not kept */
-	w->cpus = t ? t->cpus : 0;
+	w->cpus = t ? t->cpus : NULL;
 	w->start = start;
 	w->end = end;
 	w->cpu = cpu;

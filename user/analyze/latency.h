@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpu_mask.h"
 #include "fxt_reader.h"
 #include "utils.h"
 
@@ -91,7 +92,7 @@ struct lat_share {
 struct lat_migration {
 	uint64_t ts;
 	int32_t from, to;
-	uint64_t cpus;			/* allowed CPUs from then on, as lat_wait's */
+	const struct cpu_mask *cpus;	/* allowed CPUs from then on, as lat_wait's */
 };
 
 #define LAT_MIGRATIONS	8	/* kept per wait; later ones replace the last */
@@ -100,7 +101,7 @@ struct lat_migration {
 struct lat_piece {
 	uint64_t start, end;
 	int32_t cpu;			/* -1: not known */
-	uint64_t cpus;			/* allowed CPUs meanwhile, as lat_wait's */
+	const struct cpu_mask *cpus;	/* allowed CPUs meanwhile, as lat_wait's */
 	uint64_t throttled_ns;		/* its cgroup was throttled there (overlapping others) */
 	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
 	int32_t top_weight;
@@ -156,7 +157,7 @@ struct lat_wait {
 	bool throttled_v1;		/* its limit is cgroup v1's */
 	uint64_t throttled_cgroup_id;
 	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
-	uint64_t cpus;			/* allowed CPUs 0..63 at its start, 0: every CPU */
+	const struct cpu_mask *cpus;	/* allowed CPUs at its start, NULL: every CPU */
 	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
 	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
 	uint64_t idle_elsewhere_cpu_ns;
