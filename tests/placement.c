@@ -14,12 +14,17 @@
  * either way no wakeup carries the CPUs it waits with, and only the
  * recorders' own affinity records can tell.  (Moving itself off a CPU, it
  * blocks until the kernel's stopper has moved it, and that wakeup tells.)
- * usage: placement EXPECT_FILE [ROUNDS [SPIN_US [pinned|running|pinned-running]]]
- * EXPECT_FILE gets pid, main, victim, fifo, rounds, spin_us, pinned and
- * running; EXPECT_FILE.affinity each change of the victim's allowed CPUs,
- * a line "BEFORE AFTER MASK": the CLOCK_MONOTONIC ns just before and after
- * the call, and the CPUs (a bit each) it allowed from then on.
- * Exits 4 when it cannot run (one CPU, or SCHED_FIFO refused).
+ * HOME and BUSY (0 and 1 by default) stand for CPUs 0 and 1: on a machine
+ * of more than 64 CPUs, 64 and 65 put every mask above CPU 63.
+ * usage: placement EXPECT_FILE [ROUNDS [SPIN_US [free|pinned|running|pinned-running
+ *        [HOME BUSY]]]]
+ * EXPECT_FILE gets pid, main, victim, fifo, rounds, spin_us, pinned,
+ * running, home and busy; EXPECT_FILE.affinity each change of the victim's
+ * allowed CPUs, a line "BEFORE AFTER CPUS": the CLOCK_MONOTONIC ns just
+ * before and after the call, and the CPUs it allowed from then on, as a
+ * list ("1" or "0,1").
+ * Exits 4 when it cannot run (one CPU, no CPU HOME or BUSY, or SCHED_FIFO
+ * refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,11 +41,13 @@
 static int fifo_pipe[2], done_pipe[2], ready_pipe[2];
 static long spin_us;
 static int pinned, running;
+static int home, busy = 1;	/* CPU 0's part, CPU 1's */
 
 /* The victim's changes of its allowed CPUs, written out at the end. */
 #define CHANGES_MAX	4096
 static struct change {
-	uint64_t before, after, mask;
+	uint64_t before, after;
+	int first, last;	/* HOME or BUSY, and the same or the other */
 } changes[CHANGES_MAX];
 static int nchanges;
 static int asked, ready, stop;	/* rounds the main thread asked for, the victim is ready for */
@@ -54,13 +61,14 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Allows the calling thread CPUs @first and @last (the same CPU for one). */
 static int allow(int first, int last)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	for (int cpu = first; cpu <= last; cpu++)
-		CPU_SET(cpu, &set);
+	CPU_SET(first, &set);
+	CPU_SET(last, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
@@ -74,8 +82,7 @@ static int victim_allow(int first, int last)
 
 	if (!ret && nchanges < CHANGES_MAX)
 		changes[nchanges++] = (struct change){
-			.before = before, .after = now_ns(),
-			.mask = ((1ULL << (last + 1)) - 1) & ~((1ULL << first) - 1),
+			.before = before, .after = now_ns(), .first = first, .last = last,
 		};
 	return ret;
 }
@@ -102,8 +109,8 @@ static void *fifo(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "kt_fifo");
 	fifo_tid = syscall(SYS_gettid);
-	if (allow(1, 1))
-		die("pin kt_fifo to CPU 1");
+	if (allow(busy, busy))
+		die("pin kt_fifo to CPU BUSY");
 	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "placement: SCHED_FIFO refused: %s\n", strerror(errno));
 		exit(4);
@@ -119,7 +126,7 @@ static void *fifo(void *arg)
 	return NULL;
 }
 
-/* Spins; when asked, moves to CPU 1 and says it is ready there. */
+/* Spins; when asked, moves to CPU 1 (BUSY) and says it is ready there. */
 static void *victim(void *arg)
 {
 	(void)arg;
@@ -136,14 +143,15 @@ static void *victim(void *arg)
 		 * and, changed while it ran, at its next switch-out or move:
 		 * unless "running", a short sleep gives them to a wakeup.
 		 */
-		if (victim_allow(1, 1) || ((!pinned || running) && victim_allow(0, 1)))
+		if (victim_allow(busy, busy) ||
+		    ((!pinned || running) && victim_allow(home, busy)))
 			die("set kt_victim's allowed CPUs");
 		if (!running || pinned)
 			sleep_us(100);
-		if (sched_getcpu() != 1)
+		if (sched_getcpu() != busy)
 			continue;
-		if (running && pinned && victim_allow(1, 1))
-			die("pin kt_victim to CPU 1");
+		if (running && pinned && victim_allow(busy, busy))
+			die("pin kt_victim to CPU BUSY");
 		__atomic_store_n(&ready, want, __ATOMIC_RELEASE);
 		if (write(ready_pipe[1], "r", 1) != 1)
 			die("write ready pipe");
@@ -160,9 +168,13 @@ static int write_changes(const char *expect)
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
-	for (int i = 0; i < nchanges; i++)
-		fprintf(f, "%llu %llu %llu\n", (unsigned long long)changes[i].before,
-			(unsigned long long)changes[i].after, (unsigned long long)changes[i].mask);
+	for (int i = 0; i < nchanges; i++) {
+		fprintf(f, "%llu %llu %d", (unsigned long long)changes[i].before,
+			(unsigned long long)changes[i].after, changes[i].first);
+		if (changes[i].last != changes[i].first)
+			fprintf(f, ",%d", changes[i].last);
+		fputc('\n', f);
+	}
 	if (fclose(f))
 		die(path);
 	if (nchanges == CHANGES_MAX) {
@@ -179,19 +191,30 @@ int main(int argc, char **argv)
 	FILE *f;
 	char c;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: placement EXPECT_FILE [ROUNDS [SPIN_US [pinned]]]\n");
+	if (argc < 2 || argc == 6) {
+		fprintf(stderr, "usage: placement EXPECT_FILE [ROUNDS [SPIN_US "
+			"[free|pinned|running|pinned-running [HOME BUSY]]]]\n");
 		return 2;
 	}
 	spin_us = argc > 3 ? atol(argv[3]) : 20000;
 	pinned = argc > 4 && !strncmp(argv[4], "pinned", 6);
 	running = argc > 4 && strstr(argv[4], "running");
+	if (argc > 6) {
+		home = atoi(argv[5]);
+		busy = atoi(argv[6]);
+	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "placement: needs two CPUs\n");
 		return 4;
 	}
-	if (allow(0, 0))
-		die("pin the main thread to CPU 0");
+	if (home == busy || home < 0 || busy < 0 || home >= CPU_SETSIZE || busy >= CPU_SETSIZE ||
+	    sysconf(_SC_NPROCESSORS_ONLN) <= (home > busy ? home : busy)) {
+		fprintf(stderr, "placement: no CPUs %d and %d here (%ld online)\n", home, busy,
+			sysconf(_SC_NPROCESSORS_ONLN));
+		return 4;
+	}
+	if (allow(home, home))
+		die("pin the main thread to CPU HOME");
 	if (pipe(fifo_pipe) || pipe(done_pipe) || pipe(ready_pipe))
 		die("pipe");
 	if (pthread_create(&ft, NULL, fifo, NULL) || pthread_create(&vt, NULL, victim, NULL))
@@ -203,8 +226,8 @@ int main(int argc, char **argv)
 	if (!f)
 		die(argv[1]);
 	fprintf(f, "pid=%d\nmain=%d\nvictim=%d\nfifo=%d\nrounds=%ld\nspin_us=%ld\npinned=%d\n"
-		"running=%d\n", getpid(), getpid(), victim_tid, fifo_tid, rounds, spin_us, pinned,
-		running);
+		"running=%d\nhome=%d\nbusy=%d\n", getpid(), getpid(), victim_tid, fifo_tid, rounds,
+		spin_us, pinned, running, home, busy);
 	if (fclose(f))
 		die(argv[1]);
 	for (int r = 1; r <= rounds; r++) {
