@@ -386,6 +386,15 @@ static __always_inline void affinity_said(__u32 pid, int restricted, __u64 cpus)
  */
 enum { WIDE_IRQS_OFF, WIDE_TASK, WIDE_SOFTIRQ, WIDE_AREAS };
 
+/*
+ * Only bench/bench-sched.sh's build of the recorder sets this: its
+ * switches and moves skip note_affinity(), so that the check's cost can be
+ * measured against this build's.
+ */
+#ifndef KTRACE_BENCH_NO_AFFINITY
+#define KTRACE_BENCH_NO_AFFINITY	0
+#endif
+
 struct ktrace_bpf_wide {
 	__u64 mask[KTRACE_FXT_CPUS_MAX_WORDS];	/* the first mask_words() */
 	__u64 rec[KTRACE_BPF_WIDE_MAX_WORDS];
@@ -439,13 +448,13 @@ static __always_inline __u64 wide_fold(struct ktrace_bpf_wide *x)
 	return x->restricted ? ktrace_affinity_fold(x->mask, mask_words()) : 0;
 }
 
-/* The wakeup of area @area's task: its slot follows; 1 if written. */
+/* The wakeup of area @area's task, one that may not run on every CPU: its slot follows. */
 __noinline int emit_wakeup_wide(__u32 area, __u32 cpu, __u64 ts, int alone)
 {
 	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
 	__u32 words;
 
-	if (!x)
+	if (!x || !x->restricted)
 		return 0;
 	words = ktrace_fxt_put_wakeup_wide(x->rec, cpu, ts, x->pid, x->prio, x->waker,
 					   x->irq_ctx, x->mask, mask_words());
@@ -478,13 +487,16 @@ __noinline int note_affinity_wide(__u32 area, __u64 ts)
 	return 1;
 }
 
-/* The thread record of area @area's task, named by its name; its slot follows. */
+/*
+ * The thread record of area @area's task, one that may not run on every
+ * CPU, named by its name: its slot follows.
+ */
 __noinline int emit_thread_wide(__u32 area, __u64 ts)
 {
 	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
 	__u32 cpu = bpf_get_smp_processor_id(), words, len;
 
-	if (!x)
+	if (!x || !x->restricted)
 		return 0;
 	len = comm_len(x->name);
 	words = ktrace_fxt_put_kobj_thread_wide(x->rec, x->pid, x->tgid, x->name, len, x->mask,
@@ -508,6 +520,8 @@ static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
 	__u32 pid = p->pid, key = pid & (KTRACE_AFFINITY_SLOTS - 1);
 	__u64 cpus, v, *slot;
 
+	if (KTRACE_BENCH_NO_AFFINITY)
+		return;
 	if (wide_masks()) {
 		if (pid && wide_area(WIDE_IRQS_OFF, p))
 			note_affinity_wide(WIDE_IRQS_OFF, ts);
@@ -556,13 +570,12 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	if (wide_masks() && cpus_restricted(p)) {
-		x = wide_area(area, p);
-		if (x) {
-			__builtin_memcpy(x->name, name, sizeof(name));
-			x->cgroup_id = cgroup_id;
-			emit_thread_wide(area, ts);
-		}
+	/* A mask above CPU 63 out of line; a task freed meanwhile as any other. */
+	x = wide_masks() && cpus_restricted(p) ? wide_area(area, p) : NULL;
+	if (x && x->restricted) {
+		__builtin_memcpy(x->name, name, sizeof(name));
+		x->cgroup_id = cgroup_id;
+		emit_thread_wide(area, ts);
 	} else if (emit(&rec, ktrace_fxt_put_kobj_thread(rec_clear(&rec), pid, tgid, name, len,
 							 cpus, cgroup_id), ts)) {
 		affinity_said(pid, cpus != 0, cpus);
@@ -1073,19 +1086,20 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
 	bool alone = irqs_off || p != waker;
-	struct ktrace_bpf_wide *x;
-	__u32 area;
+	struct ktrace_bpf_wide *x = NULL;
+	__u32 area = WIDE_IRQS_OFF;
 
+	/* A mask above CPU 63 out of line; a task freed meanwhile as any other. */
 	if (wide_masks() && cpus_restricted(p)) {
 		area = alone || irq_ctx == KTRACE_CTX_HARDIRQ ? WIDE_IRQS_OFF :
 		       irq_ctx == KTRACE_CTX_SOFTIRQ ? WIDE_SOFTIRQ : WIDE_TASK;
 		x = wide_area(area, p);
-		if (x) {
-			x->prio = p->prio;
-			x->waker = waker->pid;
-			x->irq_ctx = irq_ctx;
-			emit_wakeup_wide(area, cpu, ts, alone);
-		}
+	}
+	if (x && x->restricted) {
+		x->prio = p->prio;
+		x->waker = waker->pid;
+		x->irq_ctx = irq_ctx;
+		emit_wakeup_wide(area, cpu, ts, alone);
 	} else if (emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio,
 								waker->pid, irq_ctx, cpus),
 			   ts, alone)) {

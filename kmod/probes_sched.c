@@ -134,14 +134,20 @@ static const u64 *restricted_mask(const struct task_struct *p)
 	return (const u64 *)cpumask_bits(p->cpus_ptr);
 }
 
-/* @p's affinity slot for the mask the trace gives it now (ktrace_affinity_slot()). */
-static u64 affinity_slot_of(const struct task_struct *p)
+/*
+ * @p's affinity slot word (ktrace_affinity_slot()) for @cpus, its
+ * restricted_cpus(), or on a machine of more than 64 CPUs for its mask
+ * now.  Taken before the record that gives the mask is written: should
+ * the mask change in between, the slot holds the older one, and the next
+ * switch-out writes the newer one again (a record too many, never one too
+ * few).
+ */
+static u64 affinity_slot_of(const struct task_struct *p, u64 cpus)
 {
 	const u64 *mask;
 
 	if (!wide_masks())
-		return ktrace_affinity_slot(p->pid, p->nr_cpus_allowed < nr_cpu_ids,
-					    restricted_cpus(p));
+		return ktrace_affinity_slot(p->pid, cpus != 0, cpus);
 	mask = restricted_mask(p);
 	return ktrace_affinity_slot(p->pid, !!mask, mask ? ktrace_affinity_fold(mask,
 										 mask_words()) : 0);
@@ -149,17 +155,16 @@ static u64 affinity_slot_of(const struct task_struct *p)
 
 /*
  * A record now in the trace gives @p's allowed CPUs (a wakeup, a thread
- * record): the slot follows it, so that a later change is told against
- * what the trace last said.
+ * record), those of slot word @v: the slot follows it, so that a later
+ * change is told against what the trace last said.
  */
-static void affinity_said(struct ktrace_cpu_buf *b, const struct task_struct *p)
+static void affinity_said(struct ktrace_cpu_buf *b, const struct task_struct *p, u64 v)
 {
-	u64 *slot, v;
+	u64 *slot;
 
 	if (!p->pid)
 		return;
 	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
-	v = affinity_slot_of(p);
 	if (READ_ONCE(*slot) != v)
 		WRITE_ONCE(*slot, v);
 }
@@ -189,12 +194,12 @@ static noinline_for_stack bool write_affinity_wide(struct ktrace_cpu_buf *b,
  */
 static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 ts)
 {
-	u64 v, *slot, *rec, pos;
+	u64 cpus = wide_masks() ? 0 : restricted_cpus(p), v, *slot, *rec, pos;
 	u32 bytes = KTRACE_FXT_AFFINITY_WORDS * 8;
 
 	if (!p->pid)
 		return;
-	v = affinity_slot_of(p);
+	v = affinity_slot_of(p, cpus);
 	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
 	if (likely(READ_ONCE(*slot) == v))
 		return;
@@ -207,7 +212,7 @@ static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 t
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_affinity(rec, ts, p->tgid, p->pid, restricted_cpus(p));
+	ktrace_fxt_put_affinity(rec, ts, p->tgid, p->pid, cpus);
 	ktrace_buf_commit(b, pos, bytes);
 	WRITE_ONCE(*slot, v);
 }
@@ -296,16 +301,17 @@ static void probe_wakeup(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
 	u32 ctx = irq_context(), bytes;
-	u64 pos, *rec, ts, cpus;
+	u64 pos, *rec, ts, cpus, v;
 
 	if (!b)
 		return;
 	ts = ktrace_now();
+	cpus = wide_masks() ? 0 : restricted_cpus(p);
+	v = affinity_slot_of(p, cpus);
 	if (wide_masks() && p->nr_cpus_allowed < nr_cpu_ids) {
 		if (!write_wakeup_wide(b, p, ctx, ts))
 			return;
 	} else {
-		cpus = wide_masks() ? 0 : restricted_cpus(p);
 		bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
 		rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 		if (!rec)
@@ -314,7 +320,7 @@ static void probe_wakeup(void *data, struct task_struct *p)
 				      ctx, cpus);
 		ktrace_buf_commit(b, pos, bytes);
 	}
-	affinity_said(b, p);
+	affinity_said(b, p, v);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
@@ -413,7 +419,8 @@ static u64 task_cgroup_id(struct task_struct *p)
 /* Thread (and, for a group leader, process) name records for @p. */
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
-	u64 rec[KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS], ts = ktrace_now(), cgroup_id;
+	u64 rec[KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS], ts = ktrace_now(), cgroup_id, v;
+	u64 cpus = wide_masks() ? 0 : restricted_cpus(p);
 	const u64 *mask = wide_masks() ? restricted_mask(p) : NULL;
 	char name[TASK_COMM_LEN];
 	u32 len, words;
@@ -423,14 +430,15 @@ static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const c
 	name[sizeof(name) - 1] = 0;
 	len = strnlen(name, KTRACE_FXT_COMM_LEN);
 	cgroup_id = task_cgroup_id(p);
+	v = affinity_slot_of(p, cpus);
 	if (mask)
 		words = ktrace_fxt_put_kobj_thread_wide(rec, p->pid, p->tgid, name, len, mask,
 							mask_words(), cgroup_id);
 	else
-		words = ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
-						   restricted_cpus(p), cgroup_id);
+		words = ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len, cpus,
+						   cgroup_id);
 	if (ktrace_buf_write(b, rec, words, ts))
-		affinity_said(b, p);
+		affinity_said(b, p, v);
 	if (p->pid == p->tgid)
 		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len,
 								     cgroup_id), ts);
