@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cpu_mask.h"
-#include "fxt_reader.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "lib/utils.h"
+#include "trace/cpu_mask.h"
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_mask.h"
-#include "fxt_reader.h"
-#include "utils.h"
+#include "trace/cpu_mask.h"
+#include "fxt/fxt_reader.h"
+#include "lib/utils.h"
 
 /* The word index of an argument named "cpus<k>" (1..63), 0 if it is not one. */
 static uint32_t word_index(const struct fxt_str *name)
@@ -36,9 +36,10 @@ static uint64_t mask_hash(const uint64_t *w, uint32_t nwords, uint32_t cut)
 
 const struct cpu_mask *cpu_masks_of(struct cpu_masks *t, const struct fxt_record *rec)
 {
-	uint64_t w[KTRACE_FXT_CPUS_MAX_WORDS] = { 0 }, h;
-	uint32_t nwords = 0, cut = UINT32_MAX, k, idx;
-	bool restricted = false;
+	uint64_t w[KTRACE_FXT_CPUS_MAX_WORDS], h;
+	uint32_t nwords = 0, cut = UINT32_MAX, k, idx, nword = 0;
+	const struct fxt_arg *word[KTRACE_FXT_MAX_ARGS];
+	uint32_t index[KTRACE_FXT_MAX_ARGS];
 	struct cpu_mask *m, **slot;
 
 	for (unsigned int i = 0; i < rec->nargs; i++) {
@@ -51,21 +52,24 @@ const struct cpu_mask *cpu_masks_of(struct cpu_masks *t, const struct fxt_record
 		else if (a->type == KTRACE_FXT_ARG_UINT32 &&
 			 fxt_str_eq(a->name, KTRACE_FXT_CPUS_CUT)) {
 			cut = (uint32_t)a->u;
-			restricted = true;
 			continue;
 		} else {
 			continue;
 		}
-		w[k] = a->u;
-		if (a->u) {
-			restricted = true;
-			if (k + 1 > nwords)
-				nwords = k + 1;
-		}
+		if (a->u && k + 1 > nwords)
+			nwords = k + 1;
+		word[nword] = a;
+		index[nword++] = k;
 	}
-	/* No CPU at all is no mask a kernel gives: "cpus" 0 alone says every CPU. */
-	if (!restricted || cut == 0)
+	/*
+	 * No CPU at all is no mask a kernel gives: "cpus" 0 alone (or none)
+	 * says every CPU, and so does a cut from CPU 0.
+	 */
+	if ((!nwords && cut == UINT32_MAX) || cut == 0)
 		return NULL;
+	memset(w, 0, nwords * sizeof(*w));
+	for (uint32_t i = 0; i < nword; i++)
+		w[index[i]] = word[i]->u;	/* the last of a word given twice */
 	h = mask_hash(w, nwords, cut);
 	/* Open addressing over hashes: a different mask with the same hash takes the next. */
 	for (;; h++) {

@@ -6,13 +6,13 @@
  * distinct mask is stored once and never moves, so a thread, a wait or a
  * piece of one holds a pointer to it; NULL stands for every CPU.
  */
-#ifndef KTRACE_CPU_MASK_H
-#define KTRACE_CPU_MASK_H
+#ifndef KTRACE_TRACE_CPU_MASK_H
+#define KTRACE_TRACE_CPU_MASK_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "u64map.h"
+#include "lib/u64map.h"
 
 struct fxt_record;
 struct obuf;
