@@ -171,12 +171,6 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 
 /* ---- the index ------------------------------------------------------------ */
 
-static void json_str(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
 /* One line of spikes.jsonl, appended with one write: a reader sees it whole or not. */
 static int index_append(struct watch_state *ws, const struct trigger_report *t,
 			const char *comm, const char *name, const char *status,
@@ -193,20 +187,20 @@ static int index_append(struct watch_state *ws, const struct trigger_report *t,
 	clock_gettime(CLOCK_REALTIME, &now);
 	obuf_printf(&o, "{\"time\":%lld.%03ld,\"ts\":%llu,\"tid\":%u", (long long)now.tv_sec,
 		    now.tv_nsec / 1000000, (unsigned long long)t->ts, t->tid);
-	json_str(&o, "comm", comm);
+	obuf_json_kv_str(&o, "comm", comm);
 	obuf_printf(&o, ",\"latency\":%llu,\"cpu\":%u", (unsigned long long)t->latency, t->cpu);
-	json_str(&o, "status", status);
+	obuf_json_kv_str(&o, "status", status);
 	if (name) {
 		snprintf(file, sizeof(file), "%s.fxt", name);
-		json_str(&o, "fxt", file);
+		obuf_json_kv_str(&o, "fxt", file);
 		snprintf(file, sizeof(file), "%s.txt", name);
-		json_str(&o, "txt", file);
+		obuf_json_kv_str(&o, "txt", file);
 	}
 	obuf_printf(&o, ",\"gap_before_ns\":%llu", (unsigned long long)gap_ns);
 	if (main_cause)
-		json_str(&o, "main_cause", main_cause);
+		obuf_json_kv_str(&o, "main_cause", main_cause);
 	if (verdict)
-		json_str(&o, "verdict", verdict);
+		obuf_json_kv_str(&o, "verdict", verdict);
 	if (wait_json && wait_json->len) {
 		obuf_lit(&o, ",\"wait\":");
 		obuf_put(&o, wait_json->buf, wait_json->len);

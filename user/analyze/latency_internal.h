@@ -60,7 +60,6 @@ struct lat_thread {
 	/* The running totals of its wait's queues: @snap at the current one's start. */
 	uint64_t snap[CUMS], acc[CUMS];
 	int32_t snap_cpu;		/* -1: the wait needs the walk over CPU histories */
-	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
 	/* Its sleeper timer: fired while it slept, then woke it (timer_latency.c). */
 	uint8_t timer;			/* enum lat_timer_state */
 	uint32_t timer_cpu;

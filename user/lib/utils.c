@@ -276,6 +276,20 @@ void obuf_json_str(struct obuf *o, const char *str, size_t n)
 	o->buf[o->len++] = '"';
 }
 
+void obuf_json_kv_str(struct obuf *o, const char *key, const char *s)
+{
+	obuf_printf(o, ",\"%s\":", key);
+	obuf_json_str(o, s, strlen(s));
+}
+
+void obuf_json_str_or_null(struct obuf *o, const char *s)
+{
+	if (s)
+		obuf_json_str(o, s, strlen(s));
+	else
+		obuf_lit(o, "null");
+}
+
 void obuf_printf(struct obuf *o, const char *fmt, ...)
 {
 	va_list ap;

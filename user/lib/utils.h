@@ -62,6 +62,10 @@ void obuf_double(struct obuf *o, double v);
 void obuf_us(struct obuf *o, uint64_t ns);
 /* A JSON string literal with quotes; invalid UTF-8 bytes become U+FFFD. */
 void obuf_json_str(struct obuf *o, const char *s, size_t n);
+/* A JSON member after another: ,"key":"value" (the key is written as it is). */
+void obuf_json_kv_str(struct obuf *o, const char *key, const char *s);
+/* A JSON string literal, or null for NULL. */
+void obuf_json_str_or_null(struct obuf *o, const char *s);
 void obuf_printf(struct obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
