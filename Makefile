@@ -130,7 +130,7 @@ TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE)
 		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(SPIKE_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
-	install-cli uninstall-cli install-dkms-src man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
+	install-cli uninstall-cli install-dkms-src man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak vm-watch-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -402,6 +402,10 @@ bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong
 # The soak alone: SOAK_SECONDS per mode (default 600).
 bench-soak: $(KTRACE) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
 	@bench/bench-soak.sh $(O)
+
+# ktrace watch for ten minutes in a VM, each backend (KTRACE_SOAK_SECS, KTRACE_SOAK_BACKENDS).
+vm-watch-soak: $(VM_PROGS) $(KMOD) $(KMOD_TEST) $(call VM_ARCH_PROGS,$(KREL))
+	@KREL=$(KREL) tests/suites/watch-soak.sh $(O)
 
 # The CLI, and ktrace.ko for the selected kernel through its own
 # modules_install, then depmod, so that `modprobe ktrace` finds it.

@@ -41,6 +41,15 @@ const volatile __u32 trigger_pid = 0;
 const volatile char trigger_comm[16] = {};
 /* Only real-time (and deadline) threads' waits fire it: prio below 100. */
 const volatile bool trigger_rt = false;
+/*
+ * Only threads in this cgroup or below it (KTRACE_TRIGGER_CGROUP_DEPTH
+ * levels at most): its kernfs id, in cgroup v2, or with trigger_cgroup_v1
+ * in the hierarchy of v1's cpu controller; 0: any.
+ */
+const volatile __u64 trigger_cgroup = 0;
+const volatile bool trigger_cgroup_v1 = false;
+/* A preemption's wait (switched out running, to its switch-in) fires it too. */
+const volatile bool trigger_preempted = false;
 
 struct ktrace_bpf_trigger trigger = {};
 
@@ -584,7 +593,33 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
 
-/* Whether the latency trigger watches @p (its --pid and --comm). */
+/* Whether @p is in trigger_cgroup or below it (see there). */
+static __always_inline bool task_in_trigger_cgroup(struct task_struct *p)
+{
+	struct cgroup *cgrp;
+
+	if (trigger_cgroup_v1) {
+		if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, cpu_cgrp_id))
+			return false;
+		cgrp = p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id,
+							      cpu_cgrp_id)]->cgroup;
+	} else {
+		cgrp = p->cgroups->dfl_cgrp;
+	}
+	for (int level = 0; level <= KTRACE_TRIGGER_CGROUP_DEPTH && cgrp; level++) {
+		struct cgroup_subsys_state *parent;
+
+		if (cgrp->kn->id == trigger_cgroup)
+			return true;
+		parent = cgrp->self.parent;
+		if (!parent)
+			break;
+		cgrp = parent->cgroup;
+	}
+	return false;
+}
+
+/* Whether the latency trigger watches @p (its --pid, --rt, --comm and --cgroup). */
 static __always_inline bool trigger_watches(struct task_struct *p)
 {
 	if (trigger_pid && p->pid != trigger_pid && p->tgid != trigger_pid)
@@ -598,7 +633,7 @@ static __always_inline bool trigger_watches(struct task_struct *p)
 		if (!trigger_comm[i])
 			break;
 	}
-	return true;
+	return !trigger_cgroup || task_in_trigger_cgroup(p);
 }
 
 static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
@@ -614,13 +649,14 @@ static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
 }
 
 /*
- * @prev is preempted: a wakeup noted for it came as it was about to sleep
- * and set it running again (sched_waking fires only for a task that is not
- * running), so it starts no wait, as ktrace latency counts them: the next
- * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
- * raced its switch-out, and its wait starts there.)
+ * @prev is preempted at @ts: a wakeup noted for it came as it was about to
+ * sleep and set it running again (sched_waking fires only for a task that
+ * is not running), so it starts no wait, as ktrace latency counts them: the
+ * next switch-in ends a preemption, which with trigger_preempted is a wait
+ * of its own, from now.  (Switched out asleep instead, the wakeup raced its
+ * switch-out, and its wait starts there.)
  */
-static __always_inline void trigger_forget(struct task_struct *prev)
+static __always_inline void trigger_preempt(struct task_struct *prev, __u64 ts)
 {
 	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
 	__u64 *slot, v;
@@ -628,6 +664,10 @@ static __always_inline void trigger_forget(struct task_struct *prev)
 	slot = bpf_map_lookup_elem(&wake_slots, &key);
 	if (!pid || !slot)
 		return;
+	if (trigger_preempted && trigger_watches(prev)) {
+		*(volatile __u64 *)slot = ktrace_wake_slot(pid, ts);
+		return;
+	}
 	v = *(volatile __u64 *)slot;
 	if (v >> KTRACE_WAKE_TS_BITS == pid)
 		__sync_val_compare_and_swap(slot, v, 0);
@@ -650,7 +690,7 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	v = *(volatile __u64 *)slot;
 	if (v >> KTRACE_WAKE_TS_BITS != pid)
 		return;
-	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	/* One wait per wakeup or preemption: a later switch-in is not one. */
 	if (__sync_val_compare_and_swap(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, pid, ts);
@@ -819,7 +859,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		emit_names(prev, prev->comm, ts, WIDE_IRQS_OFF);
 	if (trigger_ns) {
 		if (state == KTRACE_LINUX_RUNNING)
-			trigger_forget(prev);
+			trigger_preempt(prev, ts);
 		trigger_check(next, ts, cpu);
 	}
 	return 0;

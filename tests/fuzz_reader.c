@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "analyze/critical_path.h"
-#include "fxt/fxt_reader.h"
-#include "trace/json_writer.h"
 #include "analyze/latency.h"
 #include "analyze/latency_run.h"
 #include "analyze/timeline_check.h"
+#include "fxt/fxt_reader.h"
+#include "trace/json_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,8 +29,6 @@ static void analyse(const void *data, size_t size)
 	struct obuf out;
 	uint32_t n;
 
-	if (!a)
-		return;
 	cp = cp_new(a, &co);
 	lat_run_mem(&(struct lat_run){ a, cp }, data, size);
 	if (obuf_init(&out, -1, 4096) == 0) {

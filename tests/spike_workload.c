@@ -48,11 +48,12 @@ static void *hog(void *arg)
 	char c;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "kt_hog");
 	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
 		exit(4);
 	}
+	/* Named once real-time on its CPU: no wait of its start, a fair thread's, is under it. */
+	prctl(PR_SET_NAME, "kt_hog");
 	__atomic_store_n(&hog_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (read(hog_pipe[0], &c, 1) == 1 && c != 'q') {
 		uint64_t base;
@@ -75,11 +76,12 @@ static void *victim(void *arg)
 	char c;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "kt_victim");
 	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
 		exit(4);
 	}
+	/* Named once real-time on its CPU: no wait of its start, a fair thread's, is under it. */
+	prctl(PR_SET_NAME, "kt_victim");
 	__atomic_store_n(&victim_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (read(victim_pipe[0], &c, 1) == 1 && c != 'q')
 		if (write(done_pipe[1], "d", 1) != 1)
@@ -138,9 +140,12 @@ int main(int argc, char **argv)
 			wl_sleep_us(1000);
 	}
 	nanosleep(&gap, NULL);
-	if (write(hog_pipe[1], "q", 1) != 1 || write(victim_pipe[1], "q", 1) != 1)
+	/* The hog gone first: the victim's last wakeup waits behind no exit. */
+	if (write(hog_pipe[1], "q", 1) != 1)
 		die("quit");
 	pthread_join(ht, NULL);
+	if (write(victim_pipe[1], "q", 1) != 1)
+		die("quit");
 	pthread_join(vt, NULL);
 	return 0;
 }

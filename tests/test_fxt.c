@@ -14,9 +14,9 @@
 
 #include "fxt/fxt_compact.h"
 #include "fxt/fxt_reader.h"
-#include "lib/tap.h"
 #include "fxt/fxt_writer.h"
 #include "fxt/irq_names.h"
+#include "lib/tap.h"
 
 
 #define CHECK(cond) do { if (!(cond)) { printf("#   failed: %s (line %d)\n", #cond, __LINE__); \

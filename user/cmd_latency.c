@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "analyze/annotate.h"
-#include "cli/cli.h"
-#include "commands.h"
 #include "analyze/critical_path.h"
-#include "fxt/fxt_reader.h"
 #include "analyze/latency.h"
 #include "analyze/latency_run.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "fxt/fxt_reader.h"
 #include "lib/utils.h"
 
 enum {
@@ -364,9 +364,9 @@ int cmd_latency(int argc, char **argv)
 		la.lo.top = 0;	/* the latency report's own list is not printed */
 	}
 	a = lat_new(&la.lo);
-	if (a && la.critical)
+	if (la.critical)
 		cp = cp_new(a, &la.co);
-	if (!a || (la.critical && !cp) || obuf_init(&out, 1, 1 << 16)) {
+	if (obuf_init(&out, 1, 1 << 16)) {
 		pr_err("out of memory");
 		cp_free(cp);
 		lat_free(a);

@@ -13,9 +13,9 @@
 
 #include "cli/cli.h"
 #include "commands.h"
+#include "lib/utils.h"
 #include "record/record.h"
 #include "record/session.h"
-#include "lib/utils.h"
 
 /* Starts COMMAND stopped on a pipe; writing to *go lets it exec. */
 static pid_t spawn(char **argv, int *go)

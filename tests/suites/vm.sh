@@ -550,4 +550,8 @@ bad=$(grep -E "$DMESG_BAD" "$R/dmesg.txt")
 ok $? "dmesg has no warning, BUG, oops, lockdep or atomic-context report"
 [ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
 
+# ktrace watch's known spikes of other causes and the module unloaded under
+# it, in a boot of their own (tests/suites/watch-vm.sh).
+tap_include < <(KREL=$krel tests/suites/watch-vm.sh "$build")
+
 finish

@@ -54,20 +54,14 @@ static uint64_t wait_key(const void *w)
 
 struct lat_analysis *lat_new(const struct lat_opts *o)
 {
-	struct lat_analysis *a = calloc(1, sizeof(*a));
+	struct lat_analysis *a = xcalloc(1, sizeof(*a), "latency");
 
-	if (!a)
-		return NULL;
 	a->o = *o;
 	if (!a->o.unit_ns)
 		a->o.unit_ns = 1000;
 	if (!a->o.idle_threshold_ns)
 		a->o.idle_threshold_ns = 1000000;
-	a->top = calloc(a->o.top ? a->o.top : 1, sizeof(*a->top));
-	if (!a->top) {
-		free(a);
-		return NULL;
-	}
+	a->top = xcalloc(a->o.top ? a->o.top : 1, sizeof(*a->top), "latency: the worst waits");
 	a->worst = (struct topn){ .items = a->top, .max = a->o.top, .size = sizeof(*a->top),
 				  .key = wait_key };
 	a->first_ts = UINT64_MAX;

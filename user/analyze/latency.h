@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "fxt/fxt_reader.h"
-#include "trace/sched.h"
 #include "lib/utils.h"
 #include "trace/cpu_mask.h"
+#include "trace/sched.h"
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
 
@@ -41,17 +41,24 @@ struct lat_dist {
 
 /*
  * What a wait's time went to, partitioned: the categories sum to the wait
- * to the nanosecond (see causes.c for how each is decided).
+ * to the nanosecond.  One row per cause: its name in the reports and the
+ * JSON, and what it means; how each is decided is in causes.c.  The
+ * reports, the JSON, the critical path and the -o slices list every row.
  */
+#define LAT_CAUSE_TABLE(X)									\
+	X(HIGHER_PRIORITY, "higher_priority")	/* the queue's CPU ran a higher class or RT priority */	\
+	X(NOT_PREEMPTED, "not_preempted")	/* an RT waiter's CPU kept a lower class or RT priority */	\
+	X(SAME_CLASS, "same_class")		/* it ran another thread of the same class */		\
+	X(INTERRUPTS, "interrupts")		/* hardirq or softirq time, when recorded */		\
+	X(THROTTLED, "throttled")		/* CFS bandwidth throttling */				\
+	X(TIMER_LATE, "timer_late")		/* a timer wait before its wakeup: not runnable yet */	\
+	X(CPU_IDLE, "cpu_idle")			/* the queue's CPU was idle */				\
+	X(UNKNOWN, "unknown")			/* lost, untraced, or before the CPU's history */
+
 enum lat_cause {
-	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
-	LAT_CAUSE_NOT_PREEMPTED,	/* an RT waiter's CPU kept a lower class or RT priority */
-	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
-	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
-	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
-	LAT_CAUSE_TIMER_LATE,		/* a timer wait before its wakeup: not runnable yet */
-	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
-	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
+#define LAT_CAUSE_ENUM(id, name) LAT_CAUSE_##id,
+	LAT_CAUSE_TABLE(LAT_CAUSE_ENUM)
+#undef LAT_CAUSE_ENUM
 	LAT_CAUSES
 };
 

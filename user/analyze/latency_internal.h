@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The latency analysis's state, shared by its measurement pass (latency.c)
- * and its reports (latency_report.c); latency.h is the interface.
+ * The latency analysis's state, shared by its parts; latency.h is the
+ * interface.  The parts, lowest first:
+ *   trace_index.c     pass 1: threads, processes, cgroups, interrupt names,
+ *                     losses, untraced stretches, and the lookups in them
+ *   throttling.c      the throttled spans and cgroup limits of pass 1
+ *   latency.c         pass 2: the wait model (a thread's state machine) and
+ *                     the CPUs' histories; each ended wait to its group
+ *   timer_latency.c   the wait model's timer waits
+ *   causes.c          a wait's time split into causes (LAT_CAUSE_TABLE)
+ *   latency_format.c  the phrases the reports share
+ *   latency_report.c  text, JSON, folded stacks, the verdict
+ *   latency_run.c     the two passes, with the critical path beside them
  */
 #ifndef KTRACE_LATENCY_INTERNAL_H
 #define KTRACE_LATENCY_INTERNAL_H
 
-#include "trace/kstack_names.h"
-#include "trace/sched.h"
 #include "analyze/latency.h"
 #include "lib/topn.h"
 #include "lib/u64map.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
 
 enum lat_state { ST_UNKNOWN, ST_RUNNING, ST_WOKEN, ST_PREEMPTED, ST_BLOCKED, ST_DEAD };
 enum lat_seg_kind { SEG_THREAD, SEG_IDLE, SEG_HARDIRQ, SEG_SOFTIRQ };

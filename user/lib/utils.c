@@ -85,6 +85,15 @@ void *xcalloc(size_t n, size_t size, const char *what)
 	return p;
 }
 
+char *xstrndup(const char *s, size_t n, const char *what)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		out_of_memory(what);
+	return p;
+}
+
 void obuf_free(struct obuf *o)
 {
 	free(o->buf);

@@ -15,10 +15,10 @@
 
 #include "fxt/fxt_compact.h"
 #include "fxt/irq_names.h"
+#include "lib/utils.h"
 #include "record/names.h"
 #include "record/record.h"
 #include "trace/timeline.h"
-#include "lib/utils.h"
 
 /*
  * "throttling" says that CFS bandwidth throttling is recorded and in which

@@ -985,6 +985,8 @@ static inline __u32 ktrace_fxt_put_wakeup_wide(__u64 *w, __u32 cpu, __u64 ts, __
  * share a slot lose a measurement, never mix theirs.
  */
 #define KTRACE_WAKE_SLOTS		65536U
+/* Levels below the trigger's cgroup (--cgroup) a thread may be and still be watched. */
+#define KTRACE_TRIGGER_CGROUP_DEPTH	32
 #define KTRACE_WAKE_TS_BITS		42
 #define KTRACE_WAKE_TS_MASK		((1ULL << KTRACE_WAKE_TS_BITS) - 1)
 #define KTRACE_WAKE_TS_SHIFT		10
