@@ -13,7 +13,8 @@
  * nothing else.
  * usage: spike_workload EXPECT_FILE [BURSTS [HOG_US [GAP_MS]]]
  * EXPECT_FILE gets pid, victim, hog, bursts, hog_us and gap_ms before the
- * first burst.  Exits 4 when it cannot run (one CPU, SCHED_FIFO refused).
+ * first burst.  Exits EXIT_CANNOT_RUN_HERE when it cannot run (one CPU,
+ * SCHED_FIFO refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,7 +51,7 @@ static void *hog(void *arg)
 	(void)arg;
 	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
 	/* Named once real-time on its CPU: no wait of its start, a fair thread's, is under it. */
 	prctl(PR_SET_NAME, "kt_hog");
@@ -78,7 +79,7 @@ static void *victim(void *arg)
 	(void)arg;
 	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
 	/* Named once real-time on its CPU: no wait of its start, a fair thread's, is under it. */
 	prctl(PR_SET_NAME, "kt_victim");
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
 	gap_ms = argc > 4 ? atol(argv[4]) : 1000;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "spike_workload: needs two CPUs\n");
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	if (wl_pin(0))
 		die("pin the main thread to CPU 0");

@@ -3,7 +3,7 @@
 # "10000 100000": 10 ms of every 100 ms), recorded by ktrace; for the host
 # (bash) and the test VM (busybox sh).  cgroup v2 with the cpu controller
 # enabled in the root's subtree_control; where the cpu controller is bound
-# to cgroup v1 (hybrid systems), v1's cpu.cfs_quota_us instead.  Exits 77
+# to cgroup v1 (hybrid systems), v1's cpu.cfs_quota_us instead.  Exits 4
 # with the reason on stdout where neither can be had; leaves no cgroup.
 # usage: throttle_workload.sh KTRACE BACKEND OUT.fxt PIDFILE [SECONDS]
 # With OUT a directory ending in /, not a file: `ktrace watch --cgroup` of
@@ -45,7 +45,7 @@ fi
 if [ -z "$cg" ]; then
 	[ -n "$root" ] && rmdir "$root/$name" 2>/dev/null
 	echo "the cpu controller cannot be enabled here (cgroup v2 root: ${root:-none}; no v1 cpu hierarchy)"
-	exit 77
+	exit 4	# EXIT_CANNOT_RUN_HERE (tests/lib/tap.sh, which the test VM does not have)
 fi
 procs=$cg/cgroup.procs
 [ -n "$v1" ] && procs=$cg/tasks

@@ -12,7 +12,6 @@ krel=${KREL:-$(scripts/pick-kernel.sh)}
 ktrace=$build/ktrace
 R=$build/vm/$krel/results
 source "$(dirname "$0")/../lib/tap.sh"
-skip_all() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 hstatus() { awk -v k="$1" '$1 == k {print $2}' "$H/status" 2>/dev/null; }
 # What the kernel says when something is wrong.
@@ -58,6 +57,20 @@ if [ "$krel" = "${KTRACE_VM_MANY_CPUS_KREL-$(scripts/pick-kernel.sh)}" ]; then
 	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.many"
 	mv "$build/vm/$krel.main" "$build/vm/$krel"
 fi
+# One kernel (KTRACE_VM_WIDE_KREL, by default the same) also boots with 72
+# CPUs, where allowed-CPU masks go above CPU 63 (tests/vm/wide-masks-in-vm.sh).
+W=$build/vm/$krel.wide/results
+wide=0
+if [ "$krel" = "${KTRACE_VM_WIDE_KREL-$(scripts/pick-kernel.sh)}" ]; then
+	wide=1 wstart=$(date +%s)
+	mv "$build/vm/$krel" "$build/vm/$krel.main"
+	KTRACE_VM_SMP=72 KTRACE_VM_MEM=3072 KTRACE_VM_SCRIPT=tests/vm/wide-masks-in-vm.sh \
+		scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.wide.log" 2>&1
+	wide_rc=$? wide_secs=$(($(date +%s) - wstart))
+	rm -rf "$build/vm/$krel.wide"
+	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.wide"
+	mv "$build/vm/$krel.main" "$build/vm/$krel"
+fi
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
 # Where the time went: the seconds at which each step began.
 echo "# steps (s): $(tr '\n' ' ' <"$build/vm/$krel/steps.log")"
@@ -90,7 +103,7 @@ okb() {	# okb BACKEND EXIT-STATUS DESCRIPTION
 
 for b in kmod bpf; do
 	[ "$(status ${b}_workload)" = 0 ]
-	okb $b $? "ktrace record --backend $b -- workload, in the VM"
+	okb $b $? "ktrace record --backend $b -- known_workload, in the VM"
 	sed 's/^/# /' "$R/${b}_workload.err" | grep -v 'wrote' | head -5
 	"$build/tests/check_trace" "$R/$b.fxt" "$R/$b.expect" >"$R/$b.check" 2>&1
 	okb $b $? "$b: the workload's records check out"
@@ -180,7 +193,7 @@ done
 # ktrace watch: each of the three bursts saved and explained (the module
 # started again after each window, BPF re-armed in place).
 for b in kmod bpf; do
-	if [ "$(status ${b}_watchload)" = 4 ]; then
+	if [ "$(status ${b}_watchload)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: ktrace watch beside three hog bursts" "the workload cannot run here: $(head -1 "$R/${b}_watchload.err")"
 	elif [ "$(status ${b}_watch)" = 0 ] && [ "$(status ${b}_watchload)" = 0 ]; then
 		tap_include < <(tests/check_spikes.py "$ktrace" "$R/${b}_watch" "$R/${b}_watch.expect" 3 |
@@ -194,7 +207,7 @@ done
 # A SCHED_FIFO thread woken where a fair thread spins in the kernel: its
 # waits against the kernel's preemption model (not_preempted, or short).
 for b in kmod bpf; do
-	if [ "$(status ${b}_preempt)" = 4 ]; then
+	if [ "$(status ${b}_preempt)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: a FIFO thread behind a fair one spinning in the kernel" \
 			"the workload cannot run here: $(grep -v '^ktrace' "$R/${b}_preempt.err" | head -1)"
 		continue
@@ -212,7 +225,7 @@ done
 # module at the offsets the CLI read from the kernel's BTF.
 for b in kmod bpf; do
 	want=recorded
-	if [ "$(status ${b}_throttle)" = 77 ]; then
+	if [ "$(status ${b}_throttle)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: throttling of a spinner in a cgroup with cpu.max 10000 100000" \
 			"$(cat "$R/${b}_throttle.out")"
 		continue
@@ -228,7 +241,7 @@ done
 # Each thread's cgroup (v2) from the recorders: children born and gone
 # during the recording, one in a cgroup removed before it ends.
 for b in kmod bpf; do
-	if [ "$(status ${b}_cgroups)" = 77 ]; then
+	if [ "$(status ${b}_cgroups)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: short-lived children named with their cgroups" "$(cat "$R/${b}_cgroups.out")"
 		continue
 	fi
@@ -453,6 +466,46 @@ if [ $many = 1 ]; then
 	bad=$(grep -E "$DMESG_BAD" "$M/dmesg.txt" 2>/dev/null)
 	[ -s "$M/dmesg.txt" ] && [ -z "$bad" ]
 	ok $? "dmesg of the 32-CPU run has no warning, BUG, oops, lockdep or atomic-context report"
+	[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
+fi
+
+# 72 CPUs: masks above CPU 63 in every record that carries one (the state
+# dump's, a new thread's, a wakeup's, an affinity change's), and the waits
+# of a thread that pins itself to CPU 65 and frees itself (CPUs 64 and 65)
+# while CPUs 0 to 63 idle, each checked against the records and the
+# workload's own log (tests/check_placement.py): never blamed on a CPU it
+# may not use, always on CPU 64 when it may use it and it idled.
+if [ $wide = 1 ]; then
+	wstatus() { awk -v k="$1" '$1 == k {print $2}' "$W/status" 2>/dev/null; }
+	[ $wide_rc = 0 ] && [ "$(cat "$W/nproc" 2>/dev/null)" = 72 ] && [ "$(wstatus insmod)" = 0 ]
+	ok $? "the 72-CPU VM booted $krel and brought the results back ($wide_secs s)" ||
+		tail -20 "$build/vm/$krel.wide.log" | sed 's/^/# /'
+	sleeper=$(sed -n 's/^pinned=//p' "$W/pinned.expect" 2>/dev/null)
+	for b in kmod bpf; do
+		for p in pinned-running running; do
+			t=$W/${b}_wide_$p
+			[ "$(wstatus ${b}_wide_$p)" = 0 ] &&
+				tests/check_placement.py "$ktrace" "$t.fxt" "$t.expect" 1 quiet >"$t.check"
+			okb $b $? "$b on 72 CPUs: placement ($p) on CPUs 64 and 65: each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
+				{ sed 's/^/# /' "$t.err" 2>/dev/null | head -5; grep -E '^not ok|^#' "$t.check" | sed 's/^/#   /'; }
+			[ -s "$t.fxt" ] && check_timeline "$t.fxt" "${b}_wide_$p.fxt, 72 CPUs"
+		done
+		t=$W/${b}_wide_pinned-running
+		victim=$(sed -n 's/^victim=//p' "$t.expect" 2>/dev/null)
+		"$ktrace" dump "$t.fxt" >"$t.dump" 2>&1
+		grep -q "kernel_object: thread koid=$sleeper name=\"sleep\" .*cpus=0 cpus1=64\b" "$t.dump" &&
+			grep -q "kernel_object: thread koid=$victim .*cpus=0 cpus1=1\b" "$t.dump" &&
+			grep -q "wakeup: tid=$victim .*cpus=0 cpus1=3\b" "$t.dump" &&
+			grep -q "instant: [0-9]*/$victim \"ktrace:sched\":\"affinity\" cpus=0 cpus1=2\b" "$t.dump"
+		okb $b $? "$b on 72 CPUs: a thread pinned to CPU 70 before the recording, a new thread on CPU 64, a wakeup allowing 64-65 and a pin to 65 while running each carry their CPUs above 63" ||
+			grep -E "koid=($sleeper|$victim) |tid=$victim |/$victim \"ktrace:sched\":\"affinity\"" "$t.dump" | head -8 | sed 's/^/# /'
+		tests/check_perfetto_rules.py "$t.fxt" >"$t.pf" 2>&1
+		okb $b $? "$b on 72 CPUs: Perfetto's importer would read the recording without an error" ||
+			grep -E '^not ok|^#' "$t.pf" | head -5 | sed 's/^/# /'
+	done
+	bad=$(grep -E "$DMESG_BAD" "$W/dmesg.txt" 2>/dev/null)
+	[ -s "$W/dmesg.txt" ] && [ -z "$bad" ]
+	ok $? "dmesg of the 72-CPU run has no warning, BUG, oops, lockdep or atomic-context report"
 	[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
 fi
 

@@ -15,7 +15,6 @@ ktrace=$build/ktrace
 W=$build/vm/$krel.watch
 R=$W/results
 source "$(dirname "$0")/../lib/tap.sh"
-skip_all() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context'
 
@@ -59,7 +58,7 @@ for b in kmod bpf; do
 			{ diag "$R/${b}_wcg.err" | tail -5; diag "$R/${b}_wcgload.err" | head -5; }
 	fi
 	# A throttled cgroup's spinner.
-	if [ "$(status ${b}_wthr)" = 77 ]; then
+	if [ "$(status ${b}_wthr)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: watch of a throttled cgroup" "$(head -1 "$R/${b}_wthr.out")"
 	elif [ "$(status ${b}_wthr)" = 0 ]; then
 		tap_include < <(tests/check_spike_causes.py "$ktrace" "$R/${b}_wthr" "@$R/${b}_wthr.pid" throttled \
@@ -69,7 +68,7 @@ for b in kmod bpf; do
 			{ diag "$R/${b}_wthr.out"; diag "$R/${b}_wthr.log" | tail -5; }
 	fi
 	# A thread that spins in the kernel, where the kernel does not preempt it.
-	if [ "$(status ${b}_wspinload)" = 4 ]; then
+	if [ "$(status ${b}_wspinload)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: watch beside a spin in the kernel" "the workload cannot run here: $(head -1 "$R/${b}_wspinload.err")"
 	elif [ "$(status ${b}_wspin)" != 0 ] || [ "$(status ${b}_wspinload)" != 0 ]; then
 		ok 1 "$b: watch beside a spin in the kernel ran and ended with 0" ||

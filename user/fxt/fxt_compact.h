@@ -22,7 +22,9 @@
  * - A thread wakeup without a "weight" argument has the weight of the
  *   same thread's previous wakeup, and its allowed CPUs ("cpus") too
  *   unless it says them; an explicit "cpus" of 0 says it may run anywhere.
- *   (The recorders' wakeups always have a weight, so none is lost.)
+ *   (The recorders' wakeups always have a weight, so none is lost.)  A
+ *   wakeup with CPUs above 63 ("cpus1" ...) is never shortened, and the
+ *   thread's next wakeup has its weight.
  * - A wakeup from an interrupt may have, instead of "irq_context" and the
  *   "interrupted" koid, the uint32 "interrupt": the context in bits 30..31
  *   and the interrupted thread's tid in bits 0..29.
@@ -179,6 +181,12 @@ struct fxt_compact {
 	uint16_t interrupt;		/* string ref of FXT_COMPACT_INTERRUPT */
 	struct fxt_compact_current current;	/* what each CPU runs, as readers know it */
 	uint64_t legacy, full;		/* context switches written each way */
+	/*
+	 * A wakeup made by the thread its CPU runs, or from an interrupt of
+	 * it, leaves that thread out (header bits say so): 16 bytes less, but
+	 * Perfetto then shows the woken thread as its own waker.
+	 */
+	bool implicit_waker;
 };
 
 /* Before the first record: interns the names the compact records use. */

@@ -366,6 +366,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	fxt_write_preamble(w, 1, "ktrace");
 	trace_info(w, ops, priv, span);
 	fxt_compact_init(&a.compact, w);
+	a.compact.implicit_waker = ro->compact_wakeups;
 	cgroup_limits_write(limits, w, span->start);
 	/* The BPF probes name their events by these indices. */
 	if (!ops->statedump_in_kernel)

@@ -136,6 +136,8 @@ struct record_opts {
 	bool stacks;		/* --stacks: the whole stacks into the archive too */
 	bool raw_stacks;	/* --raw-stacks: addresses, not names */
 	bool irqs;		/* interrupt handlers' runs (off with --no-irq) */
+	/* --compact-wakeups: a wakeup by the thread its CPU runs without its waker argument */
+	bool compact_wakeups;
 };
 
 /* The wait that fired the latency trigger, and when recording stops. */

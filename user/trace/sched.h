@@ -49,7 +49,7 @@ struct sched_wakeup {
 	uint32_t ctx;			/* KTRACE_CTX_*: what woke it */
 	bool has_waker;
 	uint64_t waker;			/* the thread, or the one an interrupt interrupted */
-	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU */
+	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU (all: cpu_mask.h) */
 };
 
 struct sched_migrate {
@@ -59,7 +59,7 @@ struct sched_migrate {
 
 struct sched_affinity {
 	uint64_t tid;
-	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU */
+	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU (all: cpu_mask.h) */
 };
 
 struct sched_timer_expire {
