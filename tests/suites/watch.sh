@@ -99,7 +99,6 @@ rc=$?
 sleep 1
 watch_end
 tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/late" "$tmp/late.expect" late)
-tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/late" "$tmp/late.expect" 3)
 
 # Four bursts 30 ms apart inside one window (--after 400ms): one spike
 # saved, the three others merged into it (same thread, same main cause).
