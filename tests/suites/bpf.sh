@@ -198,6 +198,16 @@ fi
 
 # Live capture from a private instance: typed events, durations, time order,
 # and tracefs left as it was (the instance removed), also on errors.
+# A recording's tracefs instances left behind: those named after a ktrace
+# that has exited (others on this machine may be recording meanwhile).
+leaked_instances() {
+	local d pid
+	for d in /sys/kernel/tracing/instances/ktrace-*; do
+		pid=${d##*/ktrace-}
+		case $pid in ''|*[!0-9]*) continue ;; esac
+		[ -d "/proc/$pid" ] || echo "$d"
+	done
+}
 run "$ktrace" record --ftrace 'irq:*,timer:hrtimer_expire_entry,sched:sched_process_exec' \
 	-o "$tmp/ft.fxt" -- sh -c 'sleep 0.3; /bin/true'
 "$ktrace" dump --strict "$tmp/ft.fxt" >"$tmp/ft.dump"
@@ -211,11 +221,11 @@ awk '$2 ~ /^[0-9]+\.[0-9]+$/ { if ($2 < last) { if (bad++ < 3) print "# " prev "
 ok $? "record --ftrace: ftrace events and scheduler records are merged in time order"
 cat "$tmp/order"
 check_timeline "$tmp/ft.fxt" "record --ftrace -- sh"
-! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
-ok $? "record --ftrace removes its tracefs instance"
+[ -z "$(leaked_instances)" ]
+ok $? "record --ftrace removes its tracefs instance" || leaked_instances | diag /dev/stdin
 run "$ktrace" record --ftrace 'irq:*,nosuch:event' -o "$tmp/x.fxt" -d 1
 [ $rc -ne 0 ] && grep -q "'nosuch:event': no such event in this kernel" "$tmp/err" &&
-	! ls -d /sys/kernel/tracing/instances/ktrace-* >/dev/null 2>&1
+	[ -z "$(leaked_instances)" ]
 ok $? "an unknown ftrace event is named before recording, and no instance is left" ||
 	{ sed 's/^/# /' "$tmp/err"; ls /sys/kernel/tracing/instances | sed 's/^/# instance: /'; }
 "$ktrace" record --ftrace 'irq:*' -o "$tmp/ftint.fxt" >/dev/null 2>"$tmp/err" &
