@@ -9,9 +9,9 @@ PREFIX		?= /usr/local
 WERROR		?= $(if $(CI),1,0)
 
 CFLAGS		?= -O2 -g
-# The CLI: commands and shared helpers in user/, the format in user/fxt/,
-# recording in user/record/, the analyses in user/analyze/.
-USER_INCS	:= -Iuser -Iuser/fxt -Iuser/record -Iuser/analyze
+# The CLI's layers (README, "Source layout"): headers are included by their
+# folder ("fxt/fxt_reader.h"), from user/ only.
+USER_INCS	:= -Iuser
 KTRACE_CFLAGS	:= $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		   -Wshadow -Wformat=2 -D_GNU_SOURCE -Iinclude/uapi $(USER_INCS) \
 		   $(if $(filter 1,$(WERROR)),-Werror)
@@ -41,12 +41,13 @@ else ifneq ($(CROSS),)
 $(error CROSS=$(CROSS): only CROSS=arm64 is known)
 endif
 
-USER_LIB_SRCS	:= user/utils.c user/u64map.c user/topn.c user/cli.c user/cli_output.c \
-		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/json_writer.c user/fxt/fxt_compact.c \
+USER_LIB_SRCS	:= user/lib/utils.c user/lib/u64map.c user/lib/topn.c user/cli/cli.c user/cli/cli_output.c \
+		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/fxt_compact.c \
 		   user/fxt/irq_names.c \
-		   user/analyze/latency.c user/analyze/latency_report.c user/analyze/timer_latency.c \
-		   user/analyze/annotate.c user/analyze/kstacks.c user/analyze/critical_path.c \
-		   user/analyze/timeline.c user/analyze/causes.c user/analyze/throttling.c
+		   user/trace/kstack_names.c user/trace/timeline.c user/trace/json_writer.c user/trace/sched.c \
+		   user/analyze/latency.c user/analyze/trace_index.c user/analyze/latency_format.c user/analyze/latency_report.c user/analyze/timer_latency.c \
+		   user/analyze/annotate.c user/analyze/critical_path.c \
+		   user/analyze/timeline_check.c user/analyze/causes.c user/analyze/throttling.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \
 		   user/cmd_merge.c user/cmd_mark.c user/cmd_latency.c user/cmd_watch.c user/cmd_spikes.c \
 		   user/record/spool.c user/record/names.c user/record/statedump.c user/record/source_bpf.c \
@@ -54,7 +55,8 @@ USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_recor
 		   user/record/ftrace_text.c user/record/clock_sync.c user/record/archive.c \
 		   user/record/bpf_exact.c user/record/buffer_size.c user/record/source_thread.c \
 		   user/record/drain_stats.c user/record/cgroup_limits.c user/record/throttle_layout.c \
-		   user/record/cgroup_paths.c user/record/preemption.c user/record/session.c
+		   user/record/cgroup_paths.c user/record/preemption.c user/record/session.c \
+		   user/record/kstacks.c
 USER_HDRS	:= $(wildcard user/*.h user/*/*.h include/uapi/linux/*.h bpf/*.h)
 USER_LIBS	:= -pthread -lbpf -lelf -lz $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 TRACEFS_CFLAGS	:= $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)

@@ -20,9 +20,9 @@
 
 #include <linux/ktrace_fxt.h>
 
-#include "fxt_writer.h"
-#include "record.h"
-#include "spool.h"
+#include "fxt/fxt_writer.h"
+#include "record/record.h"
+#include "record/spool.h"
 
 /* A drain reads at most this much of a CPU's buffer at a time. */
 #define CHUNK_WORDS	(64 << 10 >> 3)

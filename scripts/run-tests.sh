@@ -43,6 +43,7 @@ suite() {	# suite NAME COMMAND...
 
 wanted fxt && suite "FXT format unit tests" "$build/tests/test_fxt"
 wanted tables && suite "table unit tests" "$build/tests/test_tables"
+wanted layers && suite "source layers" tests/check_layers.py "$build"
 wanted cli && suite "ktrace dump/convert" tests/test_cli.sh "$build"
 wanted merge && suite "ktrace merge" tests/test_merge.sh "$build"
 wanted latency && suite "ktrace latency" tests/test_latency.sh "$build"

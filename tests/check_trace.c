@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 #include "lib/tap.h"
 
 #define MAX_CPUS	4096

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fxt_compact.h"
-#include "fxt_writer.h"
+#include "fxt/fxt_compact.h"
+#include "fxt/fxt_writer.h"
 
 int main(int argc, char **argv)
 {

@@ -32,11 +32,11 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "critical_path.h"
-#include "fxt_writer.h"
-#include "json_writer.h"
-#include "latency.h"
-#include "timeline.h"
+#include "analyze/critical_path.h"
+#include "fxt/fxt_writer.h"
+#include "trace/json_writer.h"
+#include "analyze/latency.h"
+#include "analyze/timeline_check.h"
 #include "lib/json_valid.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "critical_path.h"
-#include "fxt_reader.h"
-#include "json_writer.h"
-#include "latency.h"
-#include "timeline.h"
+#include "analyze/critical_path.h"
+#include "fxt/fxt_reader.h"
+#include "trace/json_writer.h"
+#include "analyze/latency.h"
+#include "analyze/timeline_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

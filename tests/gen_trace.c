@@ -25,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fxt_writer.h"
-#include "timeline.h"
+#include "fxt/fxt_writer.h"
+#include "trace/timeline.h"
 
 static void kobj_thread(struct fxt_writer *w, uint32_t tid, uint32_t pid, const char *name)
 {
@@ -330,6 +330,27 @@ static void migrate(struct fxt_writer *w, uint64_t ts, uint32_t tid, uint32_t fr
 	__u64 buf[KTRACE_FXT_MIGRATE_WORDS];
 
 	fxt_write_words(w, buf, ktrace_fxt_put_migrate(buf, ts, tid, tid, from, to));
+}
+
+/*
+ * Switches in the spec's layout alone, with no linux_state argument: a
+ * foreign trace.  victim 300 is switched out suspended on CPU 1 at 200
+ * (stopped: SIGSTOP), and continued by waker 302 at 5000; thread 305 exits
+ * at 300 (dead).  Times from T0, in ns.
+ */
+static void stopped(struct fxt_writer *w)
+{
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_process(w, 300, "app");
+	kobj_thread(w, 300, 300, "victim");
+	kobj_thread(w, 302, 300, "waker");
+	kobj_thread(w, 305, 300, "exiting");
+	fxt_write_cswitch(w, 1, KTRACE_FXT_THREAD_RUNNING, T0 + 100, 0, 0, 120, 300, 300, 120);
+	fxt_write_cswitch(w, 1, KTRACE_FXT_THREAD_SUSPENDED, T0 + 200, 300, 300, 120, 300, 305, 120);
+	fxt_write_cswitch(w, 1, KTRACE_FXT_THREAD_DEAD, T0 + 300, 300, 305, 120, 0, 0, 120);
+	fxt_write_cswitch(w, 0, KTRACE_FXT_THREAD_RUNNING, T0 + 400, 0, 0, 120, 300, 302, 120);
+	wakeup(w, 0, T0 + 5000, 300, 120, 302);
+	fxt_write_cswitch(w, 1, KTRACE_FXT_THREAD_RUNNING, T0 + 5100, 0, 0, 120, 300, 300, 120);
 }
 
 static void untraced(struct fxt_writer *w, uint32_t cpu, uint64_t tid, uint64_t out,
@@ -857,7 +878,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries|ragged FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries|ragged|stopped FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -884,6 +905,8 @@ int main(int argc, char **argv)
 		timer(w);
 	else if (!strcmp(argv[1], "perf-gap"))
 		perf_gap(w);
+	else if (!strcmp(argv[1], "stopped"))
+		stopped(w);
 	else if (!strcmp(argv[1], "chain"))
 		chain(w);
 	else if (!strcmp(argv[1], "timeline-ok"))

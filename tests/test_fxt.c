@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt_compact.h"
-#include "fxt_reader.h"
+#include "fxt/fxt_compact.h"
+#include "fxt/fxt_reader.h"
 #include "lib/tap.h"
-#include "fxt_writer.h"
-#include "irq_names.h"
+#include "fxt/fxt_writer.h"
+#include "fxt/irq_names.h"
 
 
 #define CHECK(cond) do { if (!(cond)) { printf("#   failed: %s (line %d)\n", #cond, __LINE__); \

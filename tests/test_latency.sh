@@ -368,6 +368,12 @@ ok $? "and the critical path's report"
 run "$ktrace" latency "$tmp/l.fxt" --json
 [ $rc -eq 0 ] && jcheck "r['cut'] is None"
 ok $? "a whole trace's report has \"cut\": null"
+# A foreign trace's switches without linux_state: the FXT state decides the
+# Linux one, the same way for every analysis (suspended is stopped, T).
+"$gen" stopped "$tmp/stopped.fxt"
+run "$ktrace" latency "$tmp/stopped.fxt" --critical-path --comm victim --json
+[ $rc -eq 0 ] && jcheck "[h['state'] for p in r['paths'] for h in p['hops'] if h['comm'] == 'victim'] == ['runnable', 'T']"
+ok $? "the critical path calls a suspended thread stopped (T)" || diag "$tmp/out"
 # The critical path on a hand-built trace whose path is known (gen_trace chain).
 "$gen" chain "$tmp/c.fxt"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim --top 2 --json

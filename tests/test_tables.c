@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "lib/tap.h"
-#include "topn.h"
-#include "u64map.h"
+#include "lib/topn.h"
+#include "lib/u64map.h"
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
 

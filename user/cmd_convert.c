@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "fxt_reader.h"
-#include "json_writer.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "trace/json_writer.h"
+#include "lib/utils.h"
 
 static int convert_opt(void *ctx, const struct cli_arg *a)
 {

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "fxt_reader.h"
-#include "kstacks.h"
-#include "timeline.h"
-#include "u64map.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
+#include "analyze/timeline_check.h"
+#include "lib/u64map.h"
+#include "lib/utils.h"
 
 /* Thread names seen so far, by tid, for the lines that name threads. */
 #define NAME_LEN	32
@@ -120,34 +121,143 @@ static void put_ts(FILE *f, uint64_t ns)
 		(unsigned long long)(ns % 1000000000));
 }
 
-static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec,
-			 struct name_map *names, struct kstack_names *ks)
+static void print_metadata(FILE *f, const struct fxt_record *rec)
+{
+	fprintf(f, "%17s", "");
+	switch (rec->sub) {
+	case KTRACE_FXT_META_PROVIDER_INFO:
+		fprintf(f, "provider_info: id=%u name=", rec->provider);
+		put_str(f, rec->name);
+		break;
+	case KTRACE_FXT_META_PROVIDER_SECTION:
+		fprintf(f, "provider_section: id=%u", rec->provider);
+		break;
+	case KTRACE_FXT_META_PROVIDER_EVENT:
+		fprintf(f, "provider_event: id=%u event=%u%s", rec->provider,
+			rec->meta_event, rec->meta_event == 0 ? " (buffer full)" : "");
+		break;
+	case KTRACE_FXT_META_TRACE_INFO:
+		fprintf(f, rec->w[0] == KTRACE_FXT_MAGIC ? "magic" : "trace_info");
+		break;
+	default:
+		fprintf(f, "metadata: type=%u", rec->sub);
+	}
+}
+
+static void print_event(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec,
+			struct name_map *names, struct kstack_names *ks)
+{
+	char buf[NAME_LEN];
+
+	put_ts(f, fxt_ticks_to_ns(r, rec->ts));
+	fprintf(f, "%s: %llu/%llu ", fxt_event_type_name(rec->sub),
+		(unsigned long long)rec->pid, (unsigned long long)rec->tid);
+	put_str(f, rec->cat);
+	fputc(':', f);
+	put_str(f, rec->name);
+	if (rec->sub == KTRACE_FXT_EV_DURATION_COMPLETE)
+		fprintf(f, " dur=%llu",
+			(unsigned long long)(fxt_ticks_to_ns(r, rec->extra) -
+					     fxt_ticks_to_ns(r, rec->ts)));
+	else if (ktrace_fxt_event_extra_words(rec->sub))
+		fprintf(f, " id=%llu", (unsigned long long)rec->extra);
+	put_args(f, rec);
+	kstack_names_note(ks, rec);
+	if (rec->tid && name_known(names, rec->tid))
+		fprintf(f, "  [%s]", name_of(names, rec->tid, buf));
+}
+
+static void print_wakeup(FILE *f, const struct fxt_record *rec, struct name_map *names)
 {
 	const struct fxt_arg *a;
 	char buf[2][NAME_LEN];
 
+	fprintf(f, "[%03u] wakeup: tid=%llu", rec->cpu, (unsigned long long)rec->tid);
+	put_args(f, rec);
+	a = fxt_find_arg(rec, "waker");
+	fprintf(f, "  [%s", name_of(names, rec->tid, buf[0]));
+	if (a && a->type == KTRACE_FXT_ARG_KOID)
+		fprintf(f, " woken by %s", name_of(names, a->u, buf[1]));
+	else if ((a = fxt_find_arg(rec, "irq_context")))
+		fprintf(f, " woken from %s", ktrace_irq_context_name(a->u));
+	fputc(']', f);
+}
+
+static void print_switch(FILE *f, const struct fxt_record *rec, struct name_map *names,
+			 struct kstack_names *ks)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, "linux_state");
+	char buf[2][NAME_LEN];
+	struct sched_switch sw;
+
+	sched_switch_of(rec, &sw);
+	fprintf(f, "[%03u] switch: tid=%llu %s", rec->cpu, (unsigned long long)rec->out_tid,
+		fxt_thread_state_name(rec->out_state));
+	if (a && a->u <= KTRACE_LINUX_STATE_MAX)
+		fprintf(f, " (%c)", KTRACE_LINUX_STATE_LETTERS[a->u]);
+	if (sw.kstack)
+		fprintf(f, " in %s", kstack_names_blocked_in(ks, sw.kstack) ?: "?");
+	fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
+	/* Where the incoming thread blocked, as recorders give it: at its switch-in. */
+	if (sw.in_kstack)
+		fprintf(f, " (blocked in %s)", kstack_names_blocked_in(ks, sw.in_kstack) ?: "?");
+	/* The spec's record has processes and priorities; the variant, arguments. */
+	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
+		fprintf(f, " out_pid=%llu out_prio=%u in_pid=%llu in_prio=%u",
+			(unsigned long long)rec->out_pid, rec->out_prio,
+			(unsigned long long)rec->in_pid, rec->in_prio);
+	put_args(f, rec);
+	fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid, buf[0]),
+		name_of(names, rec->in_tid, buf[1]));
+}
+
+static void print_object(FILE *f, const struct fxt_record *rec, struct name_map *names)
+{
+	if (rec->type == KTRACE_FXT_REC_USERSPACE_OBJ) {
+		fprintf(f, "%17suserspace_object: ptr=0x%llx pid=%llu name=", "",
+			(unsigned long long)rec->koid, (unsigned long long)rec->pid);
+		put_str(f, rec->name);
+		put_args(f, rec);
+		return;
+	}
+	fprintf(f, "%17skernel_object: %s koid=%llu name=", "",
+		rec->obj_type == KTRACE_FXT_OBJ_PROCESS ? "process" :
+		rec->obj_type == KTRACE_FXT_OBJ_THREAD ? "thread" : "other",
+		(unsigned long long)rec->koid);
+	put_str(f, rec->name);
+	put_args(f, rec);
+	if (rec->obj_type == KTRACE_FXT_OBJ_THREAD)
+		name_set(names, rec->koid, rec->name);
+}
+
+static void print_blob(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	if (rec->type == KTRACE_FXT_REC_BLOB) {
+		fprintf(f, "%17sblob: name=", "");
+		put_str(f, rec->name);
+		fprintf(f, " type=%u size=%llu", rec->blob_type,
+			(unsigned long long)rec->payload_len);
+		return;
+	}
+	if (rec->sub == 0 && rec->blob_type == 0)
+		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
+	else
+		fprintf(f, "%17s", "");
+	fprintf(f, "large_blob: format=%u ", rec->blob_type);
+	put_str(f, rec->cat);
+	fputc(':', f);
+	put_str(f, rec->name);
+	fprintf(f, " size=%llu", (unsigned long long)rec->payload_len);
+	put_args(f, rec);
+}
+
+static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_record *rec,
+			 struct name_map *names, struct kstack_names *ks)
+{
 	fprintf(f, "@%08llx ", (unsigned long long)rec->offset);
 	switch (rec->type) {
 	case KTRACE_FXT_REC_METADATA:
-		fprintf(f, "%17s", "");
-		switch (rec->sub) {
-		case KTRACE_FXT_META_PROVIDER_INFO:
-			fprintf(f, "provider_info: id=%u name=", rec->provider);
-			put_str(f, rec->name);
-			break;
-		case KTRACE_FXT_META_PROVIDER_SECTION:
-			fprintf(f, "provider_section: id=%u", rec->provider);
-			break;
-		case KTRACE_FXT_META_PROVIDER_EVENT:
-			fprintf(f, "provider_event: id=%u event=%u%s", rec->provider,
-				rec->meta_event, rec->meta_event == 0 ? " (buffer full)" : "");
-			break;
-		case KTRACE_FXT_META_TRACE_INFO:
-			fprintf(f, rec->w[0] == KTRACE_FXT_MAGIC ? "magic" : "trace_info");
-			break;
-		default:
-			fprintf(f, "metadata: type=%u", rec->sub);
-		}
+		print_metadata(f, rec);
 		break;
 	case KTRACE_FXT_REC_INIT:
 		fprintf(f, "%17sinitialization: ticks_per_second=%llu", "",
@@ -162,38 +272,11 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			(unsigned long long)rec->pid, (unsigned long long)rec->tid);
 		break;
 	case KTRACE_FXT_REC_EVENT:
-		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
-		fprintf(f, "%s: %llu/%llu ", fxt_event_type_name(rec->sub),
-			(unsigned long long)rec->pid, (unsigned long long)rec->tid);
-		put_str(f, rec->cat);
-		fputc(':', f);
-		put_str(f, rec->name);
-		if (rec->sub == KTRACE_FXT_EV_DURATION_COMPLETE)
-			fprintf(f, " dur=%llu",
-				(unsigned long long)(fxt_ticks_to_ns(r, rec->extra) -
-						     fxt_ticks_to_ns(r, rec->ts)));
-		else if (ktrace_fxt_event_extra_words(rec->sub))
-			fprintf(f, " id=%llu", (unsigned long long)rec->extra);
-		put_args(f, rec);
-		kstack_names_note(ks, rec);
-		if (rec->tid && name_known(names, rec->tid))
-			fprintf(f, "  [%s]", name_of(names, rec->tid, buf[0]));
+		print_event(f, r, rec, names, ks);
 		break;
 	case KTRACE_FXT_REC_KERNEL_OBJ:
-		fprintf(f, "%17skernel_object: %s koid=%llu name=", "",
-			rec->obj_type == KTRACE_FXT_OBJ_PROCESS ? "process" :
-			rec->obj_type == KTRACE_FXT_OBJ_THREAD ? "thread" : "other",
-			(unsigned long long)rec->koid);
-		put_str(f, rec->name);
-		put_args(f, rec);
-		if (rec->obj_type == KTRACE_FXT_OBJ_THREAD)
-			name_set(names, rec->koid, rec->name);
-		break;
 	case KTRACE_FXT_REC_USERSPACE_OBJ:
-		fprintf(f, "%17suserspace_object: ptr=0x%llx pid=%llu name=", "",
-			(unsigned long long)rec->koid, (unsigned long long)rec->pid);
-		put_str(f, rec->name);
-		put_args(f, rec);
+		print_object(f, rec, names);
 		break;
 	case KTRACE_FXT_REC_SCHED:
 		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP) {
@@ -201,39 +284,10 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 			break;
 		}
 		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
-		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
-			fprintf(f, "[%03u] wakeup: tid=%llu", rec->cpu,
-				(unsigned long long)rec->tid);
-			put_args(f, rec);
-			a = fxt_find_arg(rec, "waker");
-			fprintf(f, "  [%s", name_of(names, rec->tid, buf[0]));
-			if (a && a->type == KTRACE_FXT_ARG_KOID)
-				fprintf(f, " woken by %s", name_of(names, a->u, buf[1]));
-			else if ((a = fxt_find_arg(rec, "irq_context")))
-				fprintf(f, " woken from %s", ktrace_irq_context_name(a->u));
-			fputc(']', f);
-			break;
-		}
-		a = fxt_find_arg(rec, "linux_state");
-		fprintf(f, "[%03u] switch: tid=%llu %s", rec->cpu, (unsigned long long)rec->out_tid,
-			fxt_thread_state_name(rec->out_state));
-		if (a && a->u <= KTRACE_LINUX_STATE_MAX)
-			fprintf(f, " (%c)", KTRACE_LINUX_STATE_LETTERS[a->u]);
-		if (kstack_of(rec))
-			fprintf(f, " in %s", kstack_names_blocked_in(ks, kstack_of(rec)) ?: "?");
-		fprintf(f, " ==> tid=%llu", (unsigned long long)rec->in_tid);
-		/* Where the incoming thread blocked, as recorders give it: at its switch-in. */
-		if (incoming_kstack_of(rec))
-			fprintf(f, " (blocked in %s)",
-				kstack_names_blocked_in(ks, incoming_kstack_of(rec)) ?: "?");
-		/* The spec's record has processes and priorities; the variant, arguments. */
-		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
-			fprintf(f, " out_pid=%llu out_prio=%u in_pid=%llu in_prio=%u",
-				(unsigned long long)rec->out_pid, rec->out_prio,
-				(unsigned long long)rec->in_pid, rec->in_prio);
-		put_args(f, rec);
-		fprintf(f, "  [%s ==> %s]", name_of(names, rec->out_tid, buf[0]),
-			name_of(names, rec->in_tid, buf[1]));
+		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
+			print_wakeup(f, rec, names);
+		else
+			print_switch(f, rec, names, ks);
 		break;
 	case KTRACE_FXT_REC_LOG:
 		put_ts(f, fxt_ticks_to_ns(r, rec->ts));
@@ -242,22 +296,8 @@ static void print_record(FILE *f, const struct fxt_reader *r, const struct fxt_r
 		put_str(f, rec->msg);
 		break;
 	case KTRACE_FXT_REC_BLOB:
-		fprintf(f, "%17sblob: name=", "");
-		put_str(f, rec->name);
-		fprintf(f, " type=%u size=%llu", rec->blob_type,
-			(unsigned long long)rec->payload_len);
-		break;
 	case KTRACE_FXT_REC_LARGE:
-		if (rec->sub == 0 && rec->blob_type == 0)
-			put_ts(f, fxt_ticks_to_ns(r, rec->ts));
-		else
-			fprintf(f, "%17s", "");
-		fprintf(f, "large_blob: format=%u ", rec->blob_type);
-		put_str(f, rec->cat);
-		fputc(':', f);
-		put_str(f, rec->name);
-		fprintf(f, " size=%llu", (unsigned long long)rec->payload_len);
-		put_args(f, rec);
+		print_blob(f, r, rec);
 		break;
 	default:
 		fprintf(f, "%17s%s: %u words", "", fxt_record_type_name(rec->type), rec->nwords);

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "annotate.h"
-#include "cli.h"
+#include "analyze/annotate.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "critical_path.h"
-#include "fxt_reader.h"
-#include "latency.h"
-#include "utils.h"
+#include "analyze/critical_path.h"
+#include "fxt/fxt_reader.h"
+#include "analyze/latency.h"
+#include "lib/utils.h"
 
 enum {
 	OPT_BY = 256,

@@ -9,9 +9,9 @@
 
 #include <linux/ktrace.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "utils.h"
+#include "lib/utils.h"
 
 struct mark_args {
 	struct ktrace_mark m;

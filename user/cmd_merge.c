@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "ftrace_text.h"
-#include "record.h"
-#include "utils.h"
+#include "record/ftrace_text.h"
+#include "record/record.h"
+#include "lib/utils.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -11,11 +11,11 @@
 
 #include <linux/ktrace.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "record.h"
-#include "session.h"
-#include "utils.h"
+#include "record/record.h"
+#include "record/session.h"
+#include "lib/utils.h"
 
 /* Starts COMMAND stopped on a pipe; writing to *go lets it exec. */
 static pid_t spawn(char **argv, int *go)

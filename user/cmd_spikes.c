@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "utils.h"
+#include "lib/utils.h"
 #include "watch.h"
 
 #define WORST		10

@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
-#include "critical_path.h"
-#include "latency.h"
-#include "record.h"
-#include "session.h"
-#include "utils.h"
+#include "analyze/critical_path.h"
+#include "analyze/latency.h"
+#include "record/record.h"
+#include "record/session.h"
+#include "lib/utils.h"
 #include "watch.h"
 
 enum {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "annotate.h"
+#include "analyze/annotate.h"
 
 static bool has_time(const struct fxt_record *rec)
 {

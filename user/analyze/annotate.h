@@ -10,11 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli.h"
-#include "fxt_reader.h"
-#include "fxt_writer.h"
-#include "latency.h"
-#include "utils.h"
+#include "cli/cli.h"
+#include "fxt/fxt_reader.h"
+#include "fxt/fxt_writer.h"
+#include "analyze/latency.h"
+#include "lib/utils.h"
 
 /* The events an analysis adds, sorted by time. */
 struct annotation {

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency_internal.h"
+#include "analyze/latency_internal.h"
 
 static const char *const cause_names[LAT_CAUSES] = {
 	[LAT_CAUSE_HIGHER_PRIORITY] = "higher_priority",

@@ -25,13 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "annotate.h"
-#include "cli.h"
-#include "critical_path.h"
-#include "fxt_writer.h"
-#include "json_writer.h"
-#include "kstacks.h"
-#include "topn.h"
+#include "analyze/annotate.h"
+#include "cli/cli.h"
+#include "analyze/critical_path.h"
+#include "fxt/fxt_writer.h"
+#include "trace/json_writer.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
+#include "lib/topn.h"
 
 #define CP_HIST		32		/* segments of history per thread: a power of two */
 #define CP_MAX_DEPTH	16
@@ -208,15 +209,6 @@ static struct cp_seg *next_seg(struct cp_thread *t, uint64_t ts, uint8_t state)
 	return &t->cur;
 }
 
-static const struct fxt_arg *arg_named(const struct fxt_record *rec, const char *name,
-				       uint32_t len)
-{
-	for (unsigned int i = 0; i < rec->nargs; i++)
-		if (rec->args[i].name.len == len && !memcmp(rec->args[i].name.p, name, len))
-			return &rec->args[i];
-	return NULL;
-}
-
 /* ---- the walk ----------------------------------------------------------- */
 
 static struct cp_hop *add_hop(struct cp_analysis *cp, struct cp_path *p, uint64_t tid,
@@ -358,42 +350,36 @@ static void consider(struct cp_analysis *cp, uint64_t tid, uint64_t start, uint6
  * block (incoming_kstack): its last span before this one, if blocked, or
  * the one before it, if woken since.
  */
-static void name_block(struct cp_thread *t, const struct fxt_arg *x)
+static void name_block(struct cp_thread *t, uint32_t kstack)
 {
 	struct cp_seg *s = &t->cur;
 
-	if (!x || x->type != KTRACE_FXT_ARG_UINT32)
+	if (!kstack)
 		return;
 	if (s->state == CP_RUNNABLE && t->nhist)
 		s = &t->hist[(t->nhist - 1) & (CP_HIST - 1)];
 	if (s->state == CP_BLOCKED && !s->kstack)
-		s->kstack = x->u;
+		s->kstack = kstack;
 }
 
-static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+static void on_switch(struct cp_analysis *cp, const struct sched_event *ev)
 {
-	const struct fxt_arg *x;
+	const struct sched_switch *sw = &ev->sw;
+	uint64_t ts = ev->ts, off;
 	struct cp_thread *t;
 	struct cp_seg *s;
 	uint32_t state;
-	uint64_t off;
 
-	if (rec->out_tid) {
-		t = thread_get(cp, rec->out_tid);
+	if (sw->out_tid) {
+		t = thread_get(cp, sw->out_tid);
 		/* A thread first seen leaving a CPU ran since before the trace. */
 		if (t->cur.state == CP_UNKNOWN) {
 			t->cur.state = CP_RUNNING;
 			t->cur.start = 0;
 		}
-		t->cur.cpu = rec->cpu;
-		t->queue_cpu = rec->cpu;
-		/* The recorders write linux_state third and kstack fourth: look there first. */
-		x = rec->nargs >= 3 && rec->args[2].name.len == 11 &&
-		    !memcmp(rec->args[2].name.p, "linux_state", 11) ? &rec->args[2] :
-		    arg_named(rec, "linux_state", 11);
-		state = x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX ?
-			x->u : rec->out_state == KTRACE_FXT_THREAD_RUNNING ? KTRACE_LINUX_RUNNING :
-			KTRACE_LINUX_INTERRUPTIBLE;
+		t->cur.cpu = ev->cpu;
+		t->queue_cpu = ev->cpu;
+		state = sw->out_state;
 		if (state == KTRACE_LINUX_RUNNING) {
 			next_seg(t, ts, CP_RUNNABLE);
 		} else if (state == KTRACE_LINUX_ZOMBIE || state == KTRACE_LINUX_DEAD) {
@@ -401,20 +387,20 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 		} else {
 			s = next_seg(t, ts, CP_BLOCKED);
 			s->linux_state = state;
-			s->kstack = rec->nargs > 3 ? kstack_of(rec) : 0;
+			s->kstack = sw->kstack;
 		}
 	}
-	if (!rec->in_tid)
+	if (!sw->in_tid)
 		return;
-	t = thread_get(cp, rec->in_tid);
-	name_block(t, arg_named(rec, "incoming_kstack", 15));
+	t = thread_get(cp, sw->in_tid);
+	name_block(t, sw->in_kstack);
 	off = t->cur.start;
 	state = t->cur.state;
 	/* Woken when first seen: when it left the CPU is not known. */
 	if (t->cur.before_trace)
 		off = 0;
 	if (state == CP_RUNNABLE || state == CP_BLOCKED)
-		t->cur.cpu = rec->cpu;
+		t->cur.cpu = ev->cpu;
 	/* A wait is off CPU from the switch-out: the blocked and runnable spans before now. */
 	if (state == CP_RUNNABLE && t->nhist) {
 		const struct cp_seg *prev = &t->hist[(t->nhist - 1) & (CP_HIST - 1)];
@@ -423,45 +409,41 @@ static void on_switch(struct cp_analysis *cp, const struct fxt_record *rec, uint
 			off = prev->start;
 	}
 	s = next_seg(t, ts, CP_RUNNING);
-	s->cpu = rec->cpu;
+	s->cpu = ev->cpu;
 	if ((state == CP_RUNNABLE || state == CP_BLOCKED) && off && ts > off)
-		consider(cp, rec->in_tid, off, ts);
+		consider(cp, sw->in_tid, off, ts);
 }
 
-static void on_wakeup(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+static void on_wakeup(struct cp_analysis *cp, const struct sched_event *ev)
 {
-	struct cp_thread *t = thread_get(cp, rec->tid);
-	const struct fxt_arg *ctx, *waker;
+	const struct sched_wakeup *wk = &ev->wake;
+	struct cp_thread *t = thread_get(cp, wk->tid);
 	struct cp_seg *s;
 
 	if (t->cur.state != CP_BLOCKED && t->cur.state != CP_UNKNOWN)
 		return;
 	if (t->cur.state == CP_BLOCKED) {
-		ctx = arg_named(rec, "irq_context", 11);
-		t->cur.waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 &&
-				   ctx->u <= KTRACE_CTX_MAX ? ctx->u : KTRACE_CTX_TASK;
-		waker = t->cur.waker_ctx == KTRACE_CTX_TASK ? arg_named(rec, "waker", 5) :
-			arg_named(rec, "interrupted", 11);
-		t->cur.has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
-		t->cur.waker = t->cur.has_waker ? waker->u : 0;
+		t->cur.waker_ctx = wk->ctx;
+		t->cur.has_waker = wk->has_waker;
+		t->cur.waker = wk->waker;
 		if (t->cur.waker_ctx != KTRACE_CTX_TASK)
-			t->cur.waker_irq = lat_cpu_irq(cp->a, rec->cpu, ts);
-		if (!lat_timer_of(cp->a, rec->tid, &t->cur.timer_due, &t->cur.timer_fired))
+			t->cur.waker_irq = lat_cpu_irq(cp->a, ev->cpu, ev->ts);
+		if (!lat_timer_of(cp->a, wk->tid, &t->cur.timer_due, &t->cur.timer_fired))
 			t->cur.timer_due = t->cur.timer_fired = 0;
 	}
-	s = next_seg(t, ts, CP_RUNNABLE);
+	s = next_seg(t, ev->ts, CP_RUNNABLE);
 	/* First seen waking up: it went to sleep before the trace. */
 	s->before_trace = !t->nhist;
 }
 
 /* A move to another run queue: a runnable span is split where it happens. */
-static void on_migrate(struct cp_analysis *cp, const struct fxt_record *rec, uint64_t ts)
+static void on_migrate(struct cp_analysis *cp, const struct sched_event *ev)
 {
-	struct cp_thread *t = thread_get(cp, rec->tid);
+	struct cp_thread *t = thread_get(cp, ev->mig.tid);
 	struct lat_migration m = {
-		.ts = ts,
-		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
-		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+		.ts = ev->ts,
+		.from = ev->mig.from,
+		.to = ev->mig.to,
 	};
 
 	t->queue_cpu = m.to;
@@ -473,21 +455,22 @@ static void on_migrate(struct cp_analysis *cp, const struct fxt_record *rec, uin
 
 void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec)
 {
-	uint64_t ts;
+	struct sched_event ev;
 
-	if (lat_is_migrate(rec)) {
-		on_migrate(cp, rec, fxt_ticks_to_ns(r, rec->ts));
+	if (!sched_decode(r, rec, &ev))
+		return;
+	if (ev.kind == SCHED_MIGRATE) {
+		on_migrate(cp, &ev);
 		return;
 	}
-	if (rec->type != KTRACE_FXT_REC_SCHED || rec->sub > KTRACE_FXT_SCHED_WAKEUP)
+	if (ev.kind != SCHED_SWITCH && ev.kind != SCHED_WAKEUP)
 		return;
-	ts = fxt_ticks_to_ns(r, rec->ts);
-	if (ts > cp->now)
-		cp->now = ts;
-	if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
-		on_wakeup(cp, rec, ts);
+	if (ev.ts > cp->now)
+		cp->now = ev.ts;
+	if (ev.kind == SCHED_WAKEUP)
+		on_wakeup(cp, &ev);
 	else
-		on_switch(cp, rec, ts);
+		on_switch(cp, &ev);
 }
 
 static int cmp_worst(const void *x, const void *y)

@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli.h"
-#include "fxt_reader.h"
-#include "latency.h"
-#include "utils.h"
+#include "cli/cli.h"
+#include "fxt/fxt_reader.h"
+#include "analyze/latency.h"
+#include "lib/utils.h"
 
 struct cp_opts {
 	int64_t tid;		/* -1: any thread lat_selects() takes */

@@ -13,99 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency_internal.h"
-#include "timeline.h"
-
-static const char *const kind_names[LAT_KINDS] = { "wakeup", "preemption", "timer" };
-
-const char *lat_kind_name(unsigned int kind)
-{
-	return kind < LAT_KINDS ? kind_names[kind] : "?";
-}
+#include "analyze/latency_internal.h"
+#include "trace/timeline.h"
 
 /* ---- tables --------------------------------------------------------------- */
-
-/* The element for @key of a table; out of memory ends the program. */
-static void *keyed_get(struct u64map *m, uint64_t key, void *vec, uint32_t *n, uint32_t *cap,
-		       size_t size, bool *added, const char *what)
-{
-	void *e = u64map_vec_get(m, key, vec, n, cap, size, added);
-
-	if (!e)
-		out_of_memory(what);
-	return e;
-}
-
-static void *vec_push(void *vec, uint32_t *n, uint32_t *cap, size_t size, const char *what)
-{
-	void *e = vec_add(vec, n, cap, size);
-
-	if (!e)
-		out_of_memory(what);
-	return e;
-}
-
-static struct lat_thread *thread_get(struct lat_analysis *a, uint64_t tid)
-{
-	bool added;
-	struct lat_thread *t = keyed_get(&a->thread_map, tid, &a->threads, &a->nthreads,
-					 &a->cap_threads, sizeof(*t), &added, "latency: threads");
-
-	if (added) {
-		t->tid = tid;
-		t->selected = -1;
-		t->last_cpu = -1;
-		t->waker_irq = -1;
-		t->queue_cpu = -1;
-		t->wait_queue_cpu = -1;
-		t->snap_cpu = -1;
-	}
-	return t;
-}
-
-struct lat_thread *lat_thread_get(struct lat_analysis *a, uint64_t tid)
-{
-	return thread_get(a, tid);
-}
-
-struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid)
-{
-	uint32_t i = u64map_find(&a->thread_map, tid);
-
-	return i == U64MAP_NONE ? NULL : &a->threads[i];
-}
-
-static struct lat_proc *proc_get(struct lat_analysis *a, uint64_t pid)
-{
-	bool added;
-	struct lat_proc *p = keyed_get(&a->proc_map, pid, &a->procs, &a->nprocs, &a->cap_procs,
-				       sizeof(*p), &added, "latency: processes");
-
-	p->pid = pid;
-	return p;
-}
-
-const char *lat_proc_name(struct lat_analysis *a, uint64_t pid)
-{
-	uint32_t i = u64map_find(&a->proc_map, pid);
-
-	return i == U64MAP_NONE || !a->procs[i].name[0] ? "?" : a->procs[i].name;
-}
-
-const char *lat_thread_name(struct lat_analysis *a, uint64_t tid)
-{
-	struct lat_thread *t;
-
-	if (tid == 0)
-		return "idle";
-	t = lat_thread_find(a, tid);
-	return t && t->name[0] ? t->name : "?";
-}
 
 static struct lat_group *group_get(struct lat_analysis *a, uint64_t key)
 {
 	bool added;
-	struct lat_group *g = keyed_get(&a->group_map, key, &a->groups, &a->ngroups,
+	struct lat_group *g = lat_keyed_get(&a->group_map, key, &a->groups, &a->ngroups,
 					&a->cap_groups, sizeof(*g), &added, "latency: report rows");
 
 	g->key = key;
@@ -126,76 +42,6 @@ static struct lat_cpu *cpu_get(struct lat_analysis *a, uint32_t cpu)
 		a->ncpus = n;
 	}
 	return &a->cpus[cpu];
-}
-
-static void copy_name(char *dst, struct fxt_str s)
-{
-	uint32_t n = s.len < NAME_LEN - 1 ? s.len : NAME_LEN - 1;
-
-	memcpy(dst, s.p, n);
-	dst[n] = 0;
-}
-
-/* The index + 1 of cgroup path @s, added if new. */
-static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
-{
-	if (!s.len)
-		return 0;
-	for (uint32_t i = 0; i < a->ncgroups; i++)
-		if (strlen(a->cgroups[i]) == s.len && !memcmp(a->cgroups[i], s.p, s.len))
-			return i + 1;
-	a->cgroups = xrealloc(a->cgroups, (a->ncgroups + 1) * sizeof(*a->cgroups),
-			      "latency: cgroups");
-	a->cgroups[a->ncgroups] = strndup(s.p, s.len);
-	if (!a->cgroups[a->ncgroups])
-		out_of_memory("latency: cgroups");
-	return ++a->ncgroups;
-}
-
-/*
- * The index + 1 of a cgroup given by id alone: the archive gives every
- * cgroup there was at the end of the recording its path, so this one was
- * removed before then.  No path matches it (--cgroup).
- */
-static uint32_t removed_cgroup_index(struct lat_analysis *a, uint64_t id)
-{
-	char name[48];
-	struct fxt_str s = { name, 0 };
-
-	s.len = snprintf(name, sizeof(name), "cgroup id %llu (removed)", (unsigned long long)id);
-	return cgroup_index(a, s);
-}
-
-const char *lat_cgroup_name(struct lat_analysis *a, uint64_t key)
-{
-	return key && key <= a->ncgroups ? a->cgroups[key - 1] : "?";
-}
-
-/* Whether cgroup @path is @want or below it. */
-bool lat_cgroup_under(const char *path, const char *want)
-{
-	size_t n = strlen(want);
-
-	while (n > 1 && want[n - 1] == '/')
-		n--;
-	if (n == 1 && want[0] == '/')
-		return path[0] == '/';
-	return !strncmp(path, want, n) && (path[n] == 0 || path[n] == '/');
-}
-
-static int32_t irq_name_index(struct lat_analysis *a, struct fxt_str s)
-{
-	for (uint32_t i = 0; i < a->nirq_names; i++)
-		if (strlen(a->irq_names[i]) == s.len && !memcmp(a->irq_names[i], s.p, s.len))
-			return i;
-	if (a->nirq_names >= 4096)
-		return -1;
-	a->irq_names = xrealloc(a->irq_names, (a->nirq_names + 1) * sizeof(*a->irq_names),
-				 "latency: interrupt names");
-	a->irq_names[a->nirq_names] = strndup(s.p, s.len);
-	if (!a->irq_names[a->nirq_names])
-		return -1;
-	return a->nirq_names++;
 }
 
 /* ---- set up -------------------------------------------------------------- */
@@ -268,104 +114,18 @@ void lat_free(struct lat_analysis *a)
 	free(a);
 }
 
-/* Records lost that may hide a switch or a wakeup (not a timer expiry's or a name's). */
-static bool is_loss(const struct fxt_record *rec)
-{
-	return rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
-	       fxt_str_eq(rec->name, "dropped") && timeline_loss_hides_switches(rec);
-}
-
-/*
- * A stretch where the kernel switched without tracing it: the stranded
- * thread left the CPU and the other one came on at unknown times, and what
- * ran on that CPU meanwhile is unknown.  No wait of those two threads
- * across it is measured, nor a wait that ends on that CPU across it (its
- * blame would be made up); they count with the ones that overlap losses.
- */
-static void scan_untraced(struct lat_analysis *a, const struct fxt_reader *r,
-			  const struct fxt_record *rec)
-{
-	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
-	struct lat_untraced *u;
-	uint32_t cpu;
-
-	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta"))
-		return;
-	/*
-	 * An offline CPU, from its cpu_offline record to its cpu_online one:
-	 * what ran there last stopped at some unknown time before the first.
-	 */
-	if (fxt_str_eq(rec->name, "cpu_offline") || fxt_str_eq(rec->name, "cpu_online")) {
-		cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
-		if (fxt_str_eq(rec->name, "cpu_online")) {
-			for (uint32_t i = a->nuntraced; i-- > 0;)
-				if (a->untraced[i].cpu == cpu && a->untraced[i].last == UINT64_MAX) {
-					a->untraced[i].last = ts;
-					break;
-				}
-			return;
-		}
-		u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
-			     "latency: untraced stretches");
-		*u = (struct lat_untraced){ .first = ts, .last = UINT64_MAX, .cpu = cpu };
-		return;
-	}
-	if (!fxt_str_eq(rec->name, "untraced_switch"))
-		return;
-	u = vec_push(&a->untraced, &a->nuntraced, &a->cap_untraced, sizeof(*u),
-			     "latency: untraced stretches");
-	u->first = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", rec->ts));
-	u->last = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts));
-	u->tid[0] = fxt_arg_u64(rec, "tid", 0);
-	u->tid[1] = fxt_arg_u64(rec, "switched_out", 0);
-	u->cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
-}
-
-/*
- * Whether an untraced stretch may hide @tid's own switch-in or switch-out
- * during [start, end]: it is one of the stretch's two threads.  A stretch
- * of other threads only hides what held that CPU: the wait is measured,
- * and that part of its causes is unknown (causes.c).
- */
-static bool across_untraced(const struct lat_analysis *a, uint64_t tid, uint64_t start,
-			    uint64_t end)
-{
-	for (uint32_t i = 0; i < a->nuntraced; i++) {
-		const struct lat_untraced *u = &a->untraced[i];
-
-		if (tid && (u->tid[0] == tid || u->tid[1] == tid) && u->first <= end &&
-		    u->last >= start)
-			return true;
-	}
-	return false;
-}
-
 /* Pass 1: every name (a thread may be named after it first runs), every loss. */
 void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
+	struct sched_event ev = { .kind = SCHED_NONE };
 	const struct fxt_arg *x;
-	struct lat_range *loss;
 
 	if (rec->type == KTRACE_FXT_REC_KERNEL_OBJ) {
-		if (rec->obj_type == KTRACE_FXT_OBJ_THREAD) {
-			struct lat_thread *t = thread_get(a, rec->koid);
-
-			copy_name(t->name, rec->name);
-			x = fxt_find_arg(rec, "process");
-			if (x && x->type == KTRACE_FXT_ARG_KOID)
-				t->pid = x->u;
-			t->cpus = fxt_arg_u64(rec, "cpus", 0);
-			x = fxt_find_arg(rec, "cgroup");
-			if (x && x->type == KTRACE_FXT_ARG_STRING)
-				t->cgroup = cgroup_index(a, x->s);
-			else if (fxt_arg_u64(rec, "cgroup_id", 0))
-				t->cgroup = removed_cgroup_index(a, fxt_arg_u64(rec, "cgroup_id", 0));
-		} else if (rec->obj_type == KTRACE_FXT_OBJ_PROCESS) {
-			copy_name(proc_get(a, rec->koid)->name, rec->name);
-		}
+		lat_index_object(a, rec);
 		return;
 	}
-	scan_untraced(a, r, rec);
+	if (sched_decode(r, rec, &ev))
+		lat_index_untraced(a, &ev);
 	lat_throttle_scan(a, r, rec);
 	if (rec->type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec->cat, "ktrace:meta") &&
 	    fxt_str_eq(rec->name, "trace_info")) {
@@ -373,71 +133,17 @@ void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct f
 		if (x && x->type == KTRACE_FXT_ARG_STRING)
 			snprintf(a->preemption, sizeof(a->preemption), "%.*s", (int)x->s.len, x->s.p);
 	}
-	if (lat_is_migrate(rec))
+	if (ev.kind == SCHED_MIGRATE)
 		a->have_migrations = true;
-	if (kstack_names_note(&a->kstacks, rec) || !is_loss(rec))
-		return;
-	x = fxt_find_arg(rec, "source");
-	if (x && x->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(x->s, "ftrace")) {
-		/* ftrace's own events (interrupts): blame may miss some. */
-		a->ftrace_lost += fxt_arg_u64(rec, "count", 0);
-		return;
-	}
-	a->lost_records += fxt_arg_u64(rec, "count", 0);
-	loss = vec_push(&a->losses, &a->nlosses, &a->cap_losses, sizeof(*loss), "latency: losses");
-	/* Without a time range, the loss happened some time before the record. */
-	loss->first = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "first_ts", 0));
-	loss->last = fxt_ticks_to_ns(r, fxt_arg_u64(rec, "last_ts", rec->ts));
-	if (loss->last < loss->first)
-		loss->last = loss->first;
-}
-
-static int cmp_range(const void *x, const void *y)
-{
-	const struct lat_range *p = x, *q = y;
-
-	return p->first < q->first ? -1 : p->first > q->first;
+	if (!kstack_names_note(&a->kstacks, rec) && ev.kind == SCHED_LOSS)
+		lat_index_loss(a, &ev.loss);
 }
 
 /* Sorts and merges the loss ranges; decides which threads the filters keep. */
 void lat_scan_done(struct lat_analysis *a)
 {
-	uint32_t n = 0;
-
-	if (a->nlosses)
-		qsort(a->losses, a->nlosses, sizeof(*a->losses), cmp_range);
-	for (uint32_t i = 0; i < a->nlosses; i++) {
-		if (n && a->losses[i].first <= a->losses[n - 1].last) {
-			if (a->losses[i].last > a->losses[n - 1].last)
-				a->losses[n - 1].last = a->losses[i].last;
-		} else {
-			a->losses[n++] = a->losses[i];
-		}
-	}
-	a->nlosses = n;
+	lat_index_done(a);
 	lat_throttle_scan_done(a);
-}
-
-uint32_t lat_first_loss(const struct lat_analysis *a, uint64_t start)
-{
-	uint32_t lo = 0, hi = a->nlosses;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (a->losses[mid].last < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static bool overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end)
-{
-	uint32_t lo = lat_first_loss(a, start);
-
-	return lo < a->nlosses && a->losses[lo].first <= end;
 }
 
 static bool selected(struct lat_analysis *a, struct lat_thread *t)
@@ -714,71 +420,6 @@ static void keep_top(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 
 /* ---- pass 2 -------------------------------------------------------------- */
 
-/* The arguments the analysis reads, found in one pass over a record's. */
-struct sched_args {
-	const struct fxt_arg *in_weight, *state, *waker, *ctx, *interrupted, *kstack, *cpus;
-	const struct fxt_arg *in_kstack;
-};
-
-static bool name_is(const struct fxt_arg *x, const char *lit, uint32_t len)
-{
-	return x->name.len == len && !memcmp(x->name.p, lit, len);
-}
-
-static void find_args(const struct fxt_record *rec, struct sched_args *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	for (unsigned int i = 0; i < rec->nargs; i++) {
-		const struct fxt_arg *x = &rec->args[i];
-
-		if (name_is(x, "incoming_weight", 15))
-			sa->in_weight = x;
-		else if (name_is(x, "linux_state", 11))
-			sa->state = x;
-		else if (name_is(x, "waker", 5))
-			sa->waker = x;
-		else if (name_is(x, "irq_context", 11))
-			sa->ctx = x;
-		else if (name_is(x, "interrupted", 11))
-			sa->interrupted = x;
-		else if (name_is(x, "kstack", 6))
-			sa->kstack = x;
-		else if (name_is(x, "cpus", 4))
-			sa->cpus = x;
-		else if (name_is(x, "incoming_kstack", 15))
-			sa->in_kstack = x;
-	}
-}
-
-static int32_t in_weight(const struct fxt_record *rec, const struct sched_args *sa)
-{
-	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH)
-		return (int32_t)rec->in_prio;
-	return sa->in_weight && sa->in_weight->type == KTRACE_FXT_ARG_INT32 ?
-	       (int32_t)sa->in_weight->i : 0;
-}
-
-/* The exact Linux state, or the closest one the FXT state allows. */
-static uint32_t linux_state(const struct fxt_record *rec, const struct sched_args *sa)
-{
-	const struct fxt_arg *x = sa->state;
-
-	if (x && x->type == KTRACE_FXT_ARG_UINT32 && x->u <= KTRACE_LINUX_STATE_MAX)
-		return x->u;
-	switch (rec->out_state) {
-	case KTRACE_FXT_THREAD_RUNNING:
-		return KTRACE_LINUX_RUNNING;
-	case KTRACE_FXT_THREAD_SUSPENDED:
-		return KTRACE_LINUX_STOPPED;
-	case KTRACE_FXT_THREAD_DYING:
-		return KTRACE_LINUX_ZOMBIE;
-	case KTRACE_FXT_THREAD_DEAD:
-		return KTRACE_LINUX_DEAD;
-	default:
-		return KTRACE_LINUX_INTERRUPTIBLE;
-	}
-}
-
 /* What @c held since its last switch: idle, an RT thread, or another one. */
 static enum lat_cum cum_label(const struct lat_cpu *c)
 {
@@ -841,13 +482,13 @@ static void wait_begins(struct lat_analysis *a, struct lat_thread *t, uint64_t t
  * @t moves to another run queue: while it waits, the move splits its wait;
  * past LAT_MIGRATIONS moves, the latest replaces the last one kept.
  */
-static void on_migrate(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+static void on_migrate(struct lat_analysis *a, const struct sched_migrate *mig, uint64_t ts)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_thread *t = lat_thread_get(a, mig->tid);
 	struct lat_migration m = {
 		.ts = ts,
-		.from = (int32_t)fxt_arg_u64(rec, "orig_cpu", UINT32_MAX),
-		.to = (int32_t)fxt_arg_u64(rec, "dest_cpu", UINT32_MAX),
+		.from = mig->from,
+		.to = mig->to,
 		.cpus = t->cpus,
 	};
 
@@ -915,7 +556,7 @@ static void count_causes(struct lat_analysis *a, struct lat_group *g, struct lat
 		a->waits_by_bucket = xcalloc(LAT_BUCKETS, sizeof(*a->waits_by_bucket),
 					     "latency: causes");
 	}
-	gb = keyed_get(&a->gbucket_map, (uint64_t)g->id << 16 | b, &a->gbuckets, &a->ngbuckets,
+	gb = lat_keyed_get(&a->gbucket_map, (uint64_t)g->id << 16 | b, &a->gbuckets, &a->ngbuckets,
 		       &a->cap_gbuckets, sizeof(*gb), &added, "latency: causes by row");
 	for (int k = 0; k < LAT_CAUSES; k++) {
 		g->causes[k] += causes[k];
@@ -953,7 +594,7 @@ static void end_wait(struct lat_analysis *a, struct lat_thread *t, struct lat_cp
 		return;
 	}
 	g = group_get(a, group_key(a, t, cpu));
-	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, t->since, ts)) {
+	if (lat_overlaps_loss(a, t->since, ts) || lat_across_untraced(a, t->tid, t->since, ts)) {
 		g->lossy++;
 		return;
 	}
@@ -974,7 +615,7 @@ static void wait_unseen_end(struct lat_analysis *a, struct lat_thread *t, uint32
 	if (!selected(a, t) || (a->o.cpu >= 0 && cpu != (uint64_t)a->o.cpu) || ts < t->since ||
 	    ts - t->since < a->o.min_ns)
 		return;
-	if (overlaps_loss(a, t->since, ts) || across_untraced(a, t->tid, t->since, ts))
+	if (lat_overlaps_loss(a, t->since, ts) || lat_across_untraced(a, t->tid, t->since, ts))
 		group_get(a, group_key(a, t, cpu))->lossy++;
 }
 
@@ -984,9 +625,9 @@ static void wait_unseen_end(struct lat_analysis *a, struct lat_thread *t, uint32
  * Woken meanwhile (a wakeup while it seemed to run), it waits from then;
  * else its state is unknown until its next wakeup or switch-in.
  */
-static void on_untraced(struct lat_analysis *a, const struct fxt_record *rec)
+static void on_untraced(struct lat_analysis *a, const struct sched_untraced *u)
 {
-	struct lat_thread *t = lat_thread_find(a, fxt_arg_u64(rec, "tid", 0));
+	struct lat_thread *t = lat_thread_find(a, u->tid);
 
 	if (!t || !t->tid || t->state != ST_RUNNING)
 		return;
@@ -1029,22 +670,22 @@ static void add_blocked_in(struct lat_group *g, const struct lat_thread *t, uint
 	b->n++;
 }
 
-static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+static void on_switch(struct lat_analysis *a, const struct sched_event *ev)
 {
-	struct lat_cpu *c = cpu_get(a, rec->cpu);
-	struct sched_args sa;
+	const struct sched_switch *sw = &ev->sw;
+	struct lat_cpu *c = cpu_get(a, ev->cpu);
+	uint64_t ts = ev->ts;
 	struct lat_thread *t;
 	uint32_t state;
 
 	if (!c)
 		return;
-	find_args(rec, &sa);
 	/* The legacy layout carries each side's process. */
-	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
-		if (rec->out_tid)
-			thread_get(a, rec->out_tid)->pid = rec->out_pid;
-		if (rec->in_tid)
-			thread_get(a, rec->in_tid)->pid = rec->in_pid;
+	if (sw->has_pids) {
+		if (sw->out_tid)
+			lat_thread_get(a, sw->out_tid)->pid = sw->out_pid;
+		if (sw->in_tid)
+			lat_thread_get(a, sw->in_tid)->pid = sw->in_pid;
 	}
 	if (!c->seen) {
 		c->seen = true;
@@ -1054,14 +695,14 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 		push_seg(c, c->tid ? SEG_THREAD : SEG_IDLE, c->tid, c->weight, c->since, ts);
 		c->since = ts;	/* the totals are up to now: a snapshot below adds nothing */
 	}
-	if (rec->out_tid) {
-		t = thread_get(a, rec->out_tid);
-		state = linux_state(rec, &sa);
+	if (sw->out_tid) {
+		t = lat_thread_get(a, sw->out_tid);
+		state = sw->out_state;
 		if (t->state == ST_WOKEN || t->state == ST_PREEMPTED)
-			wait_unseen_end(a, t, rec->cpu, ts);
+			wait_unseen_end(a, t, ev->cpu, ts);
 		t->stranded = false;
-		t->last_cpu = rec->cpu;
-		t->queue_cpu = rec->cpu;
+		t->last_cpu = ev->cpu;
+		t->queue_cpu = ev->cpu;
 		t->since = ts;
 		if (state == KTRACE_LINUX_RUNNING) {
 			t->state = ST_PREEMPTED;
@@ -1081,31 +722,30 @@ static void on_switch(struct lat_analysis *a, const struct fxt_record *rec, uint
 			t->raced = true;
 		} else {
 			t->state = ST_BLOCKED;
-			t->kstack = sa.kstack && sa.kstack->type == KTRACE_FXT_ARG_UINT32 ?
-				    sa.kstack->u : 0;
+			t->kstack = sw->kstack;
 			t->block = state == KTRACE_LINUX_INTERRUPTIBLE ? LAT_BLOCK_S :
 				   state == KTRACE_LINUX_UNINTERRUPTIBLE ? LAT_BLOCK_D :
 				   LAT_BLOCK_OTHER;
 		}
 		t->early_wake = 0;
 	}
-	c->tid = rec->in_tid;
-	c->weight = in_weight(rec, &sa);
+	c->tid = sw->in_tid;
+	c->weight = sw->in_weight;
 	c->since = ts;
-	if (!rec->in_tid)
+	if (!sw->in_tid)
 		return;
-	t = thread_get(a, rec->in_tid);
-	if (t->unnamed_ns && sa.in_kstack && sa.in_kstack->type == KTRACE_FXT_ARG_UINT32) {
-		t->kstack = sa.in_kstack->u;
+	t = lat_thread_get(a, sw->in_tid);
+	if (t->unnamed_ns && sw->in_kstack) {
+		t->kstack = sw->in_kstack;
 		add_blocked_in(group_get(a, t->unnamed_key), t, t->unnamed_ns);
 	}
 	t->unnamed_ns = 0;
-	end_wait(a, t, c, rec->cpu, ts, c->weight);
+	end_wait(a, t, c, ev->cpu, ts, c->weight);
 	t->stranded = false;
 	t->state = ST_RUNNING;
 	t->timer = TIMER_NONE;
 	t->early_wake = 0;
-	t->last_cpu = rec->cpu;
+	t->last_cpu = ev->cpu;
 	t->weight = c->weight;
 }
 
@@ -1129,37 +769,30 @@ static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint6
 	t->timer = TIMER_NONE;
 }
 
-/* Who woke @t with @rec, and from what context. */
-static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct fxt_record *rec,
-		       uint64_t ts)
+/* Who woke @t with @ev, and from what context. */
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct sched_event *ev)
 {
-	const struct fxt_arg *waker, *ctx;
-	struct sched_args sa;
+	const struct sched_wakeup *wk = &ev->wake;
 
-	find_args(rec, &sa);
-	waker = sa.waker;
-	ctx = sa.ctx;
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
-	t->cpus = sa.cpus && sa.cpus->type == KTRACE_FXT_ARG_UINT64 ? sa.cpus->u : 0;
-	t->wake_cpu = rec->cpu;
-	t->waker_ctx = ctx && ctx->type == KTRACE_FXT_ARG_UINT32 && ctx->u <= KTRACE_CTX_MAX ?
-		       ctx->u : KTRACE_CTX_TASK;
-	if (t->waker_ctx != KTRACE_CTX_TASK)
-		waker = sa.interrupted;
-	t->has_waker = waker && waker->type == KTRACE_FXT_ARG_KOID;
-	t->waker = t->has_waker ? waker->u : 0;
+	t->cpus = wk->cpus;
+	t->wake_cpu = ev->cpu;
+	t->waker_ctx = wk->ctx;
+	t->has_waker = wk->has_waker;
+	t->waker = wk->waker;
 	t->waker_irq = -1;
 	/* The handler running on the waking CPU, if it was recorded. */
 	if (t->waker_ctx != KTRACE_CTX_TASK)
-		t->waker_irq = lat_cpu_irq(a, rec->cpu, ts);
+		t->waker_irq = lat_cpu_irq(a, ev->cpu, ev->ts);
 }
 
-static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint64_t ts)
+static void on_wakeup(struct lat_analysis *a, const struct sched_event *ev)
 {
-	struct lat_thread *t = thread_get(a, rec->tid);
+	struct lat_thread *t = lat_thread_get(a, ev->wake.tid);
+	uint64_t ts = ev->ts;
 
 	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
-		note_waker(a, t, rec, ts);
+		note_waker(a, t, ev);
 		end_timer_on_cpu(a, t, ts);
 		return;
 	}
@@ -1171,7 +804,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	if (t->state == ST_RUNNING) {
 		if (!t->early_wake) {
 			t->early_wake = ts;
-			note_waker(a, t, rec, ts);
+			note_waker(a, t, ev);
 		}
 		return;
 	} else if (t->state == ST_WOKEN && t->raced) {
@@ -1202,7 +835,7 @@ static void on_wakeup(struct lat_analysis *a, const struct fxt_record *rec, uint
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
-	note_waker(a, t, rec, ts);
+	note_waker(a, t, ev);
 	/* Runnable from the wakeup: a timer wait's queues count from there. */
 	wait_begins(a, t, ts);
 }
@@ -1242,7 +875,7 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 	a->have_irq = true;
 	switch (rec->sub) {
 	case KTRACE_FXT_EV_DURATION_BEGIN:
-		name = irq_name_index(a, rec->name);
+		name = lat_irq_index(a, rec->name);
 		if (c->nirq < IRQ_NEST) {
 			c->irq[c->nirq].start = ts;
 			c->irq[c->nirq].name = name;
@@ -1262,7 +895,7 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 		}
 		break;
 	case KTRACE_FXT_EV_DURATION_COMPLETE:
-		name = irq_name_index(a, rec->name);
+		name = lat_irq_index(a, rec->name);
 		end = fxt_ticks_to_ns(r, rec->extra);
 		if (name >= 0 && end >= ts) {
 			push_seg(c, kind, name, 0, ts, end);
@@ -1281,52 +914,57 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 
 void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
 {
-	uint64_t ts;
+	struct sched_event ev;
 
-	if (rec->type == KTRACE_FXT_REC_SCHED) {
-		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
-			return;
+	if (!sched_decode(r, rec, &ev))
+		return;
+	switch (ev.kind) {
+	case SCHED_SWITCH:
+	case SCHED_WAKEUP:
 		a->records++;
-		ts = fxt_ticks_to_ns(r, rec->ts);
-	} else if (rec->type == KTRACE_FXT_REC_EVENT) {
-		ts = fxt_ticks_to_ns(r, rec->ts);
-		if (rec->pid == KTRACE_FXT_IRQ_PID)
-			on_irq_event(a, rec, ts, r);
-		else if (lat_is_migrate(rec))
-			on_migrate(a, rec, ts);
-		else if (lat_is_affinity(rec) && rec->tid)
-			thread_get(a, rec->tid)->cpus = fxt_arg_u64(rec, "cpus", 0);
-		else if (lat_is_timer_expire(rec) && rec->tid)
-			lat_timer_expire(thread_get(a, rec->tid), rec, ts);
-		else if (fxt_str_eq(rec->cat, "ktrace:meta") &&
-			 fxt_str_eq(rec->name, "untraced_switch"))
-			on_untraced(a, rec);
-		return;
-	} else {
-		return;
+		if (ev.ts < a->first_ts)
+			a->first_ts = ev.ts;
+		if (ev.ts > a->last_ts)
+			a->last_ts = ev.ts;
+		if (ev.kind == SCHED_WAKEUP)
+			on_wakeup(a, &ev);
+		else
+			on_switch(a, &ev);
+		break;
+	case SCHED_IRQ:
+		on_irq_event(a, rec, ev.ts, r);
+		break;
+	case SCHED_MIGRATE:
+		on_migrate(a, &ev.mig, ev.ts);
+		break;
+	case SCHED_AFFINITY:
+		if (ev.aff.tid)
+			lat_thread_get(a, ev.aff.tid)->cpus = ev.aff.cpus;
+		break;
+	case SCHED_TIMER_EXPIRE:
+		if (ev.timer.tid)
+			lat_timer_expire(lat_thread_get(a, ev.timer.tid), &ev.timer, ev.ts);
+		break;
+	case SCHED_UNTRACED:
+		on_untraced(a, &ev.untraced);
+		break;
+	default:
+		break;
 	}
-	if (ts < a->first_ts)
-		a->first_ts = ts;
-	if (ts > a->last_ts)
-		a->last_ts = ts;
-	if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
-		on_wakeup(a, rec, ts);
-	else
-		on_switch(a, rec, ts);
 }
 
 /* ---- for another pass over the same records (the critical path) ---------- */
 
 uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add)
 {
-	struct lat_thread *t = add ? thread_get(a, tid) : lat_thread_find(a, tid);
+	struct lat_thread *t = add ? lat_thread_get(a, tid) : lat_thread_find(a, tid);
 
 	return t ? &t->ext : NULL;
 }
 
 bool lat_selects(struct lat_analysis *a, uint64_t tid)
 {
-	return tid && selected(a, thread_get(a, tid));
+	return tid && selected(a, lat_thread_get(a, tid));
 }
 
 uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid)
@@ -1334,11 +972,6 @@ uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid)
 	struct lat_thread *t = lat_thread_find(a, tid);
 
 	return t ? t->pid : 0;
-}
-
-bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end)
-{
-	return overlaps_loss(a, start, end);
 }
 
 int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu, uint64_t ts)
@@ -1367,11 +1000,6 @@ int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu, uint64_t ts)
 			return (int32_t)s->id;
 	}
 	return -1;
-}
-
-const char *lat_irq_name(struct lat_analysis *a, int32_t idx)
-{
-	return idx >= 0 && (uint32_t)idx < a->nirq_names ? a->irq_names[idx] : NULL;
 }
 
 void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t start,

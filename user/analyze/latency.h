@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "lib/utils.h"
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
 

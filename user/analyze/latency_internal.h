@@ -6,10 +6,11 @@
 #ifndef KTRACE_LATENCY_INTERNAL_H
 #define KTRACE_LATENCY_INTERNAL_H
 
-#include "kstacks.h"
-#include "latency.h"
-#include "topn.h"
-#include "u64map.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
+#include "analyze/latency.h"
+#include "lib/topn.h"
+#include "lib/u64map.h"
 
 enum lat_state { ST_UNKNOWN, ST_RUNNING, ST_WOKEN, ST_PREEMPTED, ST_BLOCKED, ST_DEAD };
 enum lat_seg_kind { SEG_THREAD, SEG_IDLE, SEG_HARDIRQ, SEG_SOFTIRQ };
@@ -197,6 +198,32 @@ struct lat_analysis {
 	struct kstack_names kstacks;
 };
 
+/*
+ * trace_index.c: the threads, processes, cgroups, interrupt names, losses
+ * and untraced stretches of pass 1, and the lookups in them.
+ */
+/* The element for @key of a table, or a new element at the end; out of memory ends the program. */
+void *lat_keyed_get(struct u64map *m, uint64_t key, void *vec, uint32_t *n, uint32_t *cap,
+		    size_t size, bool *added, const char *what);
+void *lat_vec_push(void *vec, uint32_t *n, uint32_t *cap, size_t size, const char *what);
+/* The thread, added if new: valid until the next thread is added. */
+struct lat_thread *lat_thread_get(struct lat_analysis *a, uint64_t tid);
+struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
+/* A process's name, "?" if the trace did not give one. */
+const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
+void lat_index_object(struct lat_analysis *a, const struct fxt_record *rec);
+void lat_index_untraced(struct lat_analysis *a, const struct sched_event *ev);
+void lat_index_loss(struct lat_analysis *a, const struct sched_loss *l);
+void lat_index_done(struct lat_analysis *a);
+/* Whether cgroup @path is @want or below it (whole path components). */
+bool lat_cgroup_under(const char *path, const char *want);
+/* The index of interrupt handler name @s, added if new; -1 past 4096 names. */
+int32_t lat_irq_index(struct lat_analysis *a, struct fxt_str s);
+/* The first of the merged, sorted loss ranges that ends at or after @start. */
+uint32_t lat_first_loss(const struct lat_analysis *a, uint64_t start);
+bool lat_across_untraced(const struct lat_analysis *a, uint64_t tid, uint64_t start,
+			 uint64_t end);
+
 /* throttling.c: throttled spans, found in pass 1. */
 void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
 		       const struct fxt_record *rec);
@@ -207,12 +234,10 @@ bool lat_throttled_within(const struct lat_analysis *a, uint64_t start, uint64_t
 bool lat_throttle_covers(struct lat_analysis *a, const struct lat_throttle *th, uint64_t tid);
 bool lat_throttling_recorded(const struct lat_analysis *a);
 void lat_throttle_free(struct lat_analysis *a);
-/* Whether cgroup @path is @want or below it (whole path components). */
-bool lat_cgroup_under(const char *path, const char *want);
 
 /* timer_latency.c: timer waits, hooked into the measurement pass. */
 bool lat_is_timer_expire(const struct fxt_record *rec);
-void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts);
+void lat_timer_expire(struct lat_thread *t, const struct sched_timer_expire *e, uint64_t ts);
 bool lat_timer_woken(struct lat_thread *t, uint64_t ts);
 void lat_timer_wait(struct lat_analysis *a, const struct lat_thread *t, struct lat_wait *w);
 void lat_timer_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o);
@@ -221,9 +246,6 @@ void lat_timer_json(struct lat_analysis *a, const struct lat_wait *w, struct obu
 int lat_prio_of(int32_t weight);
 void lat_put_prio(struct obuf *o, int32_t weight);
 
-struct lat_thread *lat_thread_find(struct lat_analysis *a, uint64_t tid);
-/* The thread, added if new: valid until the next thread is added. */
-struct lat_thread *lat_thread_get(struct lat_analysis *a, uint64_t tid);
 /*
  * Where @w waited and why: its pieces by run queue and its causes; then,
  * from those pieces, the time other CPUs it may use idled (causes.c).
@@ -231,8 +253,6 @@ struct lat_thread *lat_thread_get(struct lat_analysis *a, uint64_t tid);
 void lat_causes(struct lat_analysis *a, struct lat_wait *w);
 void lat_idle_elsewhere(struct lat_analysis *a, struct lat_wait *w);
 void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w);
-/* A process's name, "?" if the trace did not give one. */
-const char *lat_proc_name(struct lat_analysis *a, uint64_t pid);
 
 /* Whether a context switch weight (140 - prio) is a real-time thread's. */
 static inline bool lat_is_rt(int32_t weight)
@@ -281,7 +301,5 @@ static inline uint64_t lat_bucket_mid(uint32_t b)
 	       ((1ULL << (e - LAT_SUB_BITS)) >> 1);
 }
 
-/* The first of the merged, sorted loss ranges that ends at or after @start. */
-uint32_t lat_first_loss(const struct lat_analysis *a, uint64_t start);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency_internal.h"
+#include "analyze/latency_internal.h"
 
 static uint64_t percentile(const struct lat_dist *d, double p)
 {
@@ -126,37 +126,7 @@ static void put_lat(struct obuf *o, uint64_t ns, uint64_t unit)
 	obuf_printf(o, " %9.1f", (double)ns / unit);
 }
 
-/* Linux prio from a context switch weight (140 - prio), -1 if it is none. */
-int lat_prio_of(int32_t weight)
-{
-	return weight <= 0 || weight > KTRACE_FXT_PRIO_BASE ? -1 : KTRACE_FXT_PRIO_BASE - weight;
-}
-
-void lat_put_prio(struct obuf *o, int32_t weight)
-{
-	int prio = lat_prio_of(weight);
-
-	if (prio < 0)
-		obuf_lit(o, "prio ?");
-	else if (prio < 100)
-		obuf_printf(o, "rt %d", 99 - prio);
-	else
-		obuf_printf(o, "nice %d", prio - 120);
-}
-
-
 static void put_ts(struct obuf *o, uint64_t ns);
-
-/* A duration in the unit that reads best: 850 ns, 12.3 us, 4.017 ms. */
-void lat_put_dur(struct obuf *o, uint64_t ns)
-{
-	if (ns < 1000)
-		obuf_printf(o, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		obuf_printf(o, "%.1f us", ns / 1e3);
-	else
-		obuf_printf(o, "%.3f ms", ns / 1e6);
-}
 
 /* A handler's name; "?" for an index no irq name record gave. */
 static const char *irq_name(struct lat_analysis *a, int32_t idx)

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency_internal.h"
+#include "analyze/latency_internal.h"
 
 static bool is_sched_event(const struct fxt_record *rec, const char *name)
 {

@@ -21,7 +21,7 @@
  */
 #include <string.h>
 
-#include "latency_internal.h"
+#include "analyze/latency_internal.h"
 
 bool lat_is_timer_expire(const struct fxt_record *rec)
 {
@@ -34,9 +34,9 @@ bool lat_is_timer_expire(const struct fxt_record *rec)
  * sleep (its wait ends at the wakeup, latency.c); a runnable one, woken
  * already or preempted on its way to sleep, gets no timer wait.
  */
-void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64_t ts)
+void lat_timer_expire(struct lat_thread *t, const struct sched_timer_expire *e, uint64_t ts)
 {
-	uint64_t due = fxt_arg_u64(rec, "due", ts);
+	uint64_t due = e->due;
 
 	if (t->state != ST_BLOCKED && t->state != ST_UNKNOWN && t->state != ST_RUNNING) {
 		t->timer = TIMER_NONE;
@@ -46,7 +46,7 @@ void lat_timer_expire(struct lat_thread *t, const struct fxt_record *rec, uint64
 	/* A realtime clock's offset may move under the recorder: never due after fired. */
 	t->timer_due = due < ts ? due : ts;
 	t->timer_fired = ts;
-	t->timer_cpu = fxt_arg_u64(rec, "cpu", UINT32_MAX);
+	t->timer_cpu = e->cpu;
 }
 
 /*

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt_compact.h"
-#include "fxt_writer.h"
-#include "utils.h"
+#include "fxt/fxt_compact.h"
+#include "fxt/fxt_writer.h"
+#include "lib/utils.h"
 
 static struct fxt_compact_thread *thread_get(struct fxt_compact *ac, uint64_t tid)
 {

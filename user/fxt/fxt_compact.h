@@ -32,7 +32,7 @@
 
 #include <linux/ktrace_fxt.h>
 
-#include "u64map.h"
+#include "lib/u64map.h"
 
 struct fxt_writer;
 struct fxt_record;

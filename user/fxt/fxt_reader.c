@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fxt_reader.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "lib/utils.h"
 
 #define READ_CHUNK	(1U << 20)
 #define READ_MIN	(4U << 10)

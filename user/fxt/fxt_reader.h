@@ -9,8 +9,8 @@
 
 #include <linux/ktrace_fxt.h>
 
-#include "fxt_compact.h"
-#include "u64map.h"
+#include "fxt/fxt_compact.h"
+#include "lib/u64map.h"
 
 struct fxt_str {
 	const char *p;

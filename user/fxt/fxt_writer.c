@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt_writer.h"
+#include "fxt/fxt_writer.h"
 
 #define TAB_INITIAL	1024U
 

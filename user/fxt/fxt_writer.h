@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "lib/utils.h"
 
 struct fxt_intern {
 	uint64_t hash;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "irq_names.h"
-#include "utils.h"
+#include "fxt/irq_names.h"
+#include "lib/utils.h"
 
 /* The softirq tracepoints give only the vector: its name (kernel/softirq.c). */
 static const char *const softirq_names[] = {

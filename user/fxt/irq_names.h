@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 
 /* A softirq vector's name (kernel/softirq.c's softirq_to_name), NULL if unknown. */
 const char *irq_softirq_name(uint64_t vec);

@@ -13,12 +13,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "fxt_compact.h"
-#include "irq_names.h"
-#include "names.h"
-#include "record.h"
-#include "timeline.h"
-#include "utils.h"
+#include "fxt/fxt_compact.h"
+#include "fxt/irq_names.h"
+#include "record/names.h"
+#include "record/record.h"
+#include "trace/timeline.h"
+#include "lib/utils.h"
 
 /*
  * "throttling" says that CFS bandwidth throttling is recorded and in which

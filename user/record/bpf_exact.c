@@ -11,7 +11,7 @@
 
 #include "sched.bpf.h"
 #include "sched_exact.skel.h"
-#include "record.h"
+#include "record/record.h"
 
 const void *bpf_exact_elf(size_t *size)
 {

@@ -8,7 +8,7 @@
  */
 #include <linux/ktrace.h>
 
-#include "record.h"
+#include "record/record.h"
 
 uint64_t record_default_buffer_size(unsigned int ncpus)
 {

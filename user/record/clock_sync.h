@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "fxt_writer.h"
-#include "spool.h"
+#include "fxt/fxt_reader.h"
+#include "fxt/fxt_writer.h"
+#include "record/spool.h"
 
 /* What ktrace writes into trace_marker, followed by the sync id. */
 #define SYNC_PREFIX	"trace_event_clock_sync: name="

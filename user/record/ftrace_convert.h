@@ -5,10 +5,10 @@
 
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "fxt_writer.h"
-#include "clock_sync.h"
-#include "record.h"
+#include "fxt/fxt_reader.h"
+#include "fxt/fxt_writer.h"
+#include "record/clock_sync.h"
+#include "record/record.h"
 
 /* One ftrace event, whatever it came from. */
 struct ftrace_event {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "ftrace_convert.h"
+#include "record/ftrace_convert.h"
 
 /*
  * Parses a tracefs `trace` text dump into @c.  Malformed lines are

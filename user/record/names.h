@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "spool.h"
-#include "u64map.h"
+#include "fxt/fxt_reader.h"
+#include "record/spool.h"
+#include "lib/u64map.h"
 
 /*
  * One thread record as recorded: its tid, process, name, and when; its

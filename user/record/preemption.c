@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
-#include "record.h"
+#include "record/record.h"
 
 static const char *const models[] = { "none", "voluntary", "full", "lazy" };
 

@@ -9,9 +9,9 @@
 
 #include <linux/ktrace.h>
 
-#include "fxt_writer.h"
-#include "clock_sync.h"
-#include "spool.h"
+#include "fxt/fxt_writer.h"
+#include "record/clock_sync.h"
+#include "record/spool.h"
 
 struct source_ops;
 struct record_opts;

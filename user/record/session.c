@@ -13,8 +13,8 @@
 
 #include <linux/ktrace.h>
 
-#include "session.h"
-#include "utils.h"
+#include "record/session.h"
+#include "lib/utils.h"
 
 #define MAX_CPUS		4096
 /* How long the backend's poll may wait for records before it returns. */

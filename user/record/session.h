@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli.h"
-#include "record.h"
-#include "source_thread.h"
+#include "cli/cli.h"
+#include "record/record.h"
+#include "record/source_thread.h"
 
 /* Set by SIGINT, SIGTERM and SIGHUP once record_start() has run: stop. */
 extern volatile sig_atomic_t record_stop_requested;

@@ -18,10 +18,10 @@
 #include "sched.bpf.h"
 #include "sched.skel.h"
 
-#include "drain_stats.h"
-#include "kstacks.h"
-#include "record.h"
-#include "utils.h"
+#include "record/drain_stats.h"
+#include "record/kstacks.h"
+#include "record/record.h"
+#include "lib/utils.h"
 
 struct source_bpf {
 	struct sched_bpf *skel;

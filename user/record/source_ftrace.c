@@ -15,9 +15,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "ftrace_convert.h"
-#include "record.h"
-#include "utils.h"
+#include "record/ftrace_convert.h"
+#include "record/record.h"
+#include "lib/utils.h"
 
 #define MAX_SYSTEMS	64
 

@@ -13,10 +13,10 @@
 
 #include <linux/ktrace.h>
 
-#include "drain_stats.h"
-#include "kstacks.h"
-#include "record.h"
-#include "utils.h"
+#include "record/drain_stats.h"
+#include "record/kstacks.h"
+#include "record/record.h"
+#include "lib/utils.h"
 
 #define FLUSH_INTERVAL_NS	500000000ULL
 

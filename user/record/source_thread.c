@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "source_thread.h"
+#include "record/source_thread.h"
 
 static void *poll_loop(void *arg)
 {

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "record.h"
+#include "record/record.h"
 
 /*
  * One source polled in a loop by its own thread, from

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fxt_writer.h"
+#include "fxt/fxt_writer.h"
 
 /*
  * A spool holds one CPU's records while recording, as they came, in a

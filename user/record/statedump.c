@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "record/record.h"
 
 /* Reads /proc/PID[/task/TID]/comm; returns its length, 0 if it is gone. */
 static size_t read_comm(const char *path, char *buf, size_t size)

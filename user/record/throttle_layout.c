@@ -12,8 +12,8 @@
 
 #include <bpf/btf.h>
 
-#include "record.h"
-#include "utils.h"
+#include "record/record.h"
+#include "lib/utils.h"
 
 /* A field the module reads: struct, member, its size in bytes (0: any). */
 struct field {

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "utils.h"
+#include "lib/utils.h"
 
 int obuf_init(struct obuf *o, int fd, size_t cap)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "utils.h"
+#include "cli/cli.h"
+#include "lib/utils.h"
 
 /* The first spec violations are shown, the rest only counted. */
 #define MAX_REPORTED	10

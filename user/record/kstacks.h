@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "fxt_writer.h"
+#include "fxt/fxt_reader.h"
+#include "fxt/fxt_writer.h"
 
 struct kstack_entry {
 	uint32_t id;
@@ -46,33 +46,5 @@ void kstacks_free(struct kstack_table *t);
  * first: the first frame past the scheduler (see kstacks.c).
  */
 const char *kstack_blocked_in(char *const *names, uint32_t n);
-
-/*
- * Reading an archive: each stack id's function and frames, from the
- * "kstack" instants at its head.  Ids are small (the recorders hand them
- * out from 1 up), so this is a vector indexed by id.
- */
-struct kstack_names {
-	char **blocked_in;
-	char **frames;
-	uint32_t n;
-};
-
-/* Highest id an archive may use (larger ones are not remembered). */
-#define KSTACK_ID_MAX	(1U << 20)
-
-/* Remembers @rec if it is a "ktrace:meta" "kstack" instant; true if it was one. */
-bool kstack_names_note(struct kstack_names *k, const struct fxt_record *rec);
-/* The function stack @id blocked in, and its frames; NULL if not known. */
-const char *kstack_names_blocked_in(const struct kstack_names *k, uint64_t id);
-const char *kstack_names_frames(const struct kstack_names *k, uint64_t id);
-/* The kstack argument of a context switch record, 0 if it has none. */
-uint64_t kstack_of(const struct fxt_record *rec);
-/*
- * Its incoming_kstack argument, 0 if it has none: where the incoming
- * thread blocked, given at the switch-in that ends the block.
- */
-uint64_t incoming_kstack_of(const struct fxt_record *rec);
-void kstack_names_free(struct kstack_names *k);
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "u64map.h"
+#include "lib/u64map.h"
 
 static uint32_t slot_of(const struct u64map *m, uint64_t key)
 {

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "fxt_reader.h"
-#include "utils.h"
+#include "fxt/fxt_reader.h"
+#include "lib/utils.h"
 
 /* CPU tracks live in a synthetic process: pid JSON_CPU_PID, tid JSON_CPU_PID + cpu. */
 #define JSON_CPU_PID	1000000000ULL

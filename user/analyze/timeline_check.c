@@ -1,119 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Timelines: the per-CPU chains of context switches the archive writer
- * follows to mark what the kernel did not trace, and the whole-trace check
- * of `ktrace dump --check`.
+ * `ktrace dump --check`: the whole trace as timelines, each break, each
+ * blocked thread run without a wakeup and each wakeup from a thread not on
+ * its CPU, excused only by a record that explains it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt_writer.h"
-#include "timeline.h"
-#include "u64map.h"
-#include "utils.h"
-
-static struct tl_cpu *cpu_at(struct timeline *t, uint32_t cpu)
-{
-	if (cpu >= t->ncpus) {
-		uint32_t n = cpu + 1 > 2 * t->ncpus ? cpu + 1 : 2 * t->ncpus;
-		struct tl_cpu *c = realloc(t->cpu, n * sizeof(*c));
-
-		if (!c)
-			return NULL;
-		memset(c + t->ncpus, 0, (n - t->ncpus) * sizeof(*c));
-		t->cpu = c;
-		t->ncpus = n;
-	}
-	return &t->cpu[cpu];
-}
-
-int timeline_switch(struct timeline *t, uint32_t cpu, uint64_t ts, uint64_t out, uint64_t in,
-		    struct tl_cpu *was)
-{
-	struct tl_cpu *c = cpu_at(t, cpu);
-
-	if (!c)
-		return -ENOMEM;
-	*was = *c;
-	c->tid = in;
-	c->since = ts;
-	c->known = true;
-	return was->known && was->tid != out;
-}
-
-void timeline_forget(struct timeline *t, uint32_t cpu)
-{
-	struct tl_cpu *c = cpu == TL_CPU_UNKNOWN ? NULL : cpu_at(t, cpu);
-
-	if (c) {
-		c->known = false;
-		c->pre = c->pre_bad = false;
-	}
-}
-
-void timeline_free(struct timeline *t)
-{
-	free(t->cpu);
-	t->cpu = NULL;
-	t->ncpus = 0;
-}
-
-bool timeline_loss_hides_switches(const struct fxt_record *rec)
-{
-	static const char *const sched[] = {
-		"context switch", "wakeup", "wakeup of a new task", "CPU offline or online",
-	};
-	const struct fxt_arg *lost = fxt_find_arg(rec, "lost");
-
-	if (!lost || lost->type != KTRACE_FXT_ARG_STRING)
-		return true;	/* a buffer's loss: any record */
-	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
-		if (fxt_str_eq(lost->s, sched[i]))
-			return true;
-	return false;
-}
-
-enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu)
-{
-	const struct fxt_arg *src;
-	enum tl_meta m;
-
-	if (rec->type != KTRACE_FXT_REC_EVENT || !fxt_str_eq(rec->cat, "ktrace:meta"))
-		return TL_META_NONE;
-	if (fxt_str_eq(rec->name, "dropped")) {
-		/* ftrace's own events lost say nothing of the recorder's. */
-		src = fxt_find_arg(rec, "source");
-		if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
-			return TL_META_NONE;
-		/* Nor do the timer expiries, names or probe events a program lost. */
-		if (!timeline_loss_hides_switches(rec))
-			return TL_META_NONE;
-		m = TL_META_DROPPED;
-	} else if (fxt_str_eq(rec->name, "untraced_switch")) {
-		m = TL_META_UNTRACED;
-	} else if (fxt_str_eq(rec->name, "cpu_offline") || fxt_str_eq(rec->name, "cpu_online")) {
-		m = TL_META_CPU_LINE;
-	} else {
-		return TL_META_NONE;
-	}
-	*cpu = fxt_arg_u64(rec, "cpu", TL_CPU_UNKNOWN);
-	if (*cpu > 0xffff)
-		*cpu = TL_CPU_UNKNOWN;
-	return m;
-}
-
-void timeline_untraced_args(struct fxt_arg *args, uint32_t cpu, uint64_t stranded, uint64_t out,
-			    uint64_t first_ts, uint64_t last_ts)
-{
-	args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", cpu);
-	args[1] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "tid", stranded);
-	args[2] = fxt_arg_int(KTRACE_FXT_ARG_KOID, "switched_out", out);
-	args[3] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "first_ts", first_ts);
-	args[4] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "last_ts", last_ts);
-}
-
-/* ---- ktrace dump --check ------------------------------------------------ */
+#include "analyze/timeline_check.h"
+#include "trace/sched.h"
+#include "lib/u64map.h"
+#include "lib/utils.h"
 
 enum { EXCUSE_NONE, EXCUSE_LOSS, EXCUSE_UNTRACED, EXCUSE_CPU_LINE };
 
@@ -223,7 +122,7 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 		    enum tl_meta m, uint32_t cpu)
 {
 	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
-	struct tl_cpu *pc = cpu == TL_CPU_UNKNOWN ? NULL : cpu_at(&c->tl, cpu);
+	struct tl_cpu *pc = cpu == TL_CPU_UNKNOWN ? NULL : timeline_cpu(&c->tl, cpu);
 
 	if (cpu != TL_CPU_UNKNOWN && !pc) {
 		c->err = -ENOMEM;
@@ -281,10 +180,10 @@ static void on_meta(struct tl_check *c, const struct fxt_reader *r, const struct
 	}
 }
 
-static void on_switch(struct tl_check *c, const struct fxt_reader *r,
-		      const struct fxt_record *rec)
+static void on_switch(struct tl_check *c, const struct fxt_record *rec,
+		      const struct sched_event *ev)
 {
-	uint64_t ts = fxt_ticks_to_ns(r, rec->ts), out = rec->out_tid, in = rec->in_tid;
+	uint64_t ts = ev->ts, out = ev->sw.out_tid, in = ev->sw.in_tid;
 	struct tl_thread *th;
 	struct tl_cpu was, *pc;
 	int ret;
@@ -346,7 +245,7 @@ static void on_switch(struct tl_check *c, const struct fxt_reader *r,
 			goto nomem;
 		if (th->on_cpu == rec->cpu + 1)
 			th->on_cpu = 0;
-		if (rec->out_state != KTRACE_FXT_THREAD_RUNNING)
+		if (ev->sw.out_state != KTRACE_LINUX_RUNNING)
 			th->need_wake = true;
 	}
 	if (!in)
@@ -395,34 +294,34 @@ nomem:
  * in the recorders' traces (trace_info's backend kmod or bpf): others may
  * put a wakeup on the woken thread's CPU.
  */
-static void on_wakeup(struct tl_check *c, const struct fxt_reader *r,
-		      const struct fxt_record *rec)
+static void on_wakeup(struct tl_check *c, const struct fxt_record *rec,
+		      const struct sched_event *ev)
 {
-	const struct fxt_arg *w = fxt_find_arg(rec, "waker");
-	uint64_t ts = fxt_ticks_to_ns(r, rec->ts);
+	uint64_t ts = ev->ts, waker = ev->wake.waker;
 	struct tl_cpu *pc;
 
-	if (!c->wakers_here || !w || w->type != KTRACE_FXT_ARG_KOID)
+	/* An interrupt's wakeup names no waker: the task it interrupted is not one. */
+	if (!c->wakers_here || ev->wake.ctx != KTRACE_CTX_TASK || !ev->wake.has_waker)
 		return;
-	pc = cpu_at(&c->tl, rec->cpu);
+	pc = timeline_cpu(&c->tl, rec->cpu);
 	if (!pc) {
 		c->err = -ENOMEM;
 		return;
 	}
 	if (pc->known) {
-		if (w->u != pc->tid)
+		if (waker != pc->tid)
 			violation(c, &(struct tl_violation){ .kind = V_WAKER, .cpu = rec->cpu,
-				  .ts = ts, .offset = rec->offset, .tid = w->u, .tid2 = pc->tid,
+				  .ts = ts, .offset = rec->offset, .tid = waker, .tid2 = pc->tid,
 				  .lo = pc->since, .hi = ts });
 	} else if (!pc->pre) {
 		pc->pre = true;
-		pc->pre_waker = w->u;
+		pc->pre_waker = waker;
 		pc->pre_ts = ts;
 		pc->pre_off = rec->offset;
-	} else if (w->u != pc->pre_waker && !pc->pre_bad) {
+	} else if (waker != pc->pre_waker && !pc->pre_bad) {
 		pc->pre_bad = true;
 		violation(c, &(struct tl_violation){ .kind = V_WAKER_EARLY, .cpu = rec->cpu, .ts = ts,
-			  .offset = rec->offset, .tid = w->u, .tid2 = pc->pre_waker,
+			  .offset = rec->offset, .tid = waker, .tid2 = pc->pre_waker,
 			  .lo = pc->pre_ts, .hi = ts });
 	}
 }
@@ -463,6 +362,7 @@ static void check_span(struct tl_check *c, const struct fxt_reader *r,
 
 int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec)
 {
+	struct sched_event ev;
 	enum tl_meta m;
 	uint32_t cpu;
 
@@ -475,22 +375,22 @@ int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct
 			on_meta(c, r, rec, m, cpu);
 		break;
 	case KTRACE_FXT_REC_SCHED:
-		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
+		if (!sched_decode(r, rec, &ev))
 			break;
 		check_span(c, r, rec);
-		if (fxt_ticks_to_ns(r, rec->ts) > c->last_ts)
-			c->last_ts = fxt_ticks_to_ns(r, rec->ts);
-		if (rec->sub == KTRACE_FXT_SCHED_WAKEUP) {
-			struct tl_thread *th = thread_get(c, rec->tid);
+		if (ev.ts > c->last_ts)
+			c->last_ts = ev.ts;
+		if (ev.kind == SCHED_WAKEUP) {
+			struct tl_thread *th = thread_get(c, ev.wake.tid);
 
 			c->wakeups++;
 			if (!th)
 				c->err = -ENOMEM;
 			else
 				th->woken = true;
-			on_wakeup(c, r, rec);
-		} else if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS) {
-			on_switch(c, r, rec);
+			on_wakeup(c, rec, &ev);
+		} else {
+			on_switch(c, rec, &ev);
 		}
 		break;
 	}

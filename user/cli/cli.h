@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 
 /* ---- options (cli.c) ----------------------------------------------------- */
 

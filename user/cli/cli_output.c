@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "json_writer.h"
-#include "utils.h"
+#include "cli/cli.h"
+#include "trace/json_writer.h"
+#include "lib/utils.h"
 
 int cli_output_format(const char *format, const char *path, bool *json)
 {

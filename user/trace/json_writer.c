@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_writer.h"
-#include "kstacks.h"
-#include "u64map.h"
+#include "trace/json_writer.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
+#include "lib/u64map.h"
 
 #define NAME_MAX_LEN	96	/* escaped JSON bytes of a thread name */
 
@@ -329,6 +330,7 @@ static int32_t weight_arg(const struct fxt_record *rec, const char *name, int32_
 
 static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 {
+	struct sched_switch sw;
 	struct cpu *c;
 	struct thread *in;
 	char buf[4];
@@ -336,6 +338,7 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 
 	on_cpu_seen(j, rec->cpu);
 	c = cpu_get(j, rec->cpu);
+	sched_switch_of(rec, &sw);
 	if (rec->sub == KTRACE_FXT_SCHED_CSWITCH) {
 		/* Process 0 is none known: a kernel object may have said which. */
 		if (rec->out_tid && rec->out_pid)
@@ -356,11 +359,11 @@ static void on_switch(struct json_writer *j, const struct fxt_record *rec)
 	}
 	if (c->tid)
 		emit_run(j, rec->cpu, c, rec->ts, end_state(rec, buf),
-			 kstack_names_blocked_in(&j->kstacks, kstack_of(rec)));
+			 kstack_names_blocked_in(&j->kstacks, sw.kstack));
 	c->tid = rec->in_tid;
 	c->since = rec->ts;
 	c->weight = in_w;
-	c->after_kstack = incoming_kstack_of(rec);
+	c->after_kstack = sw.in_kstack;
 	if (!rec->in_tid)
 		return;
 	in = thread_get(j, rec->in_tid);

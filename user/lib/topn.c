@@ -2,7 +2,7 @@
 /* The N longest of a stream of items: a min-heap by key (topn.h). */
 #include <string.h>
 
-#include "topn.h"
+#include "lib/topn.h"
 
 static void *item(const struct topn *t, uint32_t i)
 {

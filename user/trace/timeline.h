@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A trace as timelines: per CPU, the chain of context switches; the
- * ktrace:meta records that say why a chain breaks; and the whole check
- * `ktrace dump --check` runs.
+ * A trace as timelines: per CPU, the chain of context switches, and the
+ * ktrace:meta records that say why a chain breaks.
  */
 #ifndef KTRACE_TIMELINE_H
 #define KTRACE_TIMELINE_H
@@ -11,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 
 #define TL_CPU_UNKNOWN	UINT32_MAX
 
@@ -47,6 +46,8 @@ struct timeline {
  */
 int timeline_switch(struct timeline *t, uint32_t cpu, uint64_t ts, uint64_t out, uint64_t in,
 		    struct tl_cpu *was);
+/* @cpu's chain, the array grown to hold it; NULL when memory runs out. */
+struct tl_cpu *timeline_cpu(struct timeline *t, uint32_t cpu);
 /* A loss or CPU going off or on line: the next switch on @cpu starts a new chain. */
 void timeline_forget(struct timeline *t, uint32_t cpu);
 void timeline_free(struct timeline *t);
@@ -76,14 +77,5 @@ enum tl_meta timeline_meta(const struct fxt_record *rec, uint32_t *cpu);
 void timeline_untraced_args(struct fxt_arg *args, uint32_t cpu, uint64_t stranded, uint64_t out,
 			    uint64_t first_ts, uint64_t last_ts);
 #define TL_UNTRACED_NARGS	5
-
-/* `ktrace dump --check`: every record in turn, then a verdict. */
-struct tl_check;
-
-struct tl_check *tl_check_new(void);
-int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec);
-/* Prints each violation and a summary to @f; the number of unexplained violations. */
-uint64_t tl_check_finish(struct tl_check *c, const struct fxt_reader *r, FILE *f);
-void tl_check_free(struct tl_check *c);
 
 #endif
