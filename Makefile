@@ -45,7 +45,7 @@ USER_LIB_SRCS	:= user/lib/utils.c user/lib/u64map.c user/lib/topn.c user/cli/cli
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/fxt_compact.c \
 		   user/fxt/irq_names.c \
 		   user/trace/kstack_names.c user/trace/timeline.c user/trace/json_writer.c user/trace/sched.c \
-		   user/analyze/latency.c user/analyze/trace_index.c user/analyze/latency_format.c user/analyze/latency_report.c user/analyze/timer_latency.c \
+		   user/analyze/latency.c user/analyze/latency_run.c user/analyze/trace_index.c user/analyze/latency_format.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/critical_path.c \
 		   user/analyze/timeline_check.c user/analyze/causes.c user/analyze/throttling.c
 USER_CMD_SRCS	:= user/ktrace.c user/cmd_dump.c user/cmd_convert.c user/cmd_record.c \

@@ -36,6 +36,7 @@
 #include "fxt/fxt_writer.h"
 #include "trace/json_writer.h"
 #include "analyze/latency.h"
+#include "analyze/latency_run.h"
 #include "analyze/timeline_check.h"
 #include "lib/json_valid.h"
 
@@ -679,30 +680,6 @@ static void commands(struct world *wd, struct prog *g)
 
 /* ---- the same analyses, called as the commands call them ---------------- */
 
-static struct cp_analysis *pass_cp;
-
-static void lat_and_cp(struct lat_analysis *a, const struct fxt_reader *r,
-		       const struct fxt_record *rec)
-{
-	lat_record(a, r, rec);
-	if (pass_cp)
-		cp_record(pass_cp, r, rec);
-}
-
-/* One pass of ktrace latency over the archive in memory (read_pass() in cmd_latency.c). */
-static void lat_pass(struct lat_analysis *a, const void *buf, size_t len, bool first)
-{
-	struct fxt_reader r;
-	struct fxt_record rec;
-
-	fxt_reader_open_mem(&r, buf, len);
-	if (first)
-		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
-	while (fxt_reader_next(&r, &rec) == 1)
-		(first ? lat_scan : lat_and_cp)(a, &r, &rec);
-	fxt_reader_close(&r);
-}
-
 /*
  * ktrace latency with options the program picks, with or without the
  * critical path; every report and every blame line; the JSON converter;
@@ -722,6 +699,7 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 	struct cp_opts co = { .tid = byte(g) & 1 ? wd->some_tid : -1,
 			      .at = byte(g) & 1 ? wd->some_ts : 0, .top = o.top };
 	bool critical = how & 128;
+	struct cp_analysis *cp;
 	struct lat_analysis *a;
 	struct fxt_reader r, one;
 	struct fxt_record rec, again;
@@ -736,20 +714,15 @@ static void analyses(struct world *wd, struct prog *g, const void *buf, size_t l
 	if (critical)
 		o.top = 0;
 	a = lat_new(&o);
-	pass_cp = critical ? cp_new(a, &co) : NULL;
-	lat_pass(a, buf, len, true);
-	lat_scan_done(a);
-	lat_pass(a, buf, len, false);
-	lat_done(a);
+	cp = critical ? cp_new(a, &co) : NULL;
+	lat_run_mem(&(struct lat_run){ a, cp }, buf, len);
 	lat_matches(a, &m);
-	if (pass_cp) {
-		cp_done(pass_cp);
-		cp_report_text(pass_cp, &out, "fuzz");
+	if (cp) {
+		cp_report_text(cp, &out, "fuzz");
 		out.len = 0;
-		cp_report_json(pass_cp, &out, "fuzz");
+		cp_report_json(cp, &out, "fuzz");
 		check_json("latency --critical-path --json", &out);
-		cp_free(pass_cp);
-		pass_cp = NULL;
+		cp_free(cp);
 	}
 	lat_report_text(a, &out, "fuzz");
 	out.len = 0;

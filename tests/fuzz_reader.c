@@ -13,32 +13,10 @@
 #include "fxt/fxt_reader.h"
 #include "trace/json_writer.h"
 #include "analyze/latency.h"
+#include "analyze/latency_run.h"
 #include "analyze/timeline_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void pass(struct lat_analysis *a, const void *data, size_t size,
-		 void (*fn)(struct lat_analysis *, const struct fxt_reader *,
-			    const struct fxt_record *))
-{
-	struct fxt_reader r;
-	struct fxt_record rec;
-
-	fxt_reader_open_mem(&r, data, size);
-	while (fxt_reader_next(&r, &rec) == 1)
-		fn(a, &r, &rec);
-	fxt_reader_close(&r);
-}
-
-static struct cp_analysis *fuzz_cp;
-
-/* ktrace latency --critical-path's second pass: both analyses. */
-static void lat_and_cp(struct lat_analysis *a, const struct fxt_reader *r,
-		       const struct fxt_record *rec)
-{
-	lat_record(a, r, rec);
-	cp_record(fuzz_cp, r, rec);
-}
 
 /* Both passes of ktrace latency and the critical path, every report, and the blame lines. */
 static void analyse(const void *data, size_t size)
@@ -46,30 +24,25 @@ static void analyse(const void *data, size_t size)
 	struct lat_opts o = { .pid = -1, .cpu = -1, .top = 4, .hist = true, .unit_ns = 1000 };
 	struct cp_opts co = { .tid = -1, .top = 3 };
 	struct lat_analysis *a = lat_new(&o);
+	struct cp_analysis *cp;
 	const struct lat_wait *w;
 	struct obuf out;
 	uint32_t n;
 
-	if (!a)
-		return;
-	fuzz_cp = cp_new(a, &co);
-	pass(a, data, size, lat_scan);
-	lat_scan_done(a);
-	pass(a, data, size, lat_and_cp);
-	lat_done(a);
-	cp_done(fuzz_cp);
+	cp = cp_new(a, &co);
+	lat_run_mem(&(struct lat_run){ a, cp }, data, size);
 	if (obuf_init(&out, -1, 4096) == 0) {
 		lat_report_text(a, &out, "fuzz");
 		lat_report_json(a, &out, "fuzz");
 		lat_report_folded(a, &out);
-		cp_report_text(fuzz_cp, &out, "fuzz");
-		cp_report_json(fuzz_cp, &out, "fuzz");
+		cp_report_text(cp, &out, "fuzz");
+		cp_report_json(cp, &out, "fuzz");
 		w = lat_waits_by_start(a, &n);
 		for (uint32_t i = 0; i < n; i++)
 			lat_blame_line(a, &w[i], &out);
 		obuf_free(&out);
 	}
-	cp_free(fuzz_cp);
+	cp_free(cp);
 	lat_free(a);
 }
 

@@ -15,6 +15,7 @@
 #include "analyze/critical_path.h"
 #include "fxt/fxt_reader.h"
 #include "analyze/latency.h"
+#include "analyze/latency_run.h"
 #include "lib/utils.h"
 
 enum {
@@ -64,20 +65,7 @@ static int parse_seconds(const char *s, uint64_t *ns)
 	return 0;
 }
 
-/* The critical path of this pass (read_pass() sets it), beside the latency analysis. */
-static struct cp_analysis *pass_cp;
-
-/* --critical-path: both analyses, the latency pass first (the path uses its state). */
-static void lat_and_cp_record(struct lat_analysis *a, const struct fxt_reader *r,
-			      const struct fxt_record *rec)
-{
-	lat_record(a, r, rec);
-	cp_record(pass_cp, r, rec);
-}
-
-static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
-		     void (*fn)(struct lat_analysis *, const struct fxt_reader *,
-				const struct fxt_record *))
+static int read_pass(struct cli_input *in, bool first, const struct lat_run *run)
 {
 	struct fxt_reader r;
 	struct fxt_record rec;
@@ -90,13 +78,13 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 	if (first)
 		r.undecoded = 1U << KTRACE_FXT_REC_SCHED;
 	while ((ret = fxt_reader_next(&r, &rec)) == 1)
-		fn(a, &r, &rec);
+		lat_run_record(run, first, &r, &rec);
 	if (ret < 0 && first && r.records == 0)
 		cli_trace_report(in, true, &r.fatal, NULL);
 	else if (ret < 0 && !first) {
 		cli_trace_report(in, false, &r.fatal, "; analysed the %llu records before it",
 				 (unsigned long long)r.records);
-		lat_set_cut(a, &r.fatal, r.records);
+		lat_set_cut(run->a, &r.fatal, r.records);
 	}
 	if ((ret < 0 && r.records == 0) || cli_trace_empty(in, &r, ret))
 		ret = -EINVAL;
@@ -108,21 +96,18 @@ static int read_pass(struct cli_input *in, bool first, struct lat_analysis *a,
 
 int latency_read(struct cli_input *in, struct lat_analysis *a, struct cp_analysis *cp)
 {
-	int ret = read_pass(in, true, a, lat_scan);
+	const struct lat_run run = { a, cp };
+	int ret = read_pass(in, true, &run);
 
 	if (ret)
 		return ret;
-	lat_scan_done(a);
-	pass_cp = cp;
-	ret = read_pass(in, false, a, cp ? lat_and_cp_record : lat_record);
+	lat_run_scan_done(&run);
+	ret = read_pass(in, false, &run);
 	if (ret)
 		return ret;
-	lat_done(a);
-	if (cp)
-		cp_done(cp);
+	lat_run_done(&run);
 	return 0;
 }
-
 static int parse_by(const char *s, enum lat_by *by)
 {
 	static const char *const names[] = {
@@ -379,9 +364,9 @@ int cmd_latency(int argc, char **argv)
 		la.lo.top = 0;	/* the latency report's own list is not printed */
 	}
 	a = lat_new(&la.lo);
-	if (a && la.critical)
+	if (la.critical)
 		cp = cp_new(a, &la.co);
-	if (!a || (la.critical && !cp) || obuf_init(&out, 1, 1 << 16)) {
+	if (obuf_init(&out, 1, 1 << 16)) {
 		pr_err("out of memory");
 		cp_free(cp);
 		lat_free(a);

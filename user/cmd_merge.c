@@ -131,17 +131,71 @@ static const struct cli_command merge_cmd = {
 	.opt = merge_opt,
 };
 
+/*
+ * The offset to add to ftrace's times: from the sync markers both hold,
+ * else none when the dump used the recorder's clock; -1 when --embed-ftrace
+ * cannot be aligned.
+ */
+static int align_clocks(const struct sync_points *rec_sync, const struct ftrace_conv *conv,
+			bool mono, bool embed, const char *fxt_path, const char *ftrace_path,
+			int64_t *offset)
+{
+	int64_t residual = 0;
+	unsigned int matched = 0;
+
+	if (!clock_offset(rec_sync->p, rec_sync->n, conv->markers, conv->nmarkers, offset,
+			  &residual, &matched)) {
+		pr_info("clocks aligned by %u sync markers: ftrace + %lld ns, residual %lld ns",
+			matched, (long long)*offset, (long long)residual);
+	} else if (mono) {
+		pr_info("no sync marker in common; the dump says it used the monotonic clock, as the recorder does");
+	} else {
+		pr_warn("no sync marker in common (%u in %s, %u in %s): assuming ftrace used the recorder's clock (trace_clock mono)",
+			rec_sync->n, fxt_path, conv->nmarkers, ftrace_path);
+		if (embed) {
+			pr_err("--embed-ftrace needs sync markers (or a mono clock) for the viewer to align the two");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The first @n spools merged in time order into @fd; -1 after saying why. */
+static int write_merged(struct spool *spools, unsigned int n, int fd, const char *out_path,
+			uint64_t *bytes)
+{
+	struct fxt_writer *w = malloc(sizeof(*w));
+	int ret;
+
+	if (!w || fxt_writer_init(w, fd)) {
+		pr_err("out of memory writing %s", out_path);
+		free(w);
+		return -1;
+	}
+	/* The input's own preamble and string table come through the merge. */
+	ret = merge_spools(spools, n, w, 0);
+	*bytes = w->out.total + w->out.len;
+	if (!ret)
+		ret = fxt_writer_finish(w);
+	else
+		fxt_writer_finish(w);
+	free(w);
+	if (ret) {
+		pr_err("writing %s: %s", out_path, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_args ma = { 0 };
 	const char *out_path, *fxt_path, *ftrace_path;
 	struct sync_points rec_sync = { 0 };
-	unsigned int matched = 0;
 	struct spool spools[2] = { 0 };
 	struct ftrace_conv conv = { 0 };
-	struct fxt_writer *w = NULL;
-	int64_t offset = 0, residual = 0;
 	uint64_t fxt_records = 0, bytes = 0;
+	int64_t offset = 0;
 	bool json, embed, mono = false;
 	char *text = NULL;
 	size_t text_len;
@@ -185,42 +239,15 @@ int cmd_merge(int argc, char **argv)
 		       ftrace_path);
 		goto out;
 	}
-	ret = clock_offset(rec_sync.p, rec_sync.n, conv.markers, conv.nmarkers, &offset, &residual,
-			   &matched);
-	if (ret == 0) {
-		pr_info("clocks aligned by %u sync markers: ftrace + %lld ns, residual %lld ns",
-			matched, (long long)offset, (long long)residual);
-	} else if (mono) {
-		pr_info("no sync marker in common; the dump says it used the monotonic clock, as the recorder does");
-	} else {
-		pr_warn("no sync marker in common (%u in %s, %u in %s): assuming ftrace used the recorder's clock (trace_clock mono)",
-			rec_sync.n, fxt_path, conv.nmarkers, ftrace_path);
-		if (embed) {
-			pr_err("--embed-ftrace needs sync markers (or a mono clock) for the viewer to align the two");
-			goto out;
-		}
-	}
+	if (align_clocks(&rec_sync, &conv, mono, embed, fxt_path, ftrace_path, &offset))
+		goto out;
 	spools[1].offset = offset;
 
 	/* Written beside and renamed over it when complete. */
 	if (cli_output_open(&out, out_path, json))
 		goto out;
-	w = malloc(sizeof(*w));
-	if (!w || fxt_writer_init(w, out.fd)) {
-		pr_err("out of memory writing %s", out_path);
+	if (write_merged(spools, embed ? 1 : 2, out.fd, out_path, &bytes))
 		goto out;
-	}
-	/* The input's own preamble and string table come through the merge. */
-	ret = merge_spools(spools, embed ? 1 : 2, w, 0);
-	bytes = w->out.total + w->out.len;
-	if (!ret)
-		ret = fxt_writer_finish(w);
-	else
-		fxt_writer_finish(w);
-	if (ret) {
-		pr_err("writing %s: %s", out_path, strerror(-ret));
-		goto out;
-	}
 	if (embed) {
 		text = slurp(ftrace_path, &text_len);
 		if (!text) {
@@ -242,7 +269,6 @@ int cmd_merge(int argc, char **argv)
 	if (bad)
 		pr_err("%s: %d malformed lines were left out (see above)", ftrace_path, bad);
 out:
-	free(w);
 	free(text);
 	free(rec_sync.p);
 	ftrace_conv_free(&conv);

@@ -142,8 +142,8 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 		return -EINVAL;
 	/* One reading for both: the wait among the thread's worst, and its critical path. */
 	a = lat_new(&lo);
-	cp = a ? cp_new(a, &co) : NULL;
-	ret = cp ? latency_read(&in, a, cp) : -ENOMEM;
+	cp = cp_new(a, &co);
+	ret = latency_read(&in, a, cp);
 	for (uint32_t i = 0; !ret && i < lat_top_count(a); i++)
 		if (lat_top_wait(a, i)->tid == t->tid && lat_top_wait(a, i)->end == t->ts)
 			w = lat_top_wait(a, i);
@@ -171,12 +171,6 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 
 /* ---- the index ------------------------------------------------------------ */
 
-static void json_str(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
 /* One line of spikes.jsonl, appended with one write: a reader sees it whole or not. */
 static int index_append(struct watch_state *ws, const struct trigger_report *t,
 			const char *comm, const char *name, const char *status,
@@ -193,20 +187,20 @@ static int index_append(struct watch_state *ws, const struct trigger_report *t,
 	clock_gettime(CLOCK_REALTIME, &now);
 	obuf_printf(&o, "{\"time\":%lld.%03ld,\"ts\":%llu,\"tid\":%u", (long long)now.tv_sec,
 		    now.tv_nsec / 1000000, (unsigned long long)t->ts, t->tid);
-	json_str(&o, "comm", comm);
+	obuf_json_kv_str(&o, "comm", comm);
 	obuf_printf(&o, ",\"latency\":%llu,\"cpu\":%u", (unsigned long long)t->latency, t->cpu);
-	json_str(&o, "status", status);
+	obuf_json_kv_str(&o, "status", status);
 	if (name) {
 		snprintf(file, sizeof(file), "%s.fxt", name);
-		json_str(&o, "fxt", file);
+		obuf_json_kv_str(&o, "fxt", file);
 		snprintf(file, sizeof(file), "%s.txt", name);
-		json_str(&o, "txt", file);
+		obuf_json_kv_str(&o, "txt", file);
 	}
 	obuf_printf(&o, ",\"gap_before_ns\":%llu", (unsigned long long)gap_ns);
 	if (main_cause)
-		json_str(&o, "main_cause", main_cause);
+		obuf_json_kv_str(&o, "main_cause", main_cause);
 	if (verdict)
-		json_str(&o, "verdict", verdict);
+		obuf_json_kv_str(&o, "verdict", verdict);
 	if (wait_json && wait_json->len) {
 		obuf_lit(&o, ",\"wait\":");
 		obuf_put(&o, wait_json->buf, wait_json->len);
@@ -267,12 +261,17 @@ static void prune(struct watch_state *ws)
 			continue;
 		total += st.st_size;
 		if (n == cap) {
+			char **more = realloc(names, (cap ? 2 * cap : 64) * sizeof(*names));
+
+			if (!more)
+				goto nomem;
+			names = more;
 			cap = cap ? 2 * cap : 64;
-			names = xrealloc(names, cap * sizeof(*names), "watch: --max-size");
 		}
 		names[n] = strdup(e->d_name);
-		if (!names[n++])
-			out_of_memory("watch: --max-size");
+		if (!names[n])
+			goto nomem;
+		n++;
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_name);
@@ -282,6 +281,15 @@ static void prune(struct watch_state *ws)
 			pr_info("watch: --max-size: removed %s", names[i]);
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return;
+nomem:
+	/* The watch goes on; the next spike tries again. */
+	pr_warn("watch: --max-size: out of memory listing %s; nothing removed this time",
+		ws->wa->dir);
+	closedir(d);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

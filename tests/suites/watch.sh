@@ -141,14 +141,15 @@ ok $? "SIGTERM during a window: the window is finished and saved, exit 0" ||
 watch_bg crash1 "$tmp/crash"
 rc=$?
 [ $rc -eq 0 ] && "$workload" "$tmp/crash1.expect" 1 20000 300 >/dev/null 2>&1
-sleep 0.5
+# The spike in the index before the kill, however busy the machine.
+wait_for "$tmp/crash/spikes.jsonl" '"status":"saved"' || rc=1
 kill -9 $wpid
 wait $wpid 2>/dev/null
 echo partial >"$tmp/crash/.20000101T000000.000-kt_victim-1.fxt.tmp"
 watch_bg crash2 "$tmp/crash"
 rc=$((rc + $?))
 [ $rc -eq 0 ] && "$workload" "$tmp/crash2.expect" 1 20000 300 >/dev/null 2>&1
-sleep 0.5
+wait_for "$tmp/crash2.log" 'spike:' || rc=1
 watch_end
 python3 -c "
 import json, sys

@@ -36,14 +36,9 @@
 #include "analyze/latency_internal.h"
 
 static const char *const cause_names[LAT_CAUSES] = {
-	[LAT_CAUSE_HIGHER_PRIORITY] = "higher_priority",
-	[LAT_CAUSE_NOT_PREEMPTED] = "not_preempted",
-	[LAT_CAUSE_SAME_CLASS] = "same_class",
-	[LAT_CAUSE_INTERRUPTS] = "interrupts",
-	[LAT_CAUSE_THROTTLED] = "throttled",
-	[LAT_CAUSE_TIMER_LATE] = "timer_late",
-	[LAT_CAUSE_CPU_IDLE] = "cpu_idle",
-	[LAT_CAUSE_UNKNOWN] = "unknown",
+#define LAT_CAUSE_NAME(id, name) [LAT_CAUSE_##id] = name,
+	LAT_CAUSE_TABLE(LAT_CAUSE_NAME)
+#undef LAT_CAUSE_NAME
 };
 
 const char *lat_cause_name(unsigned int cause)

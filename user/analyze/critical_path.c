@@ -33,6 +33,7 @@
 #include "trace/kstack_names.h"
 #include "trace/sched.h"
 #include "lib/topn.h"
+#include "lib/u64map.h"
 
 #define CP_HIST		32		/* segments of history per thread: a power of two */
 #define CP_MAX_DEPTH	16
@@ -110,8 +111,9 @@ struct cp_path {
 struct cp_analysis {
 	struct lat_analysis *a;
 	struct cp_opts o;
-	struct cp_thread *threads;	/* found through lat_thread_ext() */
+	struct cp_thread *threads;
 	uint32_t nthreads, cap_threads;
+	struct u64map thread_map;	/* tid to index into threads */
 	struct cp_path *paths;		/* min-heap by length while reading */
 	struct topn worst;		/* its heap: items are paths */
 	struct cp_path scratch;
@@ -155,6 +157,7 @@ void cp_free(struct cp_analysis *cp)
 	free(cp->paths);
 	free(cp->scratch.hops);
 	free(cp->threads);
+	u64map_free(&cp->thread_map);
 	free(cp);
 }
 
@@ -162,25 +165,22 @@ void cp_free(struct cp_analysis *cp)
 
 static struct cp_thread *thread_find(struct cp_analysis *cp, uint64_t tid)
 {
-	uint32_t *ext = lat_thread_ext(cp->a, tid, false);
+	uint32_t i = u64map_find(&cp->thread_map, tid);
 
-	return ext && *ext ? &cp->threads[*ext - 1] : NULL;
+	return i == U64MAP_NONE ? NULL : &cp->threads[i];
 }
 
 static struct cp_thread *thread_get(struct cp_analysis *cp, uint64_t tid)
 {
-	uint32_t *ext = lat_thread_ext(cp->a, tid, true);
 	struct cp_thread *t;
+	bool added;
 
-	if (*ext)
-		return &cp->threads[*ext - 1];
-	if (cp->nthreads == cp->cap_threads) {
-		cp->cap_threads = cp->cap_threads ? 2 * cp->cap_threads : 256;
-		cp->threads = xrealloc(cp->threads, cp->cap_threads * sizeof(*cp->threads),
-				       "the critical path's threads");
-	}
-	*ext = ++cp->nthreads;
-	t = &cp->threads[cp->nthreads - 1];
+	t = u64map_vec_get(&cp->thread_map, tid, &cp->threads, &cp->nthreads, &cp->cap_threads,
+			   sizeof(*t), &added);
+	if (!t)
+		out_of_memory("the critical path's threads");
+	if (!added)
+		return t;
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->cur.cpu = -1;
@@ -414,7 +414,8 @@ static void on_switch(struct cp_analysis *cp, const struct sched_event *ev)
 		consider(cp, sw->in_tid, off, ts);
 }
 
-static void on_wakeup(struct cp_analysis *cp, const struct sched_event *ev)
+static void on_wakeup(struct cp_analysis *cp, const struct sched_event *ev,
+		      const struct lat_transition *tr)
 {
 	const struct sched_wakeup *wk = &ev->wake;
 	struct cp_thread *t = thread_get(cp, wk->tid);
@@ -426,10 +427,9 @@ static void on_wakeup(struct cp_analysis *cp, const struct sched_event *ev)
 		t->cur.waker_ctx = wk->ctx;
 		t->cur.has_waker = wk->has_waker;
 		t->cur.waker = wk->waker;
-		if (t->cur.waker_ctx != KTRACE_CTX_TASK)
-			t->cur.waker_irq = lat_cpu_irq(cp->a, ev->cpu, ev->ts);
-		if (!lat_timer_of(cp->a, wk->tid, &t->cur.timer_due, &t->cur.timer_fired))
-			t->cur.timer_due = t->cur.timer_fired = 0;
+		t->cur.waker_irq = tr->waker_irq;
+		t->cur.timer_due = tr->timer_due;
+		t->cur.timer_fired = tr->timer_fired;
 	}
 	s = next_seg(t, ev->ts, CP_RUNNABLE);
 	/* First seen waking up: it went to sleep before the trace. */
@@ -453,26 +453,22 @@ static void on_migrate(struct cp_analysis *cp, const struct sched_event *ev)
 	t->cur.last_move = m;
 }
 
-void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec)
+void cp_event(struct cp_analysis *cp, const struct sched_event *ev,
+	      const struct lat_transition *tr)
 {
-	struct sched_event ev;
-
-	if (!sched_decode(r, rec, &ev))
-		return;
-	if (ev.kind == SCHED_MIGRATE) {
-		on_migrate(cp, &ev);
+	if (ev->kind == SCHED_MIGRATE) {
+		on_migrate(cp, ev);
 		return;
 	}
-	if (ev.kind != SCHED_SWITCH && ev.kind != SCHED_WAKEUP)
+	if (ev->kind != SCHED_SWITCH && ev->kind != SCHED_WAKEUP)
 		return;
-	if (ev.ts > cp->now)
-		cp->now = ev.ts;
-	if (ev.kind == SCHED_WAKEUP)
-		on_wakeup(cp, &ev);
+	if (ev->ts > cp->now)
+		cp->now = ev->ts;
+	if (ev->kind == SCHED_WAKEUP)
+		on_wakeup(cp, ev, tr);
 	else
-		on_switch(cp, &ev);
+		on_switch(cp, ev);
 }
-
 static int cmp_worst(const void *x, const void *y)
 {
 	const struct cp_path *p = x, *q = y;
@@ -673,12 +669,6 @@ void cp_report_text(struct cp_analysis *cp, struct obuf *o, const char *path)
 	obuf_free(&line);
 }
 
-static void json_str(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
 /* A runnable hop's causes, named and in ns as in latency --json. */
 static void json_causes(struct cp_analysis *cp, struct obuf *o, const struct cp_hop *h)
 {
@@ -708,7 +698,7 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 		const struct cp_path *p = &cp->paths[i];
 
 		obuf_printf(o, "%s\n{\"tid\":%llu", i ? "," : "", (unsigned long long)p->tid);
-		json_str(o, "comm", lat_thread_name(cp->a, p->tid));
+		obuf_json_kv_str(o, "comm", lat_thread_name(cp->a, p->tid));
 		obuf_printf(o, ",\"start\":%llu,\"end\":%llu,\"lossy\":%s,\"hops\":[",
 			    (unsigned long long)p->start, (unsigned long long)p->end,
 			    p->lossy ? "true" : "false");
@@ -719,27 +709,27 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 			obuf_printf(o, "%s\n {\"id\":%u,\"parent\":%d,\"depth\":%u,\"tid\":%llu", j ? "," : "",
 				    j, h->parent == UINT32_MAX ? -1 : (int)h->parent, h->depth,
 				    (unsigned long long)h->tid);
-			json_str(o, "comm", h->tid ? lat_thread_name(cp->a, h->tid) : "idle");
+			obuf_json_kv_str(o, "comm", h->tid ? lat_thread_name(cp->a, h->tid) : "idle");
 			obuf_printf(o, ",\"start\":%llu,\"end\":%llu", (unsigned long long)h->start,
 				    (unsigned long long)h->end);
-			json_str(o, "state", h->seg.state == CP_MISSING ? "missing" :
+			obuf_json_kv_str(o, "state", h->seg.state == CP_MISSING ? "missing" :
 				 state_name(&h->seg, buf));
 			if (h->seg.cpu >= 0)
 				obuf_printf(o, ",\"cpu\":%d", h->seg.cpu);
 			if (fn)
-				json_str(o, "blocked_in", fn);
+				obuf_json_kv_str(o, "blocked_in", fn);
 			if (h->seg.state == CP_RUNNABLE && h->seg.cpu >= 0)
 				json_causes(cp, o, h);
 			if (h->seg.state == CP_BLOCKED && h->note != CP_NOTE_IRQ && h->seg.has_waker) {
 				obuf_printf(o, ",\"woken_by\":%llu", (unsigned long long)h->seg.waker);
-				json_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
+				obuf_json_kv_str(o, "woken_by_comm", lat_thread_name(cp->a, h->seg.waker));
 			}
 			if (h->note == CP_NOTE_IRQ) {
 				line.len = 0;
 				put_irq(cp, &line, &h->seg);
 				obuf_putc(&line, 0);
-				json_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
-				json_str(o, "interrupt", line.buf);
+				obuf_json_kv_str(o, "woken_from", ktrace_irq_context_name(h->seg.waker_ctx));
+				obuf_json_kv_str(o, "interrupt", line.buf);
 				if (h->seg.timer_fired)
 					obuf_printf(o, ",\"timer_due\":%llu,\"timer_fired\":%llu,"
 						    "\"timer_late\":%llu",
@@ -751,9 +741,9 @@ void cp_report_json(struct cp_analysis *cp, struct obuf *o, const char *path)
 			line.len = 0;
 			hop_text(cp, h, &line);
 			obuf_putc(&line, 0);
-			json_str(o, "text", line.buf);
+			obuf_json_kv_str(o, "text", line.buf);
 			if (h->note != CP_NOTE_NONE && h->note != CP_NOTE_IRQ)
-				json_str(o, "note", note_text[h->note]);
+				obuf_json_kv_str(o, "note", note_text[h->note]);
 			obuf_putc(o, '}');
 		}
 		obuf_lit(o, "]}");

@@ -23,13 +23,14 @@ struct cp_opts {
 struct cp_analysis;
 
 /*
- * @a is fed the same records first (lat_record()), after its pass 1: its
- * names, thread filter, losses, interrupt handlers and CPU history serve
- * here too.
+ * Beside latency analysis @a, in its pass 2: its names, thread filter,
+ * losses and CPU history serve here too.  Each record comes decoded, with
+ * what @a's wait model made of a wakeup (latency_run.c hands both over).
  */
 struct cp_analysis *cp_new(struct lat_analysis *a, const struct cp_opts *o);
 void cp_free(struct cp_analysis *cp);
-void cp_record(struct cp_analysis *cp, const struct fxt_reader *r, const struct fxt_record *rec);
+void cp_event(struct cp_analysis *cp, const struct sched_event *ev,
+	      const struct lat_transition *tr);
 void cp_done(struct cp_analysis *cp);
 
 /* How many waits the analysis explains (after cp_done()). */

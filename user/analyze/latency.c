@@ -54,20 +54,14 @@ static uint64_t wait_key(const void *w)
 
 struct lat_analysis *lat_new(const struct lat_opts *o)
 {
-	struct lat_analysis *a = calloc(1, sizeof(*a));
+	struct lat_analysis *a = xcalloc(1, sizeof(*a), "latency");
 
-	if (!a)
-		return NULL;
 	a->o = *o;
 	if (!a->o.unit_ns)
 		a->o.unit_ns = 1000;
 	if (!a->o.idle_threshold_ns)
 		a->o.idle_threshold_ns = 1000000;
-	a->top = calloc(a->o.top ? a->o.top : 1, sizeof(*a->top));
-	if (!a->top) {
-		free(a);
-		return NULL;
-	}
+	a->top = xcalloc(a->o.top ? a->o.top : 1, sizeof(*a->top), "latency: the worst waits");
 	a->worst = (struct topn){ .items = a->top, .max = a->o.top, .size = sizeof(*a->top),
 				  .key = wait_key };
 	a->first_ts = UINT64_MAX;
@@ -912,41 +906,53 @@ static void on_irq_event(struct lat_analysis *a, const struct fxt_record *rec, u
 	}
 }
 
-void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec)
+/* What @ev's wakeup meant, for the critical path. */
+static void publish_wakeup(struct lat_analysis *a, const struct sched_event *ev,
+			   struct lat_transition *tr)
 {
-	struct sched_event ev;
+	const struct lat_thread *t = lat_thread_find(a, ev->wake.tid);
 
-	if (!sched_decode(r, rec, &ev))
-		return;
-	switch (ev.kind) {
+	tr->waker_irq = ev->wake.ctx == KTRACE_CTX_TASK ? -1 : lat_cpu_irq(a, ev->cpu, ev->ts);
+	tr->timer = t && t->timer == TIMER_WOKEN;
+	tr->timer_due = tr->timer ? t->timer_due : 0;
+	tr->timer_fired = tr->timer ? t->timer_fired : 0;
+}
+
+void lat_event(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec,
+	       const struct sched_event *ev, struct lat_transition *tr)
+{
+	switch (ev->kind) {
 	case SCHED_SWITCH:
 	case SCHED_WAKEUP:
 		a->records++;
-		if (ev.ts < a->first_ts)
-			a->first_ts = ev.ts;
-		if (ev.ts > a->last_ts)
-			a->last_ts = ev.ts;
-		if (ev.kind == SCHED_WAKEUP)
-			on_wakeup(a, &ev);
-		else
-			on_switch(a, &ev);
+		if (ev->ts < a->first_ts)
+			a->first_ts = ev->ts;
+		if (ev->ts > a->last_ts)
+			a->last_ts = ev->ts;
+		if (ev->kind == SCHED_SWITCH) {
+			on_switch(a, ev);
+			break;
+		}
+		on_wakeup(a, ev);
+		if (tr)
+			publish_wakeup(a, ev, tr);
 		break;
 	case SCHED_IRQ:
-		on_irq_event(a, rec, ev.ts, r);
+		on_irq_event(a, rec, ev->ts, r);
 		break;
 	case SCHED_MIGRATE:
-		on_migrate(a, &ev.mig, ev.ts);
+		on_migrate(a, &ev->mig, ev->ts);
 		break;
 	case SCHED_AFFINITY:
-		if (ev.aff.tid)
-			lat_thread_get(a, ev.aff.tid)->cpus = ev.aff.cpus;
+		if (ev->aff.tid)
+			lat_thread_get(a, ev->aff.tid)->cpus = ev->aff.cpus;
 		break;
 	case SCHED_TIMER_EXPIRE:
-		if (ev.timer.tid)
-			lat_timer_expire(lat_thread_get(a, ev.timer.tid), &ev.timer, ev.ts);
+		if (ev->timer.tid)
+			lat_timer_expire(lat_thread_get(a, ev->timer.tid), &ev->timer, ev->ts);
 		break;
 	case SCHED_UNTRACED:
-		on_untraced(a, &ev.untraced);
+		on_untraced(a, &ev->untraced);
 		break;
 	default:
 		break;
@@ -954,13 +960,6 @@ void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct
 }
 
 /* ---- for another pass over the same records (the critical path) ---------- */
-
-uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add)
-{
-	struct lat_thread *t = add ? lat_thread_get(a, tid) : lat_thread_find(a, tid);
-
-	return t ? &t->ext : NULL;
-}
 
 bool lat_selects(struct lat_analysis *a, uint64_t tid)
 {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fxt/fxt_reader.h"
+#include "trace/sched.h"
 #include "lib/utils.h"
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
@@ -39,17 +40,24 @@ struct lat_dist {
 
 /*
  * What a wait's time went to, partitioned: the categories sum to the wait
- * to the nanosecond (see causes.c for how each is decided).
+ * to the nanosecond.  One row per cause: its name in the reports and the
+ * JSON, and what it means; how each is decided is in causes.c.  The
+ * reports, the JSON, the critical path and the -o slices list every row.
  */
+#define LAT_CAUSE_TABLE(X)									\
+	X(HIGHER_PRIORITY, "higher_priority")	/* the queue's CPU ran a higher class or RT priority */	\
+	X(NOT_PREEMPTED, "not_preempted")	/* an RT waiter's CPU kept a lower class or RT priority */	\
+	X(SAME_CLASS, "same_class")		/* it ran another thread of the same class */		\
+	X(INTERRUPTS, "interrupts")		/* hardirq or softirq time, when recorded */		\
+	X(THROTTLED, "throttled")		/* CFS bandwidth throttling */				\
+	X(TIMER_LATE, "timer_late")		/* a timer wait before its wakeup: not runnable yet */	\
+	X(CPU_IDLE, "cpu_idle")			/* the queue's CPU was idle */				\
+	X(UNKNOWN, "unknown")			/* lost, untraced, or before the CPU's history */
+
 enum lat_cause {
-	LAT_CAUSE_HIGHER_PRIORITY,	/* the queue's CPU ran a higher class or RT priority */
-	LAT_CAUSE_NOT_PREEMPTED,	/* an RT waiter's CPU kept a lower class or RT priority */
-	LAT_CAUSE_SAME_CLASS,		/* it ran another thread of the same class */
-	LAT_CAUSE_INTERRUPTS,		/* hardirq or softirq time, when recorded */
-	LAT_CAUSE_THROTTLED,		/* CFS bandwidth throttling */
-	LAT_CAUSE_TIMER_LATE,		/* a timer wait before its wakeup: not runnable yet */
-	LAT_CAUSE_CPU_IDLE,		/* the queue's CPU was idle */
-	LAT_CAUSE_UNKNOWN,		/* lost, untraced, or before the CPU's history */
+#define LAT_CAUSE_ENUM(id, name) LAT_CAUSE_##id,
+	LAT_CAUSE_TABLE(LAT_CAUSE_ENUM)
+#undef LAT_CAUSE_ENUM
 	LAT_CAUSES
 };
 
@@ -181,10 +189,26 @@ struct lat_analysis;
 struct lat_analysis *lat_new(const struct lat_opts *o);
 void lat_free(struct lat_analysis *a);
 
-/* Pass 1: names and losses.  Pass 2: waits.  Both see every record in order. */
+/*
+ * What the wait model made of a wakeup, for the analyses that read the
+ * same records after it (the critical path): the interrupt handler that
+ * made it, and the sleeper timer that did.
+ */
+struct lat_transition {
+	int32_t waker_irq;		/* the handler running on the waking CPU, -1: none recorded */
+	bool timer;			/* the thread's sleeper timer woke it */
+	uint64_t timer_due, timer_fired;
+};
+
+/*
+ * Pass 1: names and losses.  Pass 2: waits, a record at a time, as the
+ * one decoder gives it (trace/sched.h); with @tr, what the wakeup meant.
+ * Both see every record in order (latency_run.h drives them).
+ */
 void lat_scan(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec);
 void lat_scan_done(struct lat_analysis *a);
-void lat_record(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec);
+void lat_event(struct lat_analysis *a, const struct fxt_reader *r, const struct fxt_record *rec,
+	       const struct sched_event *ev, struct lat_transition *tr);
 void lat_done(struct lat_analysis *a);
 /*
  * The trace stops early, at e (a cut or a broken record), after @records
@@ -251,20 +275,11 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o);
 /* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
 void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o);
 /*
- * For another analysis fed the same records after lat_record() (the
- * critical path): the thread filter, names, losses, the interrupt handler
- * now running on @cpu (-1: none recorded), and what held @cpu during
- * [start, end] as a wait's blame, with its causes for thread @tid.
+ * For the critical path: the thread filter, names, losses, the interrupt
+ * handler now running on @cpu (-1: none recorded), and what held @cpu
+ * during [start, end] as a wait's blame, with its causes for thread @tid.
  */
 bool lat_selects(struct lat_analysis *a, uint64_t tid);
-/* Whether @tid's latest wakeup was its sleeper timer's, and the timer's due and fired times. */
-bool lat_timer_of(struct lat_analysis *a, uint64_t tid, uint64_t *due, uint64_t *fired);
-/*
- * A word per thread for another analysis (its own index + 1, 0 at first),
- * so that one table finds threads by tid; NULL if @tid is unknown and not
- * @add.  Valid until the next lookup that adds a thread.
- */
-uint32_t *lat_thread_ext(struct lat_analysis *a, uint64_t tid, bool add);
 uint64_t lat_thread_pid(struct lat_analysis *a, uint64_t tid);
 bool lat_overlaps_loss(const struct lat_analysis *a, uint64_t start, uint64_t end);
 int32_t lat_cpu_irq(struct lat_analysis *a, uint32_t cpu, uint64_t ts);

@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The latency analysis's state, shared by its measurement pass (latency.c)
- * and its reports (latency_report.c); latency.h is the interface.
+ * The latency analysis's state, shared by its parts; latency.h is the
+ * interface.  The parts, lowest first:
+ *   trace_index.c     pass 1: threads, processes, cgroups, interrupt names,
+ *                     losses, untraced stretches, and the lookups in them
+ *   throttling.c      the throttled spans and cgroup limits of pass 1
+ *   latency.c         pass 2: the wait model (a thread's state machine) and
+ *                     the CPUs' histories; each ended wait to its group
+ *   timer_latency.c   the wait model's timer waits
+ *   causes.c          a wait's time split into causes (LAT_CAUSE_TABLE)
+ *   latency_format.c  the phrases the reports share
+ *   latency_report.c  text, JSON, folded stacks, the verdict
+ *   latency_run.c     the two passes, with the critical path beside them
  */
 #ifndef KTRACE_LATENCY_INTERNAL_H
 #define KTRACE_LATENCY_INTERNAL_H
@@ -60,7 +70,6 @@ struct lat_thread {
 	/* The running totals of its wait's queues: @snap at the current one's start. */
 	uint64_t snap[CUMS], acc[CUMS];
 	int32_t snap_cpu;		/* -1: the wait needs the walk over CPU histories */
-	uint32_t ext;			/* another analysis's index + 1 (lat_thread_ext()) */
 	/* Its sleeper timer: fired while it slept, then woke it (timer_latency.c). */
 	uint8_t timer;			/* enum lat_timer_state */
 	uint32_t timer_cpu;

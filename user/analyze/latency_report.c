@@ -783,21 +783,15 @@ void lat_put_cut_json(const struct lat_analysis *a, struct obuf *o)
 	obuf_lit(o, "}");
 }
 
-void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
+/* The three distributions, one table each, a row per group. */
+static void put_distributions(struct lat_analysis *a, struct obuf *o, const char *unit)
 {
 	static const char *const titles[LAT_KINDS] = {
 		"wakeup latency (sched_waking to switch-in)",
 		"preemption latency (switched out runnable to switch-in)",
 		"timer latency (sleeper's timer due to switch-in)",
 	};
-	const char *unit = a->o.unit_ns == 1000000 ? "msecs" : "usecs";
-	uint64_t before, nowake, lossy;
 
-	obuf_printf(o, "%s: %llu scheduling records, ", path, (unsigned long long)a->records);
-	if (a->first_ts <= a->last_ts)
-		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
-	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
-	lat_put_cut_text(a, o);
 	for (int k = 0; k < LAT_KINDS; k++) {
 		if (a->ngroups)
 			qsort_r(a->groups, a->ngroups, sizeof(*a->groups), cmp_group_max, &k);
@@ -826,25 +820,35 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 				put_hist(o, d->log2, unit);
 		}
 	}
-	if (a->o.by != LAT_BY_CPU) {
-		obuf_printf(o, "\nblocked time (switched out asleep to wakeup), by %s, in msecs:\n",
-			    by_name(a->o.by));
-		put_key_header(a, o);
-		obuf_printf(o, " %8s %12s %8s %12s\n", "S COUNT", "S TOTAL", "D COUNT", "D TOTAL");
-		for (uint32_t i = 0; i < a->ngroups; i++) {
-			const struct lat_group *g = &a->groups[i];
+}
 
-			if (!g->blocked_n[LAT_BLOCK_S] && !g->blocked_n[LAT_BLOCK_D])
-				continue;
-			put_key(a, o, g->key);
-			obuf_printf(o, " %8llu %12.3f %8llu %12.3f\n",
-				    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
-				    g->blocked_ns[LAT_BLOCK_S] / 1e6,
-				    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
-				    g->blocked_ns[LAT_BLOCK_D] / 1e6);
-			put_blocked_in(a, o, g);
-		}
+/* Blocked time by group and state, with where it blocked. */
+static void put_blocked(struct lat_analysis *a, struct obuf *o)
+{
+	obuf_printf(o, "\nblocked time (switched out asleep to wakeup), by %s, in msecs:\n",
+		    by_name(a->o.by));
+	put_key_header(a, o);
+	obuf_printf(o, " %8s %12s %8s %12s\n", "S COUNT", "S TOTAL", "D COUNT", "D TOTAL");
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct lat_group *g = &a->groups[i];
+
+		if (!g->blocked_n[LAT_BLOCK_S] && !g->blocked_n[LAT_BLOCK_D])
+			continue;
+		put_key(a, o, g->key);
+		obuf_printf(o, " %8llu %12.3f %8llu %12.3f\n",
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
+			    g->blocked_ns[LAT_BLOCK_S] / 1e6,
+			    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
+			    g->blocked_ns[LAT_BLOCK_D] / 1e6);
+		put_blocked_in(a, o, g);
 	}
+}
+
+/* What was not measured, left out or not recorded, and why. */
+static void put_not_measured(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t before, nowake, lossy;
+
 	missing_totals(a, &before, &nowake, &lossy);
 	obuf_printf(o, "\nnot measured: %llu waits began before the trace, %llu switch-ins had no "
 		    "recorded wakeup, %llu waits overlap lost records",
@@ -861,6 +865,19 @@ void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
 			    (unsigned long long)a->ftrace_lost);
 	if (!a->have_irq)
 		obuf_lit(o, "no interrupt handlers recorded (record --ftrace 'irq:*' to see their time)\n");
+}
+
+void lat_report_text(struct lat_analysis *a, struct obuf *o, const char *path)
+{
+	obuf_printf(o, "%s: %llu scheduling records, ", path, (unsigned long long)a->records);
+	if (a->first_ts <= a->last_ts)
+		obuf_printf(o, "%.3f s", (a->last_ts - a->first_ts) / 1e9);
+	obuf_printf(o, ", %llu waits measured\n", (unsigned long long)a->waits);
+	lat_put_cut_text(a, o);
+	put_distributions(a, o, a->o.unit_ns == 1000000 ? "msecs" : "usecs");
+	if (a->o.by != LAT_BY_CPU)
+		put_blocked(a, o);
+	put_not_measured(a, o);
 	if (a->waits)
 		put_selection_causes(a, o);
 	put_throttling(a, o);
@@ -898,12 +915,6 @@ static void json_dist(struct obuf *o, const struct lat_dist *d)
 	obuf_putc(o, '}');
 }
 
-static void json_name(struct obuf *o, const char *key, const char *s)
-{
-	obuf_printf(o, ",\"%s\":", key);
-	obuf_json_str(o, s, strlen(s));
-}
-
 /* "blocked_in":[{"state":"S","function":"pipe_read","count":N,"ns":N},...] */
 static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct lat_group *g)
 {
@@ -915,21 +926,12 @@ static void json_blocked_in(struct lat_analysis *a, struct obuf *o, const struct
 	obuf_lit(o, ",\"blocked_in\":[");
 	for (uint32_t i = 0; i < n; i++) {
 		obuf_printf(o, "%s{\"state\":\"%s\"", i ? "," : "", states[t[i].block]);
-		json_name(o, "function", t[i].name);
+		obuf_json_kv_str(o, "function", t[i].name);
 		obuf_printf(o, ",\"count\":%llu,\"ns\":%llu}", (unsigned long long)t[i].n,
 			    (unsigned long long)t[i].ns);
 	}
 	obuf_putc(o, ']');
 	free(t);
-}
-
-/* {"higher_priority":N,...}: exactly the cause names, in ns. */
-static void json_name_or_null(struct obuf *o, const char *s)
-{
-	if (s)
-		obuf_json_str(o, s, strlen(s));
-	else
-		obuf_lit(o, "null");
 }
 
 /*
@@ -942,9 +944,9 @@ static void json_cgroup(struct obuf *o, const char *path, uint64_t id, const cha
 	unsigned long long quota, period;
 
 	obuf_printf(o, "{\"id\":%llu,\"path\":", (unsigned long long)id);
-	json_name_or_null(o, path);
+	obuf_json_str_or_null(o, path);
 	obuf_lit(o, ",\"cpu_max\":");
-	json_name_or_null(o, cpu_max);
+	obuf_json_str_or_null(o, cpu_max);
 	if (cpu_max && sscanf(cpu_max, "%llu/%llu", &quota, &period) == 2)
 		obuf_printf(o, ",\"quota_us\":%llu,\"period_us\":%llu", quota, period);
 	else
@@ -971,38 +973,30 @@ static void json_causes(struct obuf *o, const char *key, const uint64_t *causes)
 	obuf_putc(o, '}');
 }
 
-/* One wait as a JSON object, as the report's "top" lists them. */
-void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+/* Who woke the wait, from what context, and which handler if recorded. */
+static void json_waker(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
 {
-	obuf_printf(o, "{\"kind\":\"%s\",\"latency\":%llu,\"start\":%llu,\"end\":%llu,"
-		    "\"tid\":%llu",
-		    lat_kind_name(w->kind), (unsigned long long)lat_wait_ns(w),
-		    (unsigned long long)w->start, (unsigned long long)w->end,
-		    (unsigned long long)w->tid);
-	json_name(o, "comm", lat_thread_name(a, w->tid));
-	obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
-		    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
-		    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
-	if (w->kind == LAT_TIMER)
-		lat_timer_json(a, w, o);
-	if (w->kind != LAT_PREEMPT) {
-		obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
-			    ktrace_irq_context_name(w->waker_ctx));
-		if (w->has_waker) {
-			obuf_printf(o, ",\"%s\":%llu",
-				    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
-				    (unsigned long long)w->waker);
-			json_name(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
-				  "interrupted_comm", lat_thread_name(a, w->waker));
-		}
-		if (lat_irq_name(a, w->waker_irq))
-			json_name(o, "waker_irq", lat_irq_name(a, w->waker_irq));
+	obuf_printf(o, ",\"wake_cpu\":%u,\"waker_context\":\"%s\"", w->wake_cpu,
+		    ktrace_irq_context_name(w->waker_ctx));
+	if (w->has_waker) {
+		obuf_printf(o, ",\"%s\":%llu",
+			    w->waker_ctx == KTRACE_CTX_TASK ? "waker" : "interrupted",
+			    (unsigned long long)w->waker);
+		obuf_json_kv_str(o, w->waker_ctx == KTRACE_CTX_TASK ? "waker_comm" :
+			  "interrupted_comm", lat_thread_name(a, w->waker));
 	}
+	if (lat_irq_name(a, w->waker_irq))
+		obuf_json_kv_str(o, "waker_irq", lat_irq_name(a, w->waker_irq));
+}
+
+/* What held the wait's CPU: threads, idle, interrupt handlers. */
+static void json_blame(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
 	obuf_lit(o, ",\"blame\":{\"threads\":[");
 	for (uint32_t j = 0; j < w->nrun; j++) {
 		obuf_printf(o, "%s{\"tid\":%llu", j ? "," : "",
 			    (unsigned long long)w->run[j].id);
-		json_name(o, "comm", lat_thread_name(a, w->run[j].id));
+		obuf_json_kv_str(o, "comm", lat_thread_name(a, w->run[j].id));
 		obuf_printf(o, ",\"prio\":%d,\"ns\":%llu}", lat_prio_of(w->run[j].weight),
 			    (unsigned long long)w->run[j].ns);
 	}
@@ -1021,16 +1015,13 @@ void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf
 		obuf_putc(o, ']');
 	}
 	obuf_printf(o, ",\"partial\":%s}", w->partial ? "true" : "false");
-	json_causes(o, "causes", w->causes);
-	lat_throttled_json(w, o);
-	obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
-		    "\"no_history\":%llu},\"migrations_recorded\":%s,\"queue_cpu\":%d,"
-		    "\"migrations\":[",
-		    (unsigned long long)w->untraced_ns, (unsigned long long)w->lost_ns,
-		    (unsigned long long)(w->causes[LAT_CAUSE_UNKNOWN] - w->untraced_ns -
-					 w->lost_ns),
-		    w->have_migrations ? "true" : "false",
-		    w->npiece ? w->piece[0].cpu : -1);
+}
+
+/* Where the wait was queued: its moves, the CPUs it may use, its pieces. */
+static void json_placement(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	obuf_printf(o, ",\"migrations_recorded\":%s,\"queue_cpu\":%d,\"migrations\":[",
+		    w->have_migrations ? "true" : "false", w->npiece ? w->piece[0].cpu : -1);
 	for (uint32_t j = 0; j < w->nmig; j++)
 		obuf_printf(o, "%s{\"ts\":%llu,\"from\":%d,\"to\":%d}", j ? "," : "",
 			    (unsigned long long)w->mig[j].ts, w->mig[j].from, w->mig[j].to);
@@ -1053,18 +1044,143 @@ void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf
 				    (unsigned long long)p->throttled_ns);
 		if (p->top_tid) {
 			obuf_printf(o, ",\"behind_tid\":%llu", (unsigned long long)p->top_tid);
-			json_name(o, "behind_comm", lat_thread_name(a, p->top_tid));
+			obuf_json_kv_str(o, "behind_comm", lat_thread_name(a, p->top_tid));
 			obuf_printf(o, ",\"behind_prio\":%d,\"behind_ns\":%llu",
 				    lat_prio_of(p->top_weight), (unsigned long long)p->top_ns);
 		}
 		obuf_putc(o, '}');
 	}
+	obuf_putc(o, ']');
+}
+
+/* One wait as a JSON object, as the report's "top" lists them. */
+void lat_wait_json(struct lat_analysis *a, const struct lat_wait *w, struct obuf *o)
+{
+	obuf_printf(o, "{\"kind\":\"%s\",\"latency\":%llu,\"start\":%llu,\"end\":%llu,"
+		    "\"tid\":%llu",
+		    lat_kind_name(w->kind), (unsigned long long)lat_wait_ns(w),
+		    (unsigned long long)w->start, (unsigned long long)w->end,
+		    (unsigned long long)w->tid);
+	obuf_json_kv_str(o, "comm", lat_thread_name(a, w->tid));
+	obuf_printf(o, ",\"pid\":%llu,\"cpu\":%u,\"prev_cpu\":%d,\"migrated\":%s",
+		    (unsigned long long)w->pid, w->cpu, w->prev_cpu,
+		    w->prev_cpu >= 0 && (uint32_t)w->prev_cpu != w->cpu ? "true" : "false");
+	if (w->kind == LAT_TIMER)
+		lat_timer_json(a, w, o);
+	if (w->kind != LAT_PREEMPT)
+		json_waker(a, w, o);
+	json_blame(a, w, o);
+	json_causes(o, "causes", w->causes);
+	lat_throttled_json(w, o);
+	obuf_printf(o, ",\"unknown_reasons\":{\"untraced\":%llu,\"lost\":%llu,"
+		    "\"no_history\":%llu}",
+		    (unsigned long long)w->untraced_ns, (unsigned long long)w->lost_ns,
+		    (unsigned long long)(w->causes[LAT_CAUSE_UNKNOWN] - w->untraced_ns -
+					 w->lost_ns));
+	json_placement(a, w, o);
+	obuf_putc(o, '}');
+}
+
+/* One row of the report: its key, distributions, blocked time, causes. */
+static void json_group(struct lat_analysis *a, const struct lat_group *g, struct obuf *o)
+{
+	uint64_t causes[LAT_CAUSES], from, n;
+	struct lat_thread *t;
+
+	obuf_printf(o, "{\"key\":%llu", (unsigned long long)g->key);
+	if (a->o.by == LAT_BY_THREAD) {
+		t = lat_thread_find(a, g->key);
+		obuf_json_kv_str(o, "comm", lat_thread_name(a, g->key));
+		obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
+		obuf_json_kv_str(o, "process", lat_proc_name(a, t ? t->pid : 0));
+		if (t && t->cgroup)
+			obuf_json_kv_str(o, "cgroup", lat_cgroup_name(a, t->cgroup));
+	} else if (a->o.by == LAT_BY_PROCESS) {
+		obuf_json_kv_str(o, "process", lat_proc_name(a, g->key));
+	} else if (a->o.by == LAT_BY_CGROUP) {
+		obuf_json_kv_str(o, "cgroup", lat_cgroup_name(a, g->key));
+	}
+	obuf_lit(o, ",\"wakeup\":");
+	json_dist(o, &g->d[LAT_WAKEUP]);
+	obuf_lit(o, ",\"preemption\":");
+	json_dist(o, &g->d[LAT_PREEMPT]);
+	obuf_lit(o, ",\"timer\":");
+	json_dist(o, &g->d[LAT_TIMER]);
+	obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
+		    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
+		    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
+		    (unsigned long long)g->blocked_ns[LAT_BLOCK_S],
+		    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
+		    (unsigned long long)g->blocked_ns[LAT_BLOCK_D],
+		    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
+		    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
+	json_blocked_in(a, o, g);
+	json_causes(o, "causes", g->causes);
+	n = group_p99_causes(a, g, causes, &from);
+	json_causes(o, "p99_causes", causes);
+	obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu", (unsigned long long)n,
+		    (unsigned long long)from);
+	obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
+		    "\"overlaps_loss\":%llu}}",
+		    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
+		    (unsigned long long)g->lossy);
+}
+
+/* The causes of the worst waits, of all, and of the selection's p99. */
+static void json_totals(struct lat_analysis *a, struct obuf *o)
+{
+	uint64_t causes[LAT_CAUSES], all[LAT_CAUSES] = { 0 }, from, n;
+
+	sum_worst(a, causes);
+	json_causes(o, "top_causes", causes);
+	for (uint32_t i = 0; i < a->ngroups; i++)
+		for (int k = 0; k < LAT_CAUSES; k++)
+			all[k] += a->groups[i].causes[k];
+	json_causes(o, "causes", all);
+	n = p99_causes(a, causes, &from);
+	json_causes(o, "p99_causes", causes);
+	obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu,\"causes_walked\":%llu",
+		    (unsigned long long)n, (unsigned long long)from,
+		    (unsigned long long)a->causes_walked);
+}
+
+/* The throttled cgroups, and the CPUs that idled while a thread that could use them waited. */
+static void json_throttling(struct lat_analysis *a, struct obuf *o)
+{
+	obuf_printf(o, ",\n\"throttling\":{\"recorded\":%s,\"note\":",
+		    lat_throttling_recorded(a) ? "true" : "false");
+	obuf_json_str_or_null(o, a->throttling);
+	obuf_lit(o, ",\"cgroups\":[");
+	for (uint32_t i = 0, k = 0; i < a->ncglimits; i++) {
+		const struct lat_cglimit *l = &a->cglimits[i];
+
+		if (!l->spans)
+			continue;
+		obuf_printf(o, "%s", k++ ? "," : "");
+		json_cgroup(o, l->path, l->id, l->cpu_max);
+		obuf_printf(o, ",\"cpu_max_end\":");
+		obuf_json_str_or_null(o, l->cpu_max_end);
+		obuf_printf(o, ",\"spans\":%llu,\"ns\":%llu}", (unsigned long long)l->spans,
+			    (unsigned long long)l->ns);
+	}
+	obuf_lit(o, "]}");
+}
+
+static void json_work_conservation(struct lat_analysis *a, struct obuf *o)
+{
+	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
+		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
+	for (uint32_t i = 0, k = 0; i < a->nwc; i++)
+		if (a->wc[i].idle_ns)
+			obuf_printf(o, "%s{\"cpu\":%u,\"idle_ns\":%llu,\"longest_ns\":%llu}",
+				    k++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
+				    (unsigned long long)a->wc[i].longest_ns);
 	obuf_lit(o, "]}");
 }
 
 void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 {
-	uint64_t before, nowake, lossy, causes[LAT_CAUSES], from, n;
+	uint64_t before, nowake, lossy;
 
 	obuf_lit(o, "{\"trace\":");
 	obuf_json_str(o, path, strlen(path));
@@ -1077,50 +1193,14 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		    (unsigned long long)a->last_ts, (unsigned long long)a->waits,
 		    (unsigned long long)a->filtered, a->have_irq ? "true" : "false");
 	obuf_lit(o, ",\"preemption_model\":");
-	json_name_or_null(o, a->preemption[0] ? a->preemption : NULL);
+	obuf_json_str_or_null(o, a->preemption[0] ? a->preemption : NULL);
 	lat_put_cut_json(a, o);
 	obuf_lit(o, ",\"groups\":[");
 	for (uint32_t i = 0; i < a->ngroups; i++) {
-		const struct lat_group *g = &a->groups[i];
-		struct lat_thread *t;
-
-		obuf_printf(o, "%s\n{\"key\":%llu", i ? "," : "", (unsigned long long)g->key);
-		if (a->o.by == LAT_BY_THREAD) {
-			t = lat_thread_find(a, g->key);
-			json_name(o, "comm", lat_thread_name(a, g->key));
-			obuf_printf(o, ",\"pid\":%llu", (unsigned long long)(t ? t->pid : 0));
-			json_name(o, "process", lat_proc_name(a, t ? t->pid : 0));
-			if (t && t->cgroup)
-				json_name(o, "cgroup", lat_cgroup_name(a, t->cgroup));
-		} else if (a->o.by == LAT_BY_PROCESS) {
-			json_name(o, "process", lat_proc_name(a, g->key));
-		} else if (a->o.by == LAT_BY_CGROUP) {
-			json_name(o, "cgroup", lat_cgroup_name(a, g->key));
-		}
-		obuf_lit(o, ",\"wakeup\":");
-		json_dist(o, &g->d[LAT_WAKEUP]);
-		obuf_lit(o, ",\"preemption\":");
-		json_dist(o, &g->d[LAT_PREEMPT]);
-		obuf_lit(o, ",\"timer\":");
-		json_dist(o, &g->d[LAT_TIMER]);
-		obuf_printf(o, ",\"blocked\":{\"S\":{\"count\":%llu,\"ns\":%llu},"
-			    "\"D\":{\"count\":%llu,\"ns\":%llu},\"other\":{\"count\":%llu,\"ns\":%llu}}",
-			    (unsigned long long)g->blocked_n[LAT_BLOCK_S],
-			    (unsigned long long)g->blocked_ns[LAT_BLOCK_S],
-			    (unsigned long long)g->blocked_n[LAT_BLOCK_D],
-			    (unsigned long long)g->blocked_ns[LAT_BLOCK_D],
-			    (unsigned long long)g->blocked_n[LAT_BLOCK_OTHER],
-			    (unsigned long long)g->blocked_ns[LAT_BLOCK_OTHER]);
-		json_blocked_in(a, o, g);
-		json_causes(o, "causes", g->causes);
-		n = group_p99_causes(a, g, causes, &from);
-		json_causes(o, "p99_causes", causes);
-		obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu", (unsigned long long)n,
-			    (unsigned long long)from);
-		obuf_printf(o, ",\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
-			    "\"overlaps_loss\":%llu}}",
-			    (unsigned long long)g->before_trace, (unsigned long long)g->no_wakeup,
-			    (unsigned long long)g->lossy);
+		if (i)
+			obuf_putc(o, ',');
+		obuf_putc(o, '\n');
+		json_group(a, &a->groups[i], o);
 	}
 	missing_totals(a, &before, &nowake, &lossy);
 	obuf_printf(o, "],\n\"not_measured\":{\"before_trace\":%llu,\"no_wakeup\":%llu,"
@@ -1135,46 +1215,9 @@ void lat_report_json(struct lat_analysis *a, struct obuf *o, const char *path)
 		obuf_putc(o, '\n');
 		lat_wait_json(a, &a->top[i], o);
 	}
-	sum_worst(a, causes);
 	obuf_lit(o, "]");
-	json_causes(o, "top_causes", causes);
-	{
-		uint64_t all[LAT_CAUSES] = { 0 };
-
-		for (uint32_t i = 0; i < a->ngroups; i++)
-			for (int k = 0; k < LAT_CAUSES; k++)
-				all[k] += a->groups[i].causes[k];
-		json_causes(o, "causes", all);
-		n = p99_causes(a, causes, &from);
-		json_causes(o, "p99_causes", causes);
-		obuf_printf(o, ",\"p99_waits\":%llu,\"p99_from_ns\":%llu,\"causes_walked\":%llu",
-			    (unsigned long long)n, (unsigned long long)from,
-			    (unsigned long long)a->causes_walked);
-	}
-	obuf_printf(o, ",\n\"throttling\":{\"recorded\":%s,\"note\":",
-		    lat_throttling_recorded(a) ? "true" : "false");
-	json_name_or_null(o, a->throttling);
-	obuf_lit(o, ",\"cgroups\":[");
-	for (uint32_t i = 0, k = 0; i < a->ncglimits; i++) {
-		const struct lat_cglimit *l = &a->cglimits[i];
-
-		if (!l->spans)
-			continue;
-		obuf_printf(o, "%s", k++ ? "," : "");
-		json_cgroup(o, l->path, l->id, l->cpu_max);
-		obuf_printf(o, ",\"cpu_max_end\":");
-		json_name_or_null(o, l->cpu_max_end);
-		obuf_printf(o, ",\"spans\":%llu,\"ns\":%llu}", (unsigned long long)l->spans,
-			    (unsigned long long)l->ns);
-	}
-	obuf_lit(o, "]}");
-	obuf_printf(o, ",\n\"work_conservation\":{\"threshold_ns\":%llu,\"waits\":%llu,\"cpus\":[",
-		    (unsigned long long)a->o.idle_threshold_ns, (unsigned long long)a->wc_waits);
-	for (uint32_t i = 0, k = 0; i < a->nwc; i++)
-		if (a->wc[i].idle_ns)
-			obuf_printf(o, "%s{\"cpu\":%u,\"idle_ns\":%llu,\"longest_ns\":%llu}",
-				    k++ ? "," : "", i, (unsigned long long)a->wc[i].idle_ns,
-				    (unsigned long long)a->wc[i].longest_ns);
-	obuf_lit(o, "]}");
+	json_totals(a, o);
+	json_throttling(a, o);
+	json_work_conservation(a, o);
 	obuf_lit(o, "}\n");
 }

@@ -178,7 +178,7 @@ void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
 			x = fxt_find_arg(rec, "throttling");
 			free(a->throttling);
 			a->throttling = x && x->type == KTRACE_FXT_ARG_STRING ?
-					strndup(x->s.p, x->s.len) : NULL;
+					xstrndup(x->s.p, x->s.len, "latency: throttling") : NULL;
 			a->throttle_per_task = a->throttling &&
 					       !strcmp(a->throttling, KTRACE_THROTTLING_TASK);
 		} else if (fxt_str_eq(rec->name, "cgroup_limit")) {
@@ -187,7 +187,7 @@ void lat_throttle_scan(struct lat_analysis *a, const struct fxt_reader *r,
 
 			x = fxt_find_arg(rec, "path");
 			if (x && x->type == KTRACE_FXT_ARG_STRING && !l->path)
-				l->path = strndup(x->s.p, x->s.len);
+				l->path = xstrndup(x->s.p, x->s.len, "latency: cgroup limits");
 			copy_cpu_max(l->cpu_max, sizeof(l->cpu_max), fxt_find_arg(rec, "cpu_max"));
 			copy_cpu_max(l->cpu_max_end, sizeof(l->cpu_max_end),
 				     fxt_find_arg(rec, "cpu_max_end"));

@@ -64,17 +64,6 @@ bool lat_timer_woken(struct lat_thread *t, uint64_t ts)
 	return true;
 }
 
-bool lat_timer_of(struct lat_analysis *a, uint64_t tid, uint64_t *due, uint64_t *fired)
-{
-	const struct lat_thread *t = lat_thread_find(a, tid);
-
-	if (!t || t->timer != TIMER_WOKEN)
-		return false;
-	*due = t->timer_due;
-	*fired = t->timer_fired;
-	return true;
-}
-
 /*
  * What CPU @cpu was doing at @ts, from its history: an interrupt handler
  * recorded through ftrace if one ran then, else the thread or idle.

@@ -101,9 +101,7 @@ static uint32_t cgroup_index(struct lat_analysis *a, struct fxt_str s)
 			return i + 1;
 	a->cgroups = xrealloc(a->cgroups, (a->ncgroups + 1) * sizeof(*a->cgroups),
 			      "latency: cgroups");
-	a->cgroups[a->ncgroups] = strndup(s.p, s.len);
-	if (!a->cgroups[a->ncgroups])
-		out_of_memory("latency: cgroups");
+	a->cgroups[a->ncgroups] = xstrndup(s.p, s.len, "latency: cgroups");
 	return ++a->ncgroups;
 }
 
@@ -147,9 +145,7 @@ int32_t lat_irq_index(struct lat_analysis *a, struct fxt_str s)
 		return -1;
 	a->irq_names = xrealloc(a->irq_names, (a->nirq_names + 1) * sizeof(*a->irq_names),
 				 "latency: interrupt names");
-	a->irq_names[a->nirq_names] = strndup(s.p, s.len);
-	if (!a->irq_names[a->nirq_names])
-		return -1;
+	a->irq_names[a->nirq_names] = xstrndup(s.p, s.len, "latency: interrupt names");
 	return a->nirq_names++;
 }
 

@@ -774,116 +774,143 @@ static int decode_large(struct fxt_reader *r, struct fxt_record *rec, struct cur
 	return 0;
 }
 
-static int decode(struct fxt_reader *r, struct fxt_record *rec)
+static int decode_init(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
+{
+	const uint64_t *p;
+
+	reserved(r, rec, rec->w[0], 16, 63, "initialization");
+	p = take(c, 1);
+	if (!p) {
+		violate(r, rec, "ticks per second", "initialization record has no tick rate");
+		return -1;
+	}
+	rec->ticks_per_sec = *p;
+	if (!*p) {
+		violate(r, rec, "ticks per second", "tick rate is 0");
+		return -1;
+	}
+	r->cur->ticks_per_sec = *p;
+	r->ticks_per_sec = *p;
+	trailing(r, rec, c);
+	return 0;
+}
+
+static int decode_thread(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
 {
 	uint64_t h = rec->w[0];
-	struct cursor c = { .w = rec->w, .n = rec->nwords, .i = 1 };
 	const uint64_t *p;
-	uint32_t len;
+
+	rec->index = ktrace_fxt_get(h, 16, 23);
+	reserved(r, rec, h, 24, 63, "thread record");
+	p = take(c, 2);
+	if (!p) {
+		violate(r, rec, "thread koids", "thread record has no koids");
+		return -1;
+	}
+	rec->pid = p[0];
+	rec->tid = p[1];
+	trailing(r, rec, c);
+	if (!rec->index) {
+		violate(r, rec, "thread index", "thread record for index 0 (inline)");
+		return 0;
+	}
+	if (!r->cur->threads) {
+		r->cur->threads = calloc(NUM_THREADS, sizeof(*r->cur->threads));
+		if (!r->cur->threads)
+			return -ENOMEM;
+	}
+	r->cur->threads[rec->index] = (struct fxt_thread_entry){ p[0], p[1], true };
+	return 0;
+}
+
+static int decode_blob(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
+{
+	uint64_t h = rec->w[0];
+	uint32_t len = ktrace_fxt_get(h, 32, 46);
+
+	rec->blob_type = ktrace_fxt_get(h, 48, 55);
+	reserved(r, rec, h, 47, 47, "blob");
+	reserved(r, rec, h, 56, 63, "blob");
+	if (sref(r, rec, c, ktrace_fxt_get(h, 16, 31), &rec->name, "blob name") ||
+	    stream(r, rec, c, len, &rec->msg, "payload"))
+		return -1;
+	rec->payload = rec->msg.p;
+	rec->payload_len = len;
+	trailing(r, rec, c);
+	return 0;
+}
+
+/* Kernel and userspace objects: a koid or pointer, a name, arguments. */
+static int decode_object(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
+{
+	bool user = rec->type == KTRACE_FXT_REC_USERSPACE_OBJ;
+	uint64_t h = rec->w[0];
+	const uint64_t *p;
+
+	if (!user)
+		rec->obj_type = ktrace_fxt_get(h, 16, 23);
+	reserved(r, rec, h, 44, 63, user ? "userspace object" : "kernel object");
+	p = take(c, 1);
+	if (!p) {
+		violate(r, rec, user ? "pointer" : "koid",
+			user ? "userspace object has no pointer word" : "kernel object has no koid word");
+		return -1;
+	}
+	rec->koid = *p;
+	if (user && tref(r, rec, c, ktrace_fxt_get(h, 16, 23), &rec->pid, &rec->tid, "process"))
+		return -1;
+	if (sref(r, rec, c, ktrace_fxt_get(h, 24, 39), &rec->name, "name") ||
+	    args(r, rec, c, ktrace_fxt_get(h, 40, 43)))
+		return -1;
+	trailing(r, rec, c);
+	return 0;
+}
+
+static int decode_log(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
+{
+	uint64_t h = rec->w[0];
+	uint32_t len = ktrace_fxt_get(h, 16, 30);
+	const uint64_t *p;
+
+	reserved(r, rec, h, 31, 31, "log");
+	reserved(r, rec, h, 40, 63, "log");
+	p = take(c, 1);
+	if (!p) {
+		violate(r, rec, "timestamp", "log record has no timestamp word");
+		return -1;
+	}
+	rec->ts = *p;
+	if (tref(r, rec, c, ktrace_fxt_get(h, 32, 39), &rec->pid, &rec->tid, "thread") ||
+	    stream(r, rec, c, len, &rec->msg, "message"))
+		return -1;
+	trailing(r, rec, c);
+	return 0;
+}
+
+static int decode(struct fxt_reader *r, struct fxt_record *rec)
+{
+	struct cursor c = { .w = rec->w, .n = rec->nwords, .i = 1 };
 
 	switch (rec->type) {
 	case KTRACE_FXT_REC_METADATA:
 		return decode_metadata(r, rec, &c);
 	case KTRACE_FXT_REC_INIT:
-		reserved(r, rec, h, 16, 63, "initialization");
-		p = take(&c, 1);
-		if (!p) {
-			violate(r, rec, "ticks per second", "initialization record has no tick rate");
-			return -1;
-		}
-		rec->ticks_per_sec = *p;
-		if (!*p) {
-			violate(r, rec, "ticks per second", "tick rate is 0");
-			return -1;
-		}
-		r->cur->ticks_per_sec = *p;
-		r->ticks_per_sec = *p;
-		trailing(r, rec, &c);
-		return 0;
+		return decode_init(r, rec, &c);
 	case KTRACE_FXT_REC_STRING:
 		return decode_string(r, rec, &c);
 	case KTRACE_FXT_REC_THREAD:
-		rec->index = ktrace_fxt_get(h, 16, 23);
-		reserved(r, rec, h, 24, 63, "thread record");
-		p = take(&c, 2);
-		if (!p) {
-			violate(r, rec, "thread koids", "thread record has no koids");
-			return -1;
-		}
-		rec->pid = p[0];
-		rec->tid = p[1];
-		trailing(r, rec, &c);
-		if (!rec->index) {
-			violate(r, rec, "thread index", "thread record for index 0 (inline)");
-			return 0;
-		}
-		if (!r->cur->threads) {
-			r->cur->threads = calloc(NUM_THREADS, sizeof(*r->cur->threads));
-			if (!r->cur->threads)
-				return -ENOMEM;
-		}
-		r->cur->threads[rec->index] = (struct fxt_thread_entry){ p[0], p[1], true };
-		return 0;
+		return decode_thread(r, rec, &c);
 	case KTRACE_FXT_REC_EVENT:
 		return decode_event(r, rec, &c);
 	case KTRACE_FXT_REC_BLOB:
-		len = ktrace_fxt_get(h, 32, 46);
-		rec->blob_type = ktrace_fxt_get(h, 48, 55);
-		reserved(r, rec, h, 47, 47, "blob");
-		reserved(r, rec, h, 56, 63, "blob");
-		if (sref(r, rec, &c, ktrace_fxt_get(h, 16, 31), &rec->name, "blob name") ||
-		    stream(r, rec, &c, len, &rec->msg, "payload"))
-			return -1;
-		rec->payload = rec->msg.p;
-		rec->payload_len = len;
-		trailing(r, rec, &c);
-		return 0;
+		return decode_blob(r, rec, &c);
 	case KTRACE_FXT_REC_USERSPACE_OBJ:
-		reserved(r, rec, h, 44, 63, "userspace object");
-		p = take(&c, 1);
-		if (!p) {
-			violate(r, rec, "pointer", "userspace object has no pointer word");
-			return -1;
-		}
-		rec->koid = *p;
-		if (tref(r, rec, &c, ktrace_fxt_get(h, 16, 23), &rec->pid, &rec->tid, "process"))
-			return -1;
-		if (sref(r, rec, &c, ktrace_fxt_get(h, 24, 39), &rec->name, "name") ||
-		    args(r, rec, &c, ktrace_fxt_get(h, 40, 43)))
-			return -1;
-		trailing(r, rec, &c);
-		return 0;
 	case KTRACE_FXT_REC_KERNEL_OBJ:
-		rec->obj_type = ktrace_fxt_get(h, 16, 23);
-		reserved(r, rec, h, 44, 63, "kernel object");
-		p = take(&c, 1);
-		if (!p) {
-			violate(r, rec, "koid", "kernel object has no koid word");
-			return -1;
-		}
-		rec->koid = *p;
-		if (sref(r, rec, &c, ktrace_fxt_get(h, 24, 39), &rec->name, "name") ||
-		    args(r, rec, &c, ktrace_fxt_get(h, 40, 43)))
-			return -1;
-		trailing(r, rec, &c);
-		return 0;
+		return decode_object(r, rec, &c);
 	case KTRACE_FXT_REC_SCHED:
 		return decode_sched(r, rec, &c);
 	case KTRACE_FXT_REC_LOG:
-		len = ktrace_fxt_get(h, 16, 30);
-		reserved(r, rec, h, 31, 31, "log");
-		reserved(r, rec, h, 40, 63, "log");
-		p = take(&c, 1);
-		if (!p) {
-			violate(r, rec, "timestamp", "log record has no timestamp word");
-			return -1;
-		}
-		rec->ts = *p;
-		if (tref(r, rec, &c, ktrace_fxt_get(h, 32, 39), &rec->pid, &rec->tid, "thread") ||
-		    stream(r, rec, &c, len, &rec->msg, "message"))
-			return -1;
-		trailing(r, rec, &c);
-		return 0;
+		return decode_log(r, rec, &c);
 	case KTRACE_FXT_REC_LARGE:
 		return decode_large(r, rec, &c);
 	default:

@@ -120,12 +120,17 @@ const char *irq_actions_get(struct irq_actions *ia, uint32_t irq)
 
 	if (irq >= 1U << 20)
 		return "";
+	/* Out of memory, the handler goes unnamed ("irq N"); the recording is kept. */
 	if (irq >= ia->cap) {
 		uint32_t cap = ia->cap ? ia->cap : 64;
+		char **names;
 
 		while (cap <= irq)
 			cap *= 2;
-		ia->names = xrealloc(ia->names, cap * sizeof(*ia->names), "irq names");
+		names = realloc(ia->names, cap * sizeof(*ia->names));
+		if (!names)
+			return "";
+		ia->names = names;
 		memset(ia->names + ia->cap, 0, (cap - ia->cap) * sizeof(*ia->names));
 		ia->cap = cap;
 	}

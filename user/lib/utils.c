@@ -85,6 +85,15 @@ void *xcalloc(size_t n, size_t size, const char *what)
 	return p;
 }
 
+char *xstrndup(const char *s, size_t n, const char *what)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		out_of_memory(what);
+	return p;
+}
+
 void obuf_free(struct obuf *o)
 {
 	free(o->buf);
@@ -274,6 +283,20 @@ void obuf_json_str(struct obuf *o, const char *str, size_t n)
 		}
 	}
 	o->buf[o->len++] = '"';
+}
+
+void obuf_json_kv_str(struct obuf *o, const char *key, const char *s)
+{
+	obuf_printf(o, ",\"%s\":", key);
+	obuf_json_str(o, s, strlen(s));
+}
+
+void obuf_json_str_or_null(struct obuf *o, const char *s)
+{
+	if (s)
+		obuf_json_str(o, s, strlen(s));
+	else
+		obuf_lit(o, "null");
 }
 
 void obuf_printf(struct obuf *o, const char *fmt, ...)

@@ -62,14 +62,36 @@ void obuf_double(struct obuf *o, double v);
 void obuf_us(struct obuf *o, uint64_t ns);
 /* A JSON string literal with quotes; invalid UTF-8 bytes become U+FFFD. */
 void obuf_json_str(struct obuf *o, const char *s, size_t n);
+/* A JSON member after another: ,"key":"value" (the key is written as it is). */
+void obuf_json_kv_str(struct obuf *o, const char *key, const char *s);
+/* A JSON string literal, or null for NULL. */
+void obuf_json_str_or_null(struct obuf *o, const char *s);
 void obuf_printf(struct obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * Memory the CLI cannot go on without (analysis tables, output buffers):
- * when it runs out, the program ends with an error that names @what.
+ * Running out of memory, the one policy:
+ *  - What records never ends the program for it: record/, the FXT writer
+ *    and its compact encoding, the archive's timelines (trace/timeline.c)
+ *    and the commands that record or write an archive (record, watch,
+ *    mark, merge).  A function returns -ENOMEM up to its command, which
+ *    says what it could not do and writes what it has; where only a name
+ *    or an index would be lost, it does without and counts it.  Nothing
+ *    already recorded is lost.
+ *  - What reads a finished trace into tables (analyze/, the JSON converter
+ *    and the kernel-stack names of trace/, ktrace spikes) allocates with
+ *    the x*() functions below, which name the table that ran out and end
+ *    the program with status 1: a partial analysis is no answer, and the
+ *    trace on disk is unharmed.  (The watch saves a spike's trace before
+ *    it analyses it; its service restarts it and it carries on in the same
+ *    directory.)
+ *  - The shared reader and the commands' input and output (fxt/, cli/)
+ *    return -ENOMEM and let their caller choose.
+ * A file follows one of these, never both.
  */
 void *xrealloc(void *p, size_t n, const char *what);
 void *xcalloc(size_t n, size_t size, const char *what);
+/* @n bytes of @s (or fewer, at its end), with a terminating zero. */
+char *xstrndup(const char *s, size_t n, const char *what);
 void out_of_memory(const char *what) __attribute__((noreturn));
 
 /* Diagnostics go to stderr, prefixed with "ktrace: ". */

@@ -69,14 +69,20 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	(void)ftw;
 	if (flag != FTW_D)
 		return 0;
+	/* Out of memory: the walk stops, and the threads of the rest are named by id. */
 	p = vec_add(&cp->v, &cp->n, &cp->cap, sizeof(*p));
 	if (!p)
-		out_of_memory("record: cgroup paths");
+		goto nomem;
 	p->id = cgroup_dir_id(path);
 	p->path = strdup(*rel ? rel : "/");
-	if (!p->path)
-		out_of_memory("record: cgroup paths");
+	if (!p->path) {
+		cp->n--;
+		goto nomem;
+	}
 	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
 }
 
 static int cmp_path(const void *a, const void *b)

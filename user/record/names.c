@@ -24,14 +24,29 @@ struct scan {
 	struct fxt_reader r;
 };
 
-/* Keeps thread record @rec (self-contained: its strings inline or well known) at @ts. */
+/*
+ * Keeps thread record @rec (self-contained: its strings inline or well known)
+ * at @ts.  Out of memory, the name is left out: its thread may go unnamed
+ * in the archive (counted as such), and the recording is kept.
+ */
 static void add_entry(struct archive_names *an, const struct fxt_record *rec, uint64_t pid,
 		      uint64_t ts)
 {
 	struct name_entry *e = vec_add(&an->entries, &an->nentries, &an->cap_entries, sizeof(*e));
+	uint32_t woff = an->nwords;
 
 	if (!e)
-		out_of_memory("record: thread names");
+		return;
+	for (uint32_t i = 0; i < rec->nwords; i++) {
+		uint64_t *w = vec_add(&an->words, &an->nwords, &an->cap_words, sizeof(*w));
+
+		if (!w) {
+			an->nentries--;
+			an->nwords = woff;
+			return;
+		}
+		*w = rec->w[i];
+	}
 	e->tid = rec->koid;
 	e->pid = pid;
 	e->ts = ts;
@@ -39,15 +54,8 @@ static void add_entry(struct archive_names *an, const struct fxt_record *rec, ui
 	e->seq = an->nentries - 1;
 	e->len = rec->name.len < KTRACE_FXT_COMM_LEN ? rec->name.len : KTRACE_FXT_COMM_LEN;
 	memcpy(e->name, rec->name.p, e->len);
-	e->woff = an->nwords;
+	e->woff = woff;
 	e->nwords = rec->nwords;
-	for (uint32_t i = 0; i < rec->nwords; i++) {
-		uint64_t *w = vec_add(&an->words, &an->nwords, &an->cap_words, sizeof(*w));
-
-		if (!w)
-			out_of_memory("record: thread names");
-		*w = rec->w[i];
-	}
 	an->sorted = false;
 }
 
@@ -103,15 +111,13 @@ static int cmp_entry(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* NULL when memory runs out: the thread's names are then not used. */
 static struct name_thread *thread_get(struct archive_names *an, uint64_t tid)
 {
 	bool added;
-	struct name_thread *t = u64map_vec_get(&an->map, tid, &an->threads, &an->nthreads,
-					       &an->cap_threads, sizeof(*t), &added);
 
-	if (!t)
-		out_of_memory("record: thread names");
-	return t;
+	return u64map_vec_get(&an->map, tid, &an->threads, &an->nthreads, &an->cap_threads,
+			      sizeof(struct name_thread), &added);
 }
 
 /* Each thread's entries in time order, found through the map. */
@@ -123,6 +129,8 @@ static void sort_entries(struct archive_names *an)
 	for (uint32_t i = 0; i < an->nentries; i++) {
 		struct name_thread *t = thread_get(an, an->entries[i].tid);
 
+		if (!t)
+			continue;
 		if (!t->n)
 			t->first = i;
 		t->n++;
@@ -140,6 +148,8 @@ void archive_names_written(struct archive_names *an, const struct fxt_record *re
 	if (at_end)
 		add_entry(an, rec, thread_pid(rec), UINT64_MAX);
 	t = thread_get(an, rec->koid);
+	if (!t)
+		return;
 	t->pid = thread_pid(rec);
 	t->len = rec->name.len < KTRACE_FXT_COMM_LEN ? rec->name.len : KTRACE_FXT_COMM_LEN;
 	memcpy(t->name, rec->name.p, t->len);
@@ -175,6 +185,10 @@ bool archive_names_use(struct archive_names *an, uint64_t tid, uint64_t ts, bool
 	if (!an->sorted)
 		sort_entries(an);
 	t = thread_get(an, tid);
+	if (!t) {
+		an->unnamed += ran;
+		return false;
+	}
 	e = t->n ? closest(an, t, ts) : NULL;
 	if (!e) {
 		if (ran && !t->named && !t->counted) {

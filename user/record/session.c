@@ -194,7 +194,9 @@ int record_start(struct record_run *rs)
 	/* A closed terminal ends the recording, but does not lose it. */
 	signal(SIGHUP, on_signal);
 	/* What a throttled cgroup's limit was when recording began. */
-	rs->limits = xcalloc(1, sizeof(*rs->limits), "record: cgroup limits");
+	rs->limits = calloc(1, sizeof(*rs->limits));
+	if (!rs->limits)
+		return -ENOMEM;
 	cgroup_limits_read(rs->limits, false);
 	/* Before anything records: the archive's time opens here if the recorder gives no span. */
 	rs->t0 = now_mono_ns();

@@ -40,13 +40,17 @@ static bool raw_ts(const uint64_t *w, uint32_t words, uint64_t *ts)
 	return true;
 }
 
-/* The next record written is a name (of koid @koid): where it goes, and its time. */
+/*
+ * The next record written is a name (of koid @koid): where it goes, and its
+ * time.  Out of memory, the record is still written, in its place; only the
+ * archive's naming of threads elsewhere (names.c) does without it.
+ */
 static void note_kobj(struct spool *s, uint64_t koid)
 {
 	struct spool_kobj *k = vec_add(&s->kobjs, &s->nkobjs, &s->cap_kobjs, sizeof(*k));
 
 	if (!k)
-		out_of_memory("record: the spools' names");
+		return;
 	k->offset = s->bytes;
 	/* A record from an interrupt may come between a last switch and its name. */
 	k->ts = s->exit_tid && koid == s->exit_tid ? s->exit_ts : s->last_ts;

@@ -89,16 +89,12 @@ static struct cpu *cpu_get(struct json_writer *j, unsigned int cpu)
 
 struct json_writer *json_writer_new(struct obuf *out)
 {
-	struct json_writer *j = calloc(1, sizeof(*j));
+	struct json_writer *j = xcalloc(1, sizeof(*j), "the JSON writer");
 
-	if (!j)
-		return NULL;
 	j->o = out;
 	j->first_event = true;
-	if (obuf_init(&j->scratch, -1, 1024)) {
-		free(j);
-		return NULL;
-	}
+	if (obuf_init(&j->scratch, -1, 1024))
+		out_of_memory("the JSON writer");
 	strcpy(j->clock, "CLOCK_MONOTONIC");
 	obuf_lit(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	return j;
@@ -799,8 +795,6 @@ int json_convert(struct fxt_reader *r, struct obuf *out, const char *embedded_ft
 	struct fxt_record rec;
 	int ret;
 
-	if (!j)
-		return -ENOMEM;
 	while ((ret = fxt_reader_next(r, &rec)) > 0)
 		json_writer_record(j, r, &rec);
 	json_writer_finish(j, embedded_ftrace);

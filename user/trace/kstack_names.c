@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading an archive's kernel stacks: each stack id's function and frames,
- * from the "kstack" instants at its head, and the stack ids a context
- * switch carries.
+ * from the "kstack" instants at its head.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/utils.h"
 #include "trace/kstack_names.h"
-
-static char *dup_str(struct fxt_str s)
-{
-	char *p = malloc(s.len + 1);
-
-	if (p) {
-		memcpy(p, s.p, s.len);
-		p[s.len] = 0;
-	}
-	return p;
-}
 
 bool kstack_names_note(struct kstack_names *k, const struct fxt_record *rec)
 {
@@ -39,12 +28,9 @@ bool kstack_names_note(struct kstack_names *k, const struct fxt_record *rec)
 
 		while (n <= id->u)
 			n *= 2;
-		b = realloc(k->blocked_in, n * sizeof(*b));
-		if (b)
-			k->blocked_in = b;
-		f = b ? realloc(k->frames, n * sizeof(*f)) : NULL;
-		if (!f)
-			return true;	/* out of memory: the id stays unknown */
+		b = xrealloc(k->blocked_in, n * sizeof(*b), "kernel stack names");
+		k->blocked_in = b;
+		f = xrealloc(k->frames, n * sizeof(*f), "kernel stack names");
 		k->frames = f;
 		memset(b + k->n, 0, (n - k->n) * sizeof(*b));
 		memset(f + k->n, 0, (n - k->n) * sizeof(*f));
@@ -52,8 +38,9 @@ bool kstack_names_note(struct kstack_names *k, const struct fxt_record *rec)
 	}
 	free(k->blocked_in[id->u]);
 	free(k->frames[id->u]);
-	k->blocked_in[id->u] = dup_str(fn->s);
-	k->frames[id->u] = fr && fr->type == KTRACE_FXT_ARG_STRING ? dup_str(fr->s) : NULL;
+	k->blocked_in[id->u] = xstrndup(fn->s.p, fn->s.len, "kernel stack names");
+	k->frames[id->u] = fr && fr->type == KTRACE_FXT_ARG_STRING ?
+			   xstrndup(fr->s.p, fr->s.len, "kernel stack names") : NULL;
 	return true;
 }
 
