@@ -25,7 +25,9 @@ done
 wait $w
 HOTPLUG
 modes="kmod: kmod:--ring"
-ktrace record --backend bpf -o /tmp/probe.fxt -d 0.1 >/dev/null 2>&1 && modes="$modes bpf:"
+# BPF where the kernel has it (its error, if not, in bpf-probe.err).
+ktrace record --backend bpf -o /tmp/probe.fxt -d 0.1 >/dev/null 2>"$R/bpf-probe.err" &&
+	modes="$modes bpf:"
 i=1
 while [ $i -le 20 ]; do
 	for c in $modes; do
