@@ -935,11 +935,13 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
+	struct task_struct *task = p;	/* BPF_CORE_READ_BITFIELD() has a "p" of its own */
 	__u32 key = p->pid & (KTRACE_WAKING_SLOTS - 1);
 	__u64 *slot;
 
 	wakeup(p, false, false);
-	if (!p->on_cpu || !p->pid)
+	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
+	if (!BPF_CORE_READ_BITFIELD(task, on_cpu) || !p->pid)
 		return 0;
 	slot = bpf_map_lookup_elem(&waking_slots, &key);
 	if (slot)
