@@ -114,22 +114,22 @@ TEST_FXT	:= $(O)/tests/test_fxt
 TEST_TABLES	:= $(O)/tests/test_tables
 GEN_TRACE	:= $(O)/tests/gen_trace
 FUZZ_READER	:= $(O)/tests/fuzz_reader
-WORKLOAD	:= $(O)/tests/workload
+KNOWN_WORKLOAD	:= $(O)/tests/known_workload
 CHECK_TRACE	:= $(O)/tests/check_trace
 LAT_WORKLOAD	:= $(O)/tests/latency_workload
 CHAIN_WORKLOAD	:= $(O)/tests/chain_workload
 FUZZ_KMOD	:= $(O)/tests/fuzz_kmod
-FIFO_HOG	:= $(O)/tests/fifo_hog
-CHURN		:= $(O)/tests/churn
-PLACEMENT	:= $(O)/tests/placement
+FIFO_HOG_WORKLOAD := $(O)/tests/fifo_hog_workload
+CHURN_WORKLOAD	:= $(O)/tests/churn_workload
+PLACEMENT_WORKLOAD := $(O)/tests/placement_workload
 PREEMPT_WORKLOAD := $(O)/tests/preempt_workload
 SPIKE_WORKLOAD	:= $(O)/tests/spike_workload
 COMPACT_FXT	:= $(O)/tests/compact_fxt
-TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
-		   $(FIFO_HOG) $(CHURN) $(PLACEMENT) $(PREEMPT_WORKLOAD) $(SPIKE_WORKLOAD) $(COMPACT_FXT)
+TEST_PROGS	:= $(TEST_FXT) $(TEST_TABLES) $(GEN_TRACE) $(KNOWN_WORKLOAD) $(CHECK_TRACE) $(LAT_WORKLOAD) $(CHAIN_WORKLOAD) \
+		   $(FIFO_HOG_WORKLOAD) $(CHURN_WORKLOAD) $(PLACEMENT_WORKLOAD) $(PREEMPT_WORKLOAD) $(SPIKE_WORKLOAD) $(COMPACT_FXT)
 
 .PHONY: all user bpf kmod kmod-kdir selftests check check-fuzz fuzz vm-check checkpatch bench install uninstall \
-	install-cli uninstall-cli install-dkms-src man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak
+	install-cli uninstall-cli install-dkms-src man deb dkms-install dkms-uninstall clean fuzz-kmod fuzz-kmod-check bench-soak vm-watch-soak
 
 # The CLI always; the module when there are headers for the chosen kernel.
 # A module that does not build for it is reported, not fatal: the CLI
@@ -254,7 +254,7 @@ $(O)/%.o: %.c $(USER_HDRS)
 $(KTRACE): $(USER_CMD_OBJS) $(USER_LIB_OBJS)
 	$(CC) $(KTRACE_CFLAGS) $(LDFLAGS) -o $@ $^ $(USER_LIBS)
 
-$(O)/tests/%: tests/%.c tests/lib/tap.h tests/lib/asleep.h $(USER_LIB_OBJS) $(USER_HDRS)
+$(O)/tests/%: tests/%.c tests/lib/tap.h tests/lib/asleep.h tests/lib/workload.h $(USER_LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -Itests -o $@ $< $(USER_LIB_OBJS) -lpthread
 
@@ -394,6 +394,10 @@ bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong
 # The soak alone: SOAK_SECONDS per mode (default 600).
 bench-soak: $(KTRACE) $(KMOD) $(O)/bench/pingpong $(TEST_PROGS) $(SELFTEST)
 	@bench/bench-soak.sh $(O)
+
+# ktrace watch for ten minutes in a VM, each backend (KTRACE_SOAK_SECS, KTRACE_SOAK_BACKENDS).
+vm-watch-soak: $(VM_PROGS) $(KMOD) $(KMOD_TEST) $(call VM_ARCH_PROGS,$(KREL))
+	@KREL=$(KREL) tests/suites/watch-soak.sh $(O)
 
 # The CLI, and ktrace.ko for the selected kernel through its own
 # modules_install, then depmod, so that `modprobe ktrace` finds it.

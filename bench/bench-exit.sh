@@ -1,6 +1,6 @@
 #!/bin/bash
 # What naming every exiting thread costs: short-lived processes as fast as
-# one CPU forks them (tests/churn.c, each child renames itself, sleeps
+# one CPU forks them (tests/churn_workload.c, each child renames itself, sleeps
 # 100 us and exits), with no tracing, with ftrace's scheduler and process
 # events (sched_switch, sched_waking, sched_process_fork, sched_process_exit,
 # task_rename: what a tracer needs to name them), and with ktrace's BPF
@@ -12,11 +12,11 @@
 set -u
 build=${1:-build}
 source "$(dirname "$0")/lib.sh"
-needs "$build" ktrace tests/churn bench/pingpong
+needs "$build" ktrace tests/churn_workload bench/pingpong
 rounds=${2:-5}
 secs=${3:-2}
 ktrace=$build/ktrace
-churn=$build/tests/churn
+churn=$build/tests/churn_workload
 tmp=$(mktemp -d)
 tracing=/sys/kernel/tracing
 inst=$tracing/instances/ktrace-bench-exit

@@ -15,7 +15,11 @@
 # the figure compared is the 10th percentile of all blocks of a condition
 # (every block still includes the tracer's periodic work, such as buffer
 # switches, spread over BLOCK round trips); the median is shown as well.
-# usage: bench/bench-sched.sh BUILD_DIR [ROUNDS] [ROUND_TRIPS] [BLOCK]   (as root)
+# With BASE_BUILD set to the build directory of another tree (the code
+# before a change, a release), its ktrace records the same ping-pong as a
+# condition of its own (ktrace-base), interleaved with this tree's, and the
+# ratio of the two added costs is printed.
+# usage: [BASE_BUILD=DIR] bench/bench-sched.sh BUILD_DIR [ROUNDS] [ROUND_TRIPS] [BLOCK]   (as root)
 set -u
 build=${1:-build}
 source "$(dirname "$0")/lib.sh"
@@ -79,6 +83,9 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	ktrace-bpf)
 		taskset -c $other "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- "$pp" "$trips" $cpu $block \
 			2>"$tmp/kerr" ;;
+	ktrace-base)
+		taskset -c $other "$BASE_BUILD/ktrace" record --backend bpf -o "$tmp/$1.fxt" -- \
+			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
 	ktrace-noirq)
 		# Interrupt handlers not recorded: no program of theirs runs on
 		# a switch, so this should cost what ktrace-bpf does.
@@ -113,6 +120,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 
 conds="none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock"
 [ -x "$runqlat" ] && conds="$conds runqlat"
+[ -n "${BASE_BUILD:-}" ] && conds="$conds ktrace-base"
 echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) timed in blocks of $block, $rounds rounds, conditions interleaved"
 for r in $(seq "$rounds"); do
 	for c in $conds; do
@@ -124,7 +132,7 @@ done
 
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
+for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-base ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
 	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
@@ -139,6 +147,20 @@ fe=$(pct "$tmp/bpf-empty" 10); fc=$(pct "$tmp/bpf-clock" 10)
 awk -v f="$f" -v ff="$ff" -v e="$fe" -v c="$fc" -v k="$k" -v b="$base" 'BEGIN {
 	printf "the floor under a BPF recorder: two programs that do nothing add %.1f ns per switch (%.2f of ftrace, %.2f of ftrace set up for the run), two that read the clock %.1f ns (%.2f, %.2f); ktrace-bpf spends %.1f ns above the second\n",
 		(e-b)/2, (e-b)/(f-b), (e-b)/(ff-b), (c-b)/2, (c-b)/(f-b), (c-b)/(ff-b), (k-c)/2 }'
+if [ -n "${BASE_BUILD:-}" ]; then
+	kb=$(pct "$tmp/ktrace-base" 10)
+	awk -v k="$k" -v kb="$kb" -v c="$fc" -v b="$base" -v dir="$BASE_BUILD" 'BEGIN {
+		printf "this tree against %s: ktrace-bpf adds %.1f ns per switch, that tree %.1f (%.2f of it); above the clock-only programs %.1f and %.1f ns (%.2f)\n",
+			dir, (k-b)/2, (kb-b)/2, (k-b)/(kb-b), (k-c)/2, (kb-c)/2, (k-c)/(kb-c) }'
+	for r in $(seq "$rounds"); do
+		echo "$(pct "$tmp/none.$r" 10) $(pct "$tmp/ktrace-base.$r" 10) $(pct "$tmp/ktrace-bpf.$r" 10)"
+	done | awk '{ a[NR] = ($3 - $1) / ($2 - $1) }
+		function q(x, n, p,   i, j, t) {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+			i = int((n - 1) * p + 1.5); return x[i] }
+		END { printf "  round by round (%d rounds): this tree / that tree median %.2f, middle half %.2f to %.2f\n",
+			NR, q(a, NR, 0.5), q(a, NR, 0.25), q(a, NR, 0.75) }'
+fi
 # Where threads blocked, per switch: the default (blocks of 100 us or more)
 # against --no-blocked-in (the default before it was on), and every block.
 knb=$(pct "$tmp/ktrace-noblocked" 10); ke=$(pct "$tmp/ktrace-every" 10); kst=$(pct "$tmp/ktrace-stacks" 10)
@@ -179,6 +201,19 @@ awk -v file="$(stat -c %s "$tmp/size.fxt")" '
 	/^    thread wakeup/ { n = $(NF - 3); wn = n; wb = n * substr($(NF - 2), 2) }
 	END { if (sw) printf "bytes per switch with its wakeup: ktrace %.1f (a switch record %.1f B + a wakeup record %.1f B = %.1f B; %.2f wakeups per switch), %.1f with names and metadata (the whole archive)\n",
 		(sb + wb) / sw, sb / sw, wn ? wb / wn : 0, sb / sw + (wn ? wb / wn : 0), wn / sw, file / sw }' "$tmp/kstats"
+# A load whose switches mostly end blocks long enough for the recorder to
+# take the stack (where the thread blocked): hackbench, the whole archive
+# per switch.
+if command -v hackbench >/dev/null; then
+	"$ktrace" record --backend bpf -o "$tmp/hb.fxt" -- hackbench -g 4 -l 200 >/dev/null 2>&1
+	"$ktrace" dump --stats --quiet "$tmp/hb.fxt" | awk -v file="$(stat -c %s "$tmp/hb.fxt")" '
+		/^    context switch/ { n = $(NF - 3); sw += n; sb += n * substr($(NF - 2), 2) }
+		/^    thread wakeup/ { wn = $(NF - 3); wb = wn * substr($(NF - 2), 2) }
+		END { if (sw) printf "bytes per switch, hackbench -g 4 -l 200: ktrace %.1f for the whole archive (%d switches of %.1f B, %d wakeups of %.1f B)\n",
+			file / sw, sw, sb / sw, wn, wn ? wb / wn : 0 }'
+else
+	echo "bytes per switch, hackbench -g 4 -l 200: hackbench is not installed"
+fi
 echo 16384 >"$inst/buffer_size_kb"	# all of it, so that it can be counted before it is read
 echo >"$inst/trace"
 echo 1 >"$inst/tracing_on"

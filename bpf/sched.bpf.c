@@ -41,6 +41,15 @@ const volatile __u32 trigger_pid = 0;
 const volatile char trigger_comm[16] = {};
 /* Only real-time (and deadline) threads' waits fire it: prio below 100. */
 const volatile bool trigger_rt = false;
+/*
+ * Only threads in this cgroup or below it (KTRACE_TRIGGER_CGROUP_DEPTH
+ * levels at most): its kernfs id, in cgroup v2, or with trigger_cgroup_v1
+ * in the hierarchy of v1's cpu controller; 0: any.
+ */
+const volatile __u64 trigger_cgroup = 0;
+const volatile bool trigger_cgroup_v1 = false;
+/* A preemption's wait (switched out running, to its switch-in) fires it too. */
+const volatile bool trigger_preempted = false;
 
 struct ktrace_bpf_trigger trigger = {};
 
@@ -163,6 +172,9 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
 /*
  * Reserves @words at the head of buffer @buf; returns the word position, or
  * -1 if full (never in ring mode: the oldest chunks are written over).
+ * The record starts a new chunk unless @room words fit in this one (@room
+ * >= @words: a writer in place needs its largest record's room, see
+ * emit_begin()).
  * @alone: no other writer of this buffer can run on this CPU until the
  * caller is done, so a plain store of the new head will do.
  * That holds for sched_switch, sched_waking of another task and
@@ -170,8 +182,8 @@ static __always_inline void publish_word(__u64 *p, __u64 v)
  * scheduler event fires in NMI context.  Everyone else uses a
  * compare-and-swap, which a writer interrupting it makes fail and retry.
  */
-static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
-				     bool alone)
+static __always_inline __s64 reserve_room(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
+					  __u32 room, bool alone)
 {
 	__u64 bytes = words * 8, total = (__u64)nchunks * CHUNK_BYTES;
 
@@ -181,7 +193,7 @@ static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 
 		__u64 off = head & (CHUNK_BYTES - 1), start, end;
 		struct ktrace_bpf_chunk *ch;
 
-		start = off + bytes > CHUNK_BYTES ? head - off + CHUNK_BYTES : head;
+		start = off + room * 8 > CHUNK_BYTES ? head - off + CHUNK_BYTES : head;
 		end = start + bytes;
 		if (!ring && end - tail > total)
 			return -1;
@@ -198,6 +210,12 @@ static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 
 		return start / 8;
 	}
 	return -1;
+}
+
+static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 words,
+				     bool alone)
+{
+	return reserve_room(buf, c, words, words, alone);
 }
 
 /* Writes the body, then publishes the record with its header word. */
@@ -224,24 +242,25 @@ static __always_inline void count_loss(struct ktrace_bpf_ctl *c, __u64 ts)
 }
 
 /*
- * Writes one record into buffer @buf of this CPU, @cpu.  A record that does
- * not fit is counted; the next one that fits is preceded by a loss record
- * with the count and time range, so a viewer shows where data is missing.
+ * Buffer @buf's control block if a record of time @ts is to be written
+ * there, after the loss record owed, if any.  A record that does not fit
+ * is counted; the next one that fits is preceded by a loss record with the
+ * count and time range, so a viewer shows where data is missing.
  */
-static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
-				    __u64 ts, bool alone)
+static __always_inline struct ktrace_bpf_ctl *emit_ctl(__u32 buf, __u32 cpu, __u64 ts,
+							bool alone)
 {
 	struct ktrace_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &buf);
 	__u64 loss[KTRACE_FXT_DROP_WORDS], n, stop;
 	__s64 pos;
 
 	if (!c || !in_span(ts))
-		return false;
+		return NULL;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
 	if (trigger_ns) {
 		stop = *(volatile __u64 *)&trigger.stop_at;
 		if (stop && ts > stop)
-			return false;
+			return NULL;
 	}
 	if (c->pending) {
 		n = __sync_lock_test_and_set(&c->pending, 0);
@@ -250,13 +269,25 @@ static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 			if (pos < 0) {
 				__sync_fetch_and_add(&c->pending, n);
 				count_loss(c, ts);
-				return false;
+				return NULL;
 			}
 			ktrace_fxt_put_drop(loss, ts, cpu, n, c->first_ts, c->last_ts);
 			publish(buf, pos, loss, KTRACE_FXT_DROP_WORDS);
 			__sync_fetch_and_add(&c->reported, n);
 		}
 	}
+	return c;
+}
+
+/* Writes one record, built in @rec, into buffer @buf of this CPU, @cpu. */
+static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
+				    __u64 ts, bool alone)
+{
+	struct ktrace_bpf_ctl *c = emit_ctl(buf, cpu, ts, alone);
+	__s64 pos;
+
+	if (!c)
+		return false;
 	pos = reserve(buf, c, words, alone);
 	if (pos < 0) {
 		count_loss(c, ts);
@@ -264,6 +295,37 @@ static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 	}
 	publish(buf, pos, rec, words);
 	return true;
+}
+
+/*
+ * Reserves @words in buffer @buf of this CPU, @cpu, and returns where the
+ * record goes in its chunk, or NULL: the caller writes its words there but
+ * the header, then publishes it with publish_word() on the first word.
+ * No copy from the stack.  @room, a constant, is the largest record of the
+ * caller's kind: reserve_room() starts a new chunk where it would not fit,
+ * so that the verifier sees every word the caller may write inside it.
+ */
+static __always_inline __u64 *emit_begin(__u32 buf, __u32 cpu, __u32 words, const __u32 room,
+					 __u64 ts, bool alone)
+{
+	struct ktrace_bpf_ctl *c = emit_ctl(buf, cpu, ts, alone);
+	struct ktrace_bpf_chunk *ch;
+	__u32 off;
+	__s64 pos;
+
+	if (!c)
+		return NULL;
+	pos = reserve_room(buf, c, words, room, alone);
+	if (pos < 0) {
+		count_loss(c, ts);
+		return NULL;
+	}
+	ch = chunk_of(buf, pos);
+	off = pos & CHUNK_MASK;
+	/* Never true (see reserve_room()); it bounds @off for the verifier. */
+	if (!ch || off > KTRACE_BPF_CHUNK_WORDS - room)
+		return NULL;
+	return &ch->w[off];
 }
 
 /*
@@ -417,7 +479,33 @@ static __always_inline void emit_names(struct task_struct *p, const char *comm, 
 		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
 
-/* Whether the latency trigger watches @p (its --pid and --comm). */
+/* Whether @p is in trigger_cgroup or below it (see there). */
+static __always_inline bool task_in_trigger_cgroup(struct task_struct *p)
+{
+	struct cgroup *cgrp;
+
+	if (trigger_cgroup_v1) {
+		if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, cpu_cgrp_id))
+			return false;
+		cgrp = p->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id,
+							      cpu_cgrp_id)]->cgroup;
+	} else {
+		cgrp = p->cgroups->dfl_cgrp;
+	}
+	for (int level = 0; level <= KTRACE_TRIGGER_CGROUP_DEPTH && cgrp; level++) {
+		struct cgroup_subsys_state *parent;
+
+		if (cgrp->kn->id == trigger_cgroup)
+			return true;
+		parent = cgrp->self.parent;
+		if (!parent)
+			break;
+		cgrp = parent->cgroup;
+	}
+	return false;
+}
+
+/* Whether the latency trigger watches @p (its --pid, --rt, --comm and --cgroup). */
 static __always_inline bool trigger_watches(struct task_struct *p)
 {
 	if (trigger_pid && p->pid != trigger_pid && p->tgid != trigger_pid)
@@ -431,7 +519,7 @@ static __always_inline bool trigger_watches(struct task_struct *p)
 		if (!trigger_comm[i])
 			break;
 	}
-	return true;
+	return !trigger_cgroup || task_in_trigger_cgroup(p);
 }
 
 static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
@@ -447,13 +535,14 @@ static __always_inline void trigger_note_wakeup(struct task_struct *p, __u64 ts)
 }
 
 /*
- * @prev is preempted: a wakeup noted for it came as it was about to sleep
- * and set it running again (sched_waking fires only for a task that is not
- * running), so it starts no wait, as ktrace latency counts them: the next
- * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
- * raced its switch-out, and its wait starts there.)
+ * @prev is preempted at @ts: a wakeup noted for it came as it was about to
+ * sleep and set it running again (sched_waking fires only for a task that
+ * is not running), so it starts no wait, as ktrace latency counts them: the
+ * next switch-in ends a preemption, which with trigger_preempted is a wait
+ * of its own, from now.  (Switched out asleep instead, the wakeup raced its
+ * switch-out, and its wait starts there.)
  */
-static __always_inline void trigger_forget(struct task_struct *prev)
+static __always_inline void trigger_preempt(struct task_struct *prev, __u64 ts)
 {
 	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
 	__u64 *slot, v;
@@ -461,6 +550,10 @@ static __always_inline void trigger_forget(struct task_struct *prev)
 	slot = bpf_map_lookup_elem(&wake_slots, &key);
 	if (!pid || !slot)
 		return;
+	if (trigger_preempted && trigger_watches(prev)) {
+		*(volatile __u64 *)slot = ktrace_wake_slot(pid, ts);
+		return;
+	}
 	v = *(volatile __u64 *)slot;
 	if (v >> KTRACE_WAKE_TS_BITS == pid)
 		__sync_val_compare_and_swap(slot, v, 0);
@@ -483,7 +576,7 @@ static __always_inline void trigger_check(struct task_struct *next, __u64 ts, __
 	v = *(volatile __u64 *)slot;
 	if (v >> KTRACE_WAKE_TS_BITS != pid)
 		return;
-	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	/* One wait per wakeup or preemption: a later switch-in is not one. */
 	if (__sync_val_compare_and_swap(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, pid, ts);
@@ -633,17 +726,21 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	__u64 rec[KTRACE_FXT_CSWITCH_MAX_WORDS], ts = bpf_ktime_get_ns();
+	__u64 ts = bpf_ktime_get_ns(), *w;
 	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 in_kstack = 0;
+	__u32 in_kstack = 0, n;
 
 	if (stack_depth)
 		in_kstack = blocked_kstack(prev, state, next, ts);
 	note_affinity(prev, ts);
-	emit_to(cpu, cpu, rec, ktrace_fxt_put_cswitch_stacks(rec, cpu, ts, prev->pid, prev->prio,
-							     state, next->pid, next->prio, 0,
-							     in_kstack), ts, true);
+	n = ktrace_fxt_cswitch_words(0, in_kstack);
+	w = emit_begin(cpu, cpu, n, KTRACE_FXT_CSWITCH_MAX_WORDS, ts, true);
+	if (w) {
+		ktrace_fxt_put_cswitch_body(w, ts, prev->pid, prev->prio, state, next->pid,
+					    next->prio, 0, in_kstack);
+		publish_word(w, ktrace_fxt_cswitch_record_hdr(n, cpu, state));
+	}
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);
@@ -652,7 +749,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		emit_names(prev, prev->comm, ts);
 	if (trigger_ns) {
 		if (state == KTRACE_LINUX_RUNNING)
-			trigger_forget(prev);
+			trigger_preempt(prev, ts);
 		trigger_check(next, ts, cpu);
 	}
 	return 0;
@@ -914,15 +1011,18 @@ int BPF_PROG(ktrace_softirq_exit, unsigned int vec)
 static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool from_task)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
-	__u64 rec[KTRACE_FXT_WAKEUP_MAX_WORDS], ts = bpf_ktime_get_ns();
+	__u64 ts = bpf_ktime_get_ns(), *w;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
 
-	if (emit_to(cpu, cpu, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker->pid,
-							 irq_ctx, cpus),
-		    ts, irqs_off || p != waker))
+	w = emit_begin(cpu, cpu, ktrace_fxt_wakeup_words(irq_ctx, cpus),
+		       KTRACE_FXT_WAKEUP_MAX_WORDS, ts, irqs_off || p != waker);
+	if (w) {
+		ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker->pid, irq_ctx, cpus);
+		publish_word(w, ktrace_fxt_wakeup_record_hdr(cpu, irq_ctx, cpus));
 		affinity_said(p->pid, cpus);
+	}
 	/* A wakeup the trace does not have starts no wait the trigger counts. */
 	if (trigger_ns && in_span(ts))
 		trigger_note_wakeup(p, ts);

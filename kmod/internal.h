@@ -118,6 +118,9 @@ struct ktrace_session {
 	u32 trigger_pid;
 	char trigger_comm[KTRACE_COMM_LEN];
 	bool trigger_rt;		/* KTRACE_CFG_TRIGGER_RT: real-time threads only */
+	u64 trigger_cgroup;		/* threads in this cgroup or below only; 0: any */
+	bool trigger_cgroup_v1;		/* it is in v1's cpu hierarchy, not v2 */
+	bool trigger_preempted;		/* preemptions' waits fire it too */
 	atomic_t fired;
 	u64 stop_at;
 	u64 trigger_ts;

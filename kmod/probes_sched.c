@@ -43,30 +43,67 @@ static inline struct ktrace_cpu_buf *this_buf(void)
 	return s ? s->bufs[smp_processor_id()] : NULL;
 }
 
-/* Whether the latency trigger watches @p (its --pid and --comm). */
-static bool trigger_watches(const struct ktrace_session *s, const struct task_struct *p)
+/*
+ * Whether @p is in the cgroup of kernfs id @id or below it, at most
+ * KTRACE_TRIGGER_CGROUP_DEPTH levels: in cgroup v2, or (@v1) in the
+ * hierarchy of v1's cpu controller.  CONFIGURE refuses a filter this
+ * kernel's configuration cannot match.
+ */
+static bool task_in_cgroup(struct task_struct *p, u64 id, bool v1)
+{
+	bool found = false;
+#ifdef CONFIG_CGROUPS
+	struct cgroup *cgrp = NULL;
+	int level;
+
+	rcu_read_lock();
+#ifdef CONFIG_CGROUP_SCHED
+	if (v1)
+		cgrp = task_css(p, cpu_cgrp_id)->cgroup;
+#endif
+	if (!v1)
+		cgrp = task_dfl_cgroup(p);
+	for (level = 0; cgrp && level <= KTRACE_TRIGGER_CGROUP_DEPTH && !found; level++) {
+		found = cgroup_id(cgrp) == id;
+		cgrp = cgroup_parent(cgrp);
+	}
+	rcu_read_unlock();
+#endif
+	return found;
+}
+
+/* Whether the latency trigger watches @p (its --pid, --rt, --comm and --cgroup). */
+static bool trigger_watches(const struct ktrace_session *s, struct task_struct *p)
 {
 	if (s->trigger_pid && p->pid != s->trigger_pid && p->tgid != s->trigger_pid)
 		return false;
 	if (s->trigger_rt && !rt_prio(p->prio))
 		return false;
-	return !s->trigger_comm[0] || !strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN);
+	if (s->trigger_comm[0] && strncmp(p->comm, s->trigger_comm, TASK_COMM_LEN))
+		return false;
+	return !s->trigger_cgroup || task_in_cgroup(p, s->trigger_cgroup, s->trigger_cgroup_v1);
 }
 
 /*
- * @prev is preempted: a wakeup noted for it came as it was about to sleep
- * and set it running again (sched_waking fires only for a task that is not
- * running), so it starts no wait, as ktrace latency counts them: the next
- * switch-in ends a preemption.  (Switched out asleep instead, the wakeup
+ * @prev is preempted at @ts: a wakeup noted for it came as it was about to
+ * sleep and set it running again (sched_waking fires only for a task that
+ * is not running), so it starts no wait, as ktrace latency counts them: the
+ * next switch-in ends a preemption, which with KTRACE_CFG_TRIGGER_PREEMPTED
+ * is a wait of its own, from now.  (Switched out asleep instead, the wakeup
  * raced its switch-out, and its wait starts there.)
  */
-static void trigger_forget(struct ktrace_cpu_buf *b, struct task_struct *prev)
+static void trigger_preempted(struct ktrace_cpu_buf *b, struct task_struct *prev, u64 ts)
 {
+	struct ktrace_session *s = b->session;
 	u64 *slot, v;
 
 	if (!prev->pid)
 		return;
-	slot = &b->session->wake_slots[prev->pid & (KTRACE_WAKE_SLOTS - 1)];
+	slot = &s->wake_slots[prev->pid & (KTRACE_WAKE_SLOTS - 1)];
+	if (s->trigger_preempted && trigger_watches(s, prev)) {
+		WRITE_ONCE(*slot, ktrace_wake_slot(prev->pid, ts));
+		return;
+	}
 	v = READ_ONCE(*slot);
 	if (v >> KTRACE_WAKE_TS_BITS == prev->pid)
 		cmpxchg64(slot, v, 0);
@@ -88,7 +125,7 @@ static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u6
 	v = READ_ONCE(*slot);
 	if (v >> KTRACE_WAKE_TS_BITS != next->pid)
 		return;
-	/* One wait per wakeup: a switch-in after a preemption is not one. */
+	/* One wait per wakeup or preemption: a later switch-in is not one. */
 	if (cmpxchg64(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, next->pid, ts);
@@ -192,7 +229,7 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 		ktrace_write_names(b, prev);
 	if (unlikely(b->trigger)) {
 		if (state == KTRACE_LINUX_RUNNING)
-			trigger_forget(b, prev);
+			trigger_preempted(b, prev, ts);
 		trigger_check(b, next, ts);
 	}
 }

@@ -50,10 +50,20 @@ void ktrace_session_free(struct ktrace_session *s)
 /* The trigger's fields are all 0 without KTRACE_CFG_TRIGGER, and sensible with it. */
 static int check_trigger(const struct ktrace_config *cfg)
 {
+	const u32 trigger_flags = KTRACE_CFG_TRIGGER_RT | KTRACE_CFG_TRIGGER_CGROUP_V1 |
+				  KTRACE_CFG_TRIGGER_PREEMPTED;
+
 	if (!(cfg->flags & KTRACE_CFG_TRIGGER))
-		return cfg->flags & KTRACE_CFG_TRIGGER_RT ||
-		       cfg->trigger_pid || cfg->trigger_ns || cfg->after_ns ||
+		return cfg->flags & trigger_flags || cfg->trigger_pid || cfg->trigger_ns ||
+		       cfg->after_ns || cfg->trigger_cgroup ||
 		       memchr_inv(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)) ? -EINVAL : 0;
+	if (cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1 && !cfg->trigger_cgroup)
+		return -EINVAL;
+	/* A cgroup filter the probes could never match is refused, not silently idle. */
+	if (cfg->trigger_cgroup && (!IS_ENABLED(CONFIG_CGROUPS) ||
+				    (cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1 &&
+				     !IS_ENABLED(CONFIG_CGROUP_SCHED))))
+		return -EOPNOTSUPP;
 	if (!(cfg->flags & KTRACE_CFG_RING) || !cfg->trigger_ns ||
 	    cfg->trigger_pid > PID_MAX_LIMIT || cfg->after_ns > 3600ULL * NSEC_PER_SEC ||
 	    !memchr(cfg->trigger_comm, 0, sizeof(cfg->trigger_comm)))
@@ -114,6 +124,9 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		s->trigger_pid = cfg->trigger_pid;
 		memcpy(s->trigger_comm, cfg->trigger_comm, sizeof(s->trigger_comm));
 		s->trigger_rt = cfg->flags & KTRACE_CFG_TRIGGER_RT;
+		s->trigger_cgroup = cfg->trigger_cgroup;
+		s->trigger_cgroup_v1 = cfg->flags & KTRACE_CFG_TRIGGER_CGROUP_V1;
+		s->trigger_preempted = cfg->flags & KTRACE_CFG_TRIGGER_PREEMPTED;
 	}
 	ret = ktrace_stacks_alloc_locked(s, cfg);
 	if (!ret)

@@ -5,7 +5,8 @@
 # newest 6.1 generic and 6.12 PREEMPT_RT kernels (the 6.12 headers bring
 # the image along; 6.1 has only headers, and depmod's indexes are made for
 # it, as an installed kernel has them).  Made once: a root that exists only
-# gets the PACKAGEs it lacks.  Exits 77 when the mirror cannot be reached.
+# gets the PACKAGEs it lacks.  Exits 4 when the mirror cannot be reached
+# (EXIT_CANNOT_RUN_HERE, tests/lib/tap.sh).
 # usage: scripts/make-deb-root.sh DIR [PACKAGE...]   (as root; PACKAGEs: more to install)
 set -eu
 root=${1:?usage: scripts/make-deb-root.sh DIR [PACKAGE...]}
@@ -23,7 +24,7 @@ if [ -f "$root/.ktrace-root-done" ]; then
 	done
 	[ ${#missing[@]} -eq 0 ] && exit 0
 	in_root "$root" apt-get -q update >>"$root.log" 2>&1 ||
-		{ echo "make-deb-root: apt-get update failed in $root (the mirror cannot be reached?)" >&2; exit 77; }
+		{ echo "make-deb-root: apt-get update failed in $root (the mirror cannot be reached?)" >&2; exit 4; }
 	{ in_root "$root" apt-get install -y -q --no-install-recommends "${missing[@]}" &&
 		in_root "$root" apt-get clean; } >>"$root.log" 2>&1 || { tail -20 "$root.log" >&2; exit 1; }
 	exit 0
@@ -31,7 +32,7 @@ fi
 if ! wget -q -T 20 -O /dev/null "$mirror/dists/bookworm/Release" 2>/dev/null &&
 	! curl -fsS -m 20 -o /dev/null "$mirror/dists/bookworm/Release" 2>/dev/null; then
 	echo "make-deb-root: $mirror cannot be reached" >&2
-	exit 77
+	exit 4
 fi
 rm -rf "$root.tmp"
 mkdir -p "$(dirname "$root")"

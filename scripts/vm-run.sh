@@ -91,13 +91,13 @@ for p in "${order[@]}"; do
 	echo "$name" >>"$root/lib/modules/load"
 done
 
-progs="$pbuild/ktrace $pbuild/tests/workload $pbuild/tests/latency_workload $pbuild/tests/fifo_hog
+progs="$pbuild/ktrace $pbuild/tests/known_workload $pbuild/tests/latency_workload $pbuild/tests/fifo_hog_workload
 	$pbuild/selftests/ktrace_test"
 [ -x "$pbuild/bench/pingpong" ] && progs="$progs $pbuild/bench/pingpong"
 [ -x "$pbuild/bench/kmod_bench" ] && progs="$progs $pbuild/bench/kmod_bench"
 [ -x "$pbuild/tests/chain_workload" ] && progs="$progs $pbuild/tests/chain_workload"
-[ -x "$pbuild/tests/churn" ] && progs="$progs $pbuild/tests/churn"
-[ -x "$pbuild/tests/placement" ] && progs="$progs $pbuild/tests/placement"
+[ -x "$pbuild/tests/churn_workload" ] && progs="$progs $pbuild/tests/churn_workload"
+[ -x "$pbuild/tests/placement_workload" ] && progs="$progs $pbuild/tests/placement_workload"
 [ -x "$pbuild/tests/preempt_workload" ] && progs="$progs $pbuild/tests/preempt_workload"
 [ -x "$pbuild/tests/spike_workload" ] && progs="$progs $pbuild/tests/spike_workload"
 [ -x "$pbuild/tests/fuzz_kmod" ] && progs="$progs $pbuild/tests/fuzz_kmod"

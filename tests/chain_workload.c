@@ -16,7 +16,8 @@
  *
  * usage: chain_workload EXPECT_FILE
  * EXPECT_FILE gets the tids: victim, waiter, holder, hog, ticker.
- * Exits 4 when it cannot run (one CPU, or SCHED_FIFO refused).
+ * Exits EXIT_CANNOT_RUN_HERE (tests/lib/workload.h) when it cannot run
+ * (one CPU, or SCHED_FIFO refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "lib/asleep.h"
+#include "lib/workload.h"
 
 #define WORK_US		2000
 #define HOG_US		8000
@@ -148,7 +150,7 @@ static void *hog(void *arg)
 
 	pin(0);
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	start(HOG, "hog");
 	if (read(hog_pipe[0], &c, 1) != 1)
 		die("hog: read");
@@ -186,7 +188,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	if (pipe(chain_pipe) || pipe(tick_pipe) || pipe(hog_pipe) || pipe(go_pipe))
 		die("pipe");
 	pthread_barrier_init(&started, NULL, 6);

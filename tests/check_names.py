@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks the thread names of a recording made while tests/churn.c ran
+"""Checks the thread names of a recording made while tests/churn_workload.c ran
 (hundreds of short-lived processes a second): every thread that ran is
 named wherever a switch shows it, in `ktrace dump` and in the JSON; the
 Nth child of the churn is named "cN", its own name, when it exits, and a

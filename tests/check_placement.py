@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks `ktrace latency` on a recording of tests/placement.c: a fair
+"""Checks `ktrace latency` on a recording of tests/placement_workload.c: a fair
 thread preempted on CPU 1 by a SCHED_FIFO thread while CPU 0 may idle,
 free to run on both CPUs or pinned to CPU 1.  Each of the victim's waits
 is recomputed from the switch and migrate records: its pieces (one per run

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Checks a recorded trace of tests/workload.c record by record: names,
+ * Checks a recorded trace of tests/known_workload.c record by record: names,
  * states, CPU numbers, per-CPU timeline consistency, wakeups followed by a
  * switch-in, ping-pong switch counts, time order.  TAP output.
  * usage: check_trace TRACE.fxt EXPECT_FILE
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 	w[2] = (struct watch){ .tid = e.sleeper, .name = "sleeper", .last_out_state = -1 };
 	w[3] = (struct watch){ .tid = e.renamer, .name = "renamer", .last_out_state = -1 };
 	w[4] = (struct watch){ .tid = e.child, .name = "child-exit", .last_out_state = -1 };
-	w[5] = (struct watch){ .tid = e.pid, .name = "workload", .last_out_state = -1 };
+	w[5] = (struct watch){ .tid = e.pid, .name = "known_workload", .last_out_state = -1 };
 
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fxt_reader_open_fd(&r, fd, argv[1])) {
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 			    fxt_str_eq(rec.name, "child-exit"))
 				child_named = true;
 			if (rec.obj_type == KTRACE_FXT_OBJ_PROCESS && (long)rec.koid == e.pid &&
-			    fxt_str_eq(rec.name, "workload"))
+			    fxt_str_eq(rec.name, "known_workload"))
 				process_named = true;
 			continue;
 		}
@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 	   timeline_breaks);
 	ok(bad_names == 0, "every thread and process name is free of NUL and control bytes (%ld bad%s%s)",
 	   bad_names, bad_names ? ", the first: " : "", bad_name);
-	ok(process_named, "process %ld is named workload", e.pid);
+	ok(process_named, "process %ld is named known_workload", e.pid);
 	for (int i = 0; i < 5; i++)
 		if (i != 3)
 			ok(w[i].named && w[i].named_in_process, "thread %ld is named %s in its process",

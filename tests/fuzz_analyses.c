@@ -31,14 +31,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "analyze/critical_path.h"
-#include "fxt/fxt_writer.h"
-#include "trace/json_writer.h"
 #include "analyze/latency.h"
 #include "analyze/latency_run.h"
 #include "analyze/timeline_check.h"
+#include "commands.h"
+#include "fxt/fxt_writer.h"
 #include "lib/json_valid.h"
+#include "trace/json_writer.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

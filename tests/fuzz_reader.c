@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "analyze/critical_path.h"
-#include "fxt/fxt_reader.h"
-#include "trace/json_writer.h"
 #include "analyze/latency.h"
 #include "analyze/latency_run.h"
 #include "analyze/timeline_check.h"
+#include "fxt/fxt_reader.h"
+#include "trace/json_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

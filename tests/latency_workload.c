@@ -12,7 +12,8 @@
  * usage: latency_workload EXPECT_FILE [ROUNDS [HOG_US]]
  * EXPECT_FILE gets pid, main, victim, hog, rounds and hog_us, before the
  * rounds start (a latency trigger may end the recording, and this, early).
- * Exits 4 when it cannot run (one CPU, or SCHED_FIFO refused).
+ * Exits EXIT_CANNOT_RUN_HERE (tests/lib/workload.h) when it cannot run
+ * (one CPU, or SCHED_FIFO refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/asleep.h"
+#include "lib/workload.h"
 
 static int hog_pipe[2], victim_pipe[2], done_pipe[2];
 static long hog_us;
@@ -68,7 +70,7 @@ static void *hog(void *arg)
 	hog_tid = syscall(SYS_gettid);
 	if (pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "latency_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
 	while (read(hog_pipe[0], &c, 1) == 1 && c != 'q') {
 		uint64_t start = now_ns(), base;
@@ -144,7 +146,7 @@ int main(int argc, char **argv)
 	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "latency_workload: needs two CPUs\n");
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	if (pin(0))
 		die("pinning the main thread");

@@ -9,8 +9,9 @@
  * waits until the spin ends: not_preempted, behind kt_spinner.  With full
  * preemption or PREEMPT_RT it runs at once.
  * usage: preempt_workload EXPECT_FILE [ROUNDS [SPIN_US]]
- * EXPECT_FILE gets pid, spinner, rt, rounds and spin_us.  Exits 4 when it
- * cannot run (one CPU, SCHED_FIFO refused, no test module).
+ * EXPECT_FILE gets pid, spinner, rt, rounds and spin_us.  Exits
+ * EXIT_CANNOT_RUN_HERE when it cannot run (one CPU, SCHED_FIFO refused, no
+ * test module).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +54,7 @@ static void *rt(void *arg)
 	pin(1);
 	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "preempt_workload: SCHED_FIFO refused: %s\n", strerror(errno));
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
 	__atomic_store_n(&rt_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
@@ -94,12 +95,12 @@ int main(int argc, char **argv)
 	spin_us = argc > 3 ? atol(argv[3]) : 20000;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "preempt_workload: needs two CPUs\n");
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	if (access(SPIN_PARAM, W_OK)) {
 		fprintf(stderr, "preempt_workload: %s: %s (load tests/kmod-api's ktrace_api_test.ko)\n",
 			SPIN_PARAM, strerror(errno));
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	if (pthread_create(&rtt, NULL, rt, NULL))
 		die("pthread_create");

@@ -13,7 +13,8 @@
  * nothing else.
  * usage: spike_workload EXPECT_FILE [BURSTS [HOG_US [GAP_MS]]]
  * EXPECT_FILE gets pid, victim, hog, bursts, hog_us and gap_ms before the
- * first burst.  Exits 4 when it cannot run (one CPU, SCHED_FIFO refused).
+ * first burst.  Exits EXIT_CANNOT_RUN_HERE when it cannot run (one CPU,
+ * SCHED_FIFO refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -48,11 +49,12 @@ static void *hog(void *arg)
 	char c;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "kt_hog");
 	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
+	/* Named once real-time on its CPU: no wait of its start, a fair thread's, is under it. */
+	prctl(PR_SET_NAME, "kt_hog");
 	__atomic_store_n(&hog_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (read(hog_pipe[0], &c, 1) == 1 && c != 'q') {
 		uint64_t base;
@@ -75,11 +77,12 @@ static void *victim(void *arg)
 	char c;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "kt_victim");
 	if (wl_pin(1) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "spike_workload: SCHED_FIFO on CPU 1: %s\n", strerror(errno));
-		exit(4);
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
+	/* Named once real-time on its CPU: no wait of its start, a fair thread's, is under it. */
+	prctl(PR_SET_NAME, "kt_victim");
 	__atomic_store_n(&victim_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (read(victim_pipe[0], &c, 1) == 1 && c != 'q')
 		if (write(done_pipe[1], "d", 1) != 1)
@@ -103,7 +106,7 @@ int main(int argc, char **argv)
 	gap_ms = argc > 4 ? atol(argv[4]) : 1000;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "spike_workload: needs two CPUs\n");
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	if (wl_pin(0))
 		die("pin the main thread to CPU 0");
@@ -138,9 +141,12 @@ int main(int argc, char **argv)
 			wl_sleep_us(1000);
 	}
 	nanosleep(&gap, NULL);
-	if (write(hog_pipe[1], "q", 1) != 1 || write(victim_pipe[1], "q", 1) != 1)
+	/* The hog gone first: the victim's last wakeup waits behind no exit. */
+	if (write(hog_pipe[1], "q", 1) != 1)
 		die("quit");
 	pthread_join(ht, NULL);
+	if (write(victim_pipe[1], "q", 1) != 1)
+		die("quit");
 	pthread_join(vt, NULL);
 	return 0;
 }

@@ -14,9 +14,9 @@
 
 #include "fxt/fxt_compact.h"
 #include "fxt/fxt_reader.h"
-#include "lib/tap.h"
 #include "fxt/fxt_writer.h"
 #include "fxt/irq_names.h"
+#include "lib/tap.h"
 
 
 #define CHECK(cond) do { if (!(cond)) { printf("#   failed: %s (line %d)\n", #cond, __LINE__); \
@@ -885,6 +885,7 @@ struct two_streams {
 	struct fxt_reader follow;	/* the compact writer's input, decoded */
 	struct fxt_compact c;
 	uint64_t sched_bytes, nsched;	/* of the compact stream's scheduling records */
+	uint64_t event_bytes;		/* of its event records, thread records included */
 };
 
 static void two_open(struct two_streams *t)
@@ -917,6 +918,16 @@ static int two_add(struct two_streams *t, const __u64 *w, uint32_t n)
 			return -1;
 		t->sched_bytes += t->compact->out.len - before;
 		t->nsched++;
+		return 0;
+	}
+	if (rec.type == KTRACE_FXT_REC_EVENT) {
+		int ret = fxt_compact_event(&t->c, t->compact, &rec);
+
+		if (ret < 0)
+			return -1;
+		if (!ret)
+			fxt_write_words(t->compact, w, n);
+		t->event_bytes += t->compact->out.len - before;
 		return 0;
 	}
 	proc = fxt_find_arg(&rec, "process");
@@ -1009,7 +1020,9 @@ static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
 			continue;
 		}
 		CHECK(a.out_tid == b.out_tid && a.in_tid == b.in_tid && a.out_state == b.out_state);
-		CHECK(same_arg(&a, &b, "linux_state") && same_arg(&a, &b, "kstack"));
+		CHECK(a.nargs == b.nargs || b.sub == KTRACE_FXT_SCHED_CSWITCH);
+		CHECK(same_arg(&a, &b, "linux_state") && same_arg(&a, &b, "kstack") &&
+		      same_arg(&a, &b, "incoming_kstack"));
 		CHECK(side_weight(&a, true) == side_weight(&b, true));
 		CHECK(side_weight(&a, false) == side_weight(&b, false));
 		if (b.sub == KTRACE_FXT_SCHED_CSWITCH) {
@@ -1024,8 +1037,41 @@ static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
 	return 1;
 }
 
-/* A pipe ping-pong: a switch and a wakeup in 56 bytes, and nothing lost. */
-static int t_compact_pingpong(void)
+/* Both streams' event records say the same: time, thread, names, arguments. */
+static int same_events(struct two_streams *t, uint64_t *n)
+{
+	struct fxt_reader rf, rc;
+	struct fxt_record a, b;
+	int ret;
+
+	*n = 0;
+	fxt_reader_open_mem(&rf, t->full->out.buf, t->full->out.len);
+	fxt_reader_open_mem(&rc, t->compact->out.buf, t->compact->out.len);
+	while ((ret = fxt_reader_next(&rf, &a)) > 0) {
+		if (a.type != KTRACE_FXT_REC_EVENT)
+			continue;
+		do {	/* past the compact stream's own trace_info */
+			CHECK(fxt_reader_next(&rc, &b) == 1);
+		} while (b.type != KTRACE_FXT_REC_EVENT || fxt_str_eq(b.cat, "ktrace:meta"));
+		CHECK(a.ts == b.ts && a.pid == b.pid && a.tid == b.tid && a.sub == b.sub);
+		CHECK(fxt_str_eq(b.cat, "ktrace:sched") == fxt_str_eq(a.cat, "ktrace:sched"));
+		CHECK(a.name.len == b.name.len && !memcmp(a.name.p, b.name.p, a.name.len));
+		CHECK(a.nargs == b.nargs && same_arg(&a, &b, "orig_cpu") &&
+		      same_arg(&a, &b, "dest_cpu"));
+		(*n)++;
+	}
+	CHECK(ret == 0 && rf.violations == 0 && rc.violations == 0);
+	fxt_reader_close(&rf);
+	fxt_reader_close(&rc);
+	return 1;
+}
+
+/*
+ * A pipe ping-pong: a switch and a wakeup in 56 bytes, the waker named as
+ * Perfetto reads it; in 40 when a wakeup by the thread its CPU runs leaves
+ * it out (record --compact-wakeups); nothing lost either way.
+ */
+static int compact_pingpong(bool implicit)
 {
 	uint64_t pids[3] = { 0, 0, 0 };
 	struct two_streams t;
@@ -1033,6 +1079,7 @@ static int t_compact_pingpong(void)
 	uint64_t bytes;
 
 	two_open(&t);
+	t.c.implicit_waker = implicit;
 	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 1, 1, "ping", 4, 0x1, 0)));
 	CHECK(!two_add(&t, w, ktrace_fxt_put_kobj_thread(w, 2, 1, "pong", 4, 0x1, 0)));
 	pids[1] = pids[2] = 1;
@@ -1044,27 +1091,69 @@ static int t_compact_pingpong(void)
 							     KTRACE_LINUX_INTERRUPTIBLE, b, 120,
 							     0)));
 	}
-	/* Two thread records, and each thread's first wakeup says its weight and CPUs. */
-	bytes = t.sched_bytes - 2 * 24 - 2 * 24;
-	printf("# ping-pong: %.1f bytes per switch and wakeup (the recorders': %u)\n",
-	       bytes / 1000.0, (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
-	CHECK(bytes == 1000 * 56);
-	/* From an interrupt: its context and the interrupted thread in one argument. */
+	/*
+	 * Two thread records, each thread's first wakeup says its weight and
+	 * CPUs, and, leaving wakers out, the first its waker all the same (no
+	 * switch has said what CPU 0 runs).
+	 */
+	bytes = t.sched_bytes - 2 * 24 - 2 * 24 - (implicit ? 16 : 0);
+	printf("# ping-pong%s: %.1f bytes per switch and wakeup (the recorders': %u)\n",
+	       implicit ? " (wakers left out)" : "", bytes / 1000.0,
+	       (KTRACE_FXT_CSWITCH_WORDS + KTRACE_FXT_WAKEUP_WORDS + 2) * 8);
+	CHECK(bytes == 1000 * (implicit ? 40 : 56));
+	/*
+	 * From an interrupt: of the thread CPU 0 runs (1), its context in the
+	 * header when wakers are left out; of another, or else, the context
+	 * and the interrupted thread in one argument.
+	 */
 	bytes = t.sched_bytes;
-	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 1, 120, 2, KTRACE_CTX_HARDIRQ,
+	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100000, 2, 120, 1, KTRACE_CTX_HARDIRQ,
+						    0x1)));
+	CHECK(t.sched_bytes - bytes == (implicit ? 24 : 32));
+	bytes = t.sched_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, 0, 100001, 1, 120, 2, KTRACE_CTX_SOFTIRQ,
 						    0x1)));
 	CHECK(t.sched_bytes - bytes == 32);
+	/* A switch that ends a block the recorder took the stack of: 24 bytes. */
+	bytes = t.sched_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch_stacks(w, 0, 100002, 1, 120,
+							    KTRACE_LINUX_UNINTERRUPTIBLE, 2, 120,
+							    0, 9)));
+	CHECK(t.sched_bytes - bytes == 24);
 	CHECK(two_compare(&t, pids, 3, NULL));
+	/*
+	 * Events of a named thread name it by its table index, 16 bytes less
+	 * than inline; of a thread whose process no record gave, inline.
+	 */
+	for (uint32_t i = 0; i < 100; i++)
+		CHECK(!two_add(&t, w, ktrace_fxt_put_migrate(w, 200000 + i, 1, 1 + i % 2, 0, 1)));
+	CHECK(t.event_bytes == 100 * (KTRACE_FXT_MIGRATE_WORDS - 2) * 8);
+	bytes = t.event_bytes;
+	CHECK(!two_add(&t, w, ktrace_fxt_put_migrate(w, 300000, 7, 7, 1, 0)));
+	CHECK(t.event_bytes - bytes == KTRACE_FXT_MIGRATE_WORDS * 8);
+	CHECK(same_events(&t, &bytes) && bytes == 101);
 	two_close(&t);
 	return 1;
 }
 
+static int t_compact_pingpong(void)
+{
+	return compact_pingpong(false);
+}
+
+static int t_compact_pingpong_implicit(void)
+{
+	return compact_pingpong(true);
+}
+
 /*
- * What the legacy record cannot say stays in the recorder's record: a
- * Linux state other than the one its Zircon state stands for, a blocked-in
- * stack, a CPU above 255; the idle task; wakeups from interrupts, a new
- * weight, allowed CPUs that change and go; more threads than the table
- * holds; and a thread that changes process.
+ * What the legacy record cannot say stays in the recorder's record (an
+ * outgoing stack, a CPU above 255), or goes in its word more (a Linux
+ * state other than the one its Zircon state stands for, the incoming
+ * thread's blocked-in stack); the idle task; wakeups from interrupts, by
+ * the thread a CPU runs or another, a new weight, allowed CPUs that change
+ * and go; more threads than the table holds; and a thread that changes
+ * process.
  */
 static int t_compact_everything(void)
 {
@@ -1073,8 +1162,9 @@ static int t_compact_everything(void)
 		KTRACE_LINUX_STOPPED, KTRACE_LINUX_TRACED, KTRACE_LINUX_DEAD, KTRACE_LINUX_ZOMBIE,
 		KTRACE_LINUX_PARKED, KTRACE_LINUX_IDLE,
 	};
-	uint64_t pids[700] = { 0 };
+	uint64_t pids[700] = { 0 }, cur[4] = { 0 };
 	struct moved mv = { .tid = 8, .before = 5000, .after = 42 };
+	uint32_t waker;
 	struct two_streams t;
 	__u64 w[16];
 	uint64_t ts = 1000;
@@ -1095,12 +1185,18 @@ static int t_compact_everything(void)
 			in = 0;
 		if (i % 19 == 0)
 			out = 0;
-		CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, cpu, ts++, out, prio,
-							     states[i % ARRAY_SIZE(states)], in,
-							     prio, i % 23 == 0 ? 7 : 0)));
+		CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch_stacks(w, cpu, ts++, out, prio,
+								    states[i % ARRAY_SIZE(states)],
+								    in, prio, i % 23 == 0 ? 7 : 0,
+								    i % 5 == 1 ? i : 0)));
+		if (cpu < 4)
+			cur[cpu] = in;
+		/* Half the wakers run on the wakeup's CPU (after its first switch). */
+		waker = i % 2 && i > 8 ? cur[i % 3] : 1 + i % 37;
 		CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, i % 3, ts++, 1 + i % 29,
-							    i % 31 == 0 ? 100 : 120, 1 + i % 37,
-							    i % 13 == 0 ? KTRACE_CTX_HARDIRQ : 0,
+							    i % 31 == 0 ? 100 : 120, waker,
+							    i % 13 == 0 ? KTRACE_CTX_HARDIRQ :
+							    i % 26 == 1 ? KTRACE_CTX_SOFTIRQ : 0,
 							    i % 9 < 3 ? 0 : i % 9 < 6 ? 0x3 : 0x5)));
 		if (i == 3000) {	/* a thread in the table moves to another process */
 			CHECK(!two_add(&t, w, ktrace_fxt_put_cswitch(w, 0, ts++, 8, 120,
@@ -1138,8 +1234,9 @@ int main(void)
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
-	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes, a wakeup from an interrupt in 32, read back as recorded");
-	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, allowed CPUs, 700 threads in 255 slots, read back as recorded");
+	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes with the waker Perfetto reads, a wakeup from an interrupt in 32, a switch with a blocked-in stack in 24, an event of a named thread 16 bytes less, read back as recorded");
+	ok(t_compact_pingpong_implicit(), "compact archive, wakers left out (record --compact-wakeups): a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt of the CPU's thread in 24, read back as recorded");
+	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, wakers that run on the CPU or not, allowed CPUs, 700 threads in 255 slots, read back as recorded");
 	run_violations();
 	return tap_finish();
 }

@@ -4,7 +4,8 @@
 # report as JSON, the annotated trace (FXT and JSON, read by DevTools'
 # trace engine), durations with units, filters that match nothing, bad
 # input of every kind, and tests/check_perf_sched.py on what perf sched
-# timehist gets wrong.
+# timehist gets wrong.  What the JSON reports must hold is in named checks
+# (tests/check_latency_json.py, jcheck below).
 # usage: tests/test_latency.sh BUILD_DIR.  TAP output; no root needed.
 set -u
 build=${1:-build}
@@ -13,8 +14,9 @@ gen=$build/tests/gen_trace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/lib/tap.sh"
-# jq-like checks: python3 -c EXPR over the JSON report in $tmp/out.
-jcheck() { python3 -c "import json,sys; r=json.load(open('$tmp/out')); sys.exit(0 if ($1) else 1)"; }
+# A named check of the JSON report in $tmp/out (tests/check_latency_json.py):
+# jcheck NAME [ARG...]; on failure it prints what it saw as TAP comments.
+jcheck() { "$(dirname "$0")/check_latency_json.py" "$1" "$tmp/out" "${@:2}"; }
 
 echo "TAP version 13"
 "$gen" latency "$tmp/l.fxt"
@@ -22,27 +24,23 @@ T0=1000000000000
 
 run "$ktrace" latency "$tmp/l.fxt" --json --top 4
 ok $rc "latency --json reads the trace" || diag "$tmp/err"
-cat >"$tmp/lib.py" <<EOF
-def g(r, key): return next(x for x in r['groups'] if x['key'] == key)
-EOF
-export PYTHONPATH=$tmp
-jcheck "(lambda v: v['wakeup']['count'] == 2 and v['wakeup']['max'] == 5000 and v['wakeup']['min'] == 900 and v['wakeup']['max_ts'] == $T0 + 7000)(__import__('lib').g(r, 200))"
+jcheck victim_wakeups
 ok $? "victim: 2 wakeup waits, 900 ns and 5000 ns, the longest ending at T0+7000"
-jcheck "(lambda v: v['preemption']['count'] == 1 and v['preemption']['max'] == 3000 and v['preemption']['p50'] == 3000)(__import__('lib').g(r, 200))"
+jcheck victim_preemption
 ok $? "victim: one preemption wait of 3000 ns, p50 exact"
-jcheck "(lambda v: v['blocked']['S'] == {'count': 1, 'ns': 1500} and v['blocked']['D'] == {'count': 1, 'ns': 1100})(__import__('lib').g(r, 200))"
+jcheck victim_blocked
 ok $? "victim: blocked 1500 ns in S and 1100 ns in D, kept apart"
-jcheck "r['not_measured'] == {'before_trace': 5, 'no_wakeup': 1, 'overlaps_loss': 1} and r['lost_records'] == 7 and r['loss_ranges'] == 1"
+jcheck not_measured
 ok $? "not measured: 5 waits begun before the trace, 1 switch-in without a wakeup, 1 wait over lost records" ||
 	diag "$tmp/out"
-jcheck "__import__('lib').g(r, 204)['not_measured'] == {'before_trace': 1, 'no_wakeup': 1, 'overlaps_loss': 0} and __import__('lib').g(r, 205)['not_measured']['overlaps_loss'] == 1 and __import__('lib').g(r, 205)['wakeup']['count'] == 0"
+jcheck not_measured_per_thread
 ok $? "each unmeasured wait is counted on its own thread, none in a distribution"
-jcheck "[w['latency'] for w in r['top']] == [5000, 3000, 900, 100] and [w['kind'] for w in r['top']] == ['wakeup', 'preemption', 'wakeup', 'wakeup']"
+jcheck top4_longest_first
 ok $? "--top 4 lists the worst waits, longest first"
-jcheck "(lambda w: w['waker'] == 202 and w['waker_context'] == 'task' and w['wake_cpu'] == 0 and w['cpu'] == 1 and not w['migrated'] and w['blame']['threads'] == [{'tid': 201, 'comm': 'hog', 'prio': 49, 'ns': 5000}] and w['blame']['hardirq_ns'] == 500 and w['blame']['irqs'] == [{'name': 'irq 27 eth0', 'ns': 500}] and w['blame']['idle_ns'] == 0)(r['top'][0])"
+jcheck worst_wait_blame
 ok $? "worst wait: woken by waker 202 on CPU 0, CPU 1 held by hog (prio 49) 5000 ns, irq 27 eth0 500 ns" ||
 	diag "$tmp/out"
-jcheck "(lambda w: w['waker_context'] == 'softirq' and w['waker_irq'] == 'softirq TIMER' and w['interrupted'] == 202 and 'waker' not in w and w['migrated'] and w['prev_cpu'] == 1 and w['cpu'] == 0 and w['blame']['threads'][0]['tid'] == 202 and w['blame']['softirq_ns'] == 100)(r['top'][2])"
+jcheck softirq_waker
 ok $? "a softirq wakeup names the softirq and the task it interrupted, not a waker; migration CPU 1 -> 0"
 
 run "$ktrace" latency "$tmp/l.fxt" --top 4
@@ -57,17 +55,17 @@ ok $? "the text report shows the rows, the blame, the waker and what was not mea
 "$gen" causes "$tmp/c.fxt"
 run "$ktrace" latency "$tmp/c.fxt" --json --top 10
 ok $rc "latency --json reads the causes trace" || diag "$tmp/err"
-jcheck "all(sum(w['causes'].values()) == w['latency'] and list(w['causes']) == ['higher_priority', 'not_preempted', 'same_class', 'interrupts', 'throttled', 'timer_late', 'cpu_idle', 'unknown'] for w in r['top']) and len(r['top']) == 7"
+jcheck causes_sum_eight_names
 ok $? "every wait's causes sum to its latency, under exactly the eight names" || diag "$tmp/out"
-jcheck "(lambda w: w['kind'] == 'preemption' and w['latency'] == 4500 and w['causes'] == {'higher_priority': 3600, 'not_preempted': 0, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 500, 'unknown': 0} and w['migrations'] == [{'ts': $T0 + 6000, 'from': 1, 'to': 0}] and w['queue_cpu'] == 1 and w['pieces'][0]['cpu'] == 1 and w['pieces'][0]['behind_tid'] == 401 and w['pieces'][0]['behind_prio'] == 49 and w['pieces'][1] == {'cpu': 0, 'start': $T0 + 6000, 'end': $T0 + 6500} and w['idle_allowed_elsewhere'] == 4000 and w['idle_allowed_cpu'] == 0 and w['cpus_allowed'] is None)(r['top'][0])"
+jcheck causes_fifo_then_migration
 ok $? "a wait behind a FIFO thread before a migration is higher_priority on the CPU it was queued on, then cpu_idle on the one it ran on" ||
 	diag "$tmp/out"
-jcheck "(lambda w: w['kind'] == 'wakeup' and w['latency'] == 2000 and w['causes']['same_class'] == 500 and w['causes']['unknown'] == 1500 and w['unknown_reasons'] == {'untraced': 1500, 'lost': 0, 'no_history': 0} and w['migrations'] == [] and w['pieces'][0]['behind_tid'] == 402)(r['top'][1])"
+jcheck causes_untraced
 ok $? "a wait across another thread's untraced switch is measured; the untraced part is unknown, with its reason" ||
 	diag "$tmp/out"
-jcheck "(lambda p, f: p['latency'] == 1500 and p['causes']['higher_priority'] == 1500 and p['cpus_allowed'] == 2 and p['idle_allowed_elsewhere'] == 0 and p['idle_allowed_cpu'] == -1 and f['latency'] == 1600 and f['causes']['higher_priority'] == 1400 and f['causes']['same_class'] == 200 and f['cpus_allowed'] is None and f['idle_allowed_elsewhere'] == 1600 and f['idle_allowed_cpu'] == 0)(next(w for w in r['top'] if w['tid'] == 405), next(w for w in r['top'] if w['tid'] == 406))"
+jcheck causes_pinned_twin
 ok $? "a thread pinned to the busy CPU has no idle CPU elsewhere; its unpinned twin had CPU 0 idle all along" || diag "$tmp/out"
-jcheck "r['top_causes'] == {'higher_priority': 6500, 'not_preempted': 0, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 600, 'unknown': 3300}"
+jcheck causes_top_summed
 ok $? "the worst waits' causes summed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 2
 grep -q 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50) 4.0 us; moved to CPU 0 at 1000.000006000; ran 500 ns later$' "$tmp/out" &&
@@ -83,37 +81,10 @@ ok $? "-o: the wait's slice carries where it was queued and its causes" || diag 
 # that most waits take must give what the walk over the CPUs' histories
 # gives the listed ones, here every wait (the causes trace, and 20000
 # records of synthetic traffic on 4 CPUs with migrations).
-cat >"$tmp/sums.py" <<'EOF'
-import collections
-def same(r):
-    s = collections.defaultdict(collections.Counter)
-    for w in r['top']:
-        s[w['tid']].update(w['causes'])
-    return len(r['top']) == r['waits'] and all(
-        g['causes'] == {k: s[g['key']][k] for k in g['causes']} for g in r['groups'])
-
-
-def p99_rows(r):
-    # Each row's waits of p99_from_ns or more: p99_waits of them, their
-    # causes summed in p99_causes, and fewer than 99% of its waits below.
-    waits = collections.defaultdict(list)
-    for w in r['top']:
-        waits[w['tid']].append(w)
-    for g in r['groups']:
-        ws = waits[g['key']]
-        worse = [w for w in ws if w['latency'] >= g['p99_from_ns']]
-        s = collections.Counter()
-        for w in worse:
-            s.update(w['causes'])
-        if ws and (len(worse) != g['p99_waits'] or not worse or (len(ws) - len(worse)) * 100 >= len(ws) * 99
-                   or g['p99_causes'] != {k: s[k] for k in g['p99_causes']}):
-            return False
-    return len(r['top']) == r['waits']
-EOF
 run "$ktrace" latency "$tmp/c.fxt" --json --top 100
-jcheck "__import__('sums').same(r) and r['causes'] == {'higher_priority': 6500, 'not_preempted': 0, 'same_class': 800, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 600, 'unknown': 3300} and r['p99_waits'] == 1 and r['p99_causes']['higher_priority'] == 3600"
+jcheck causes_per_thread
 ok $? "each thread's causes over all its waits, and the selection's, p99 and worse too" || diag "$tmp/out"
-jcheck "__import__('sums').p99_rows(r) and next(g for g in r['groups'] if g['key'] == 400)['p99_causes'] == {'higher_priority': 3600, 'not_preempted': 0, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 500, 'unknown': 0}"
+jcheck causes_p99_rows
 ok $? "each thread's p99 and worse: its waits at or above its own p99 bucket, their causes summed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --top 1
 grep -q '^     400 victim .*; p99 and worse (1 of 4.4 us or more): 80% higher_priority, 11% cpu_idle, 9% interrupts$' "$tmp/out"
@@ -168,7 +139,7 @@ run tests/check_perf_sched.py "$ktrace" "$tmp/pg.fxt" "$tmp/pg.timehist" "$tmp/p
 	grep -q "^# measured by perf, missing from ktrace latency: \[(601, $((T0 + 5000000)), 3000000, \[\])\]" "$tmp/out"
 ok $? "check_perf_sched: a delay longer than the idle stretch explains is missing" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/pg.fxt" --comm hackbench --json --top 10
-jcheck "r['not_measured'] == {'before_trace': 5, 'no_wakeup': 0, 'overlaps_loss': 2} and [(w['tid'], w['kind'], w['start'], w['latency']) for w in r['top'] if w['tid'] > 603] == [(605, 'wakeup', $T0 + 9800000, 200000)]"
+jcheck perf_gap_untraced
 ok $? "a wait whose switch-in the kernel left untraced is counted as not measured; the stranded thread's next wait is measured, or counted" ||
 	diag "$tmp/out"
 echo "Warning: Processed 303993 samples and lost 52.71%!" >"$tmp/pg.err"
@@ -182,16 +153,16 @@ ok $? "check_perf_sched: when perf lost events, the comparison is a SKIP that sa
 # span, whatever the CPU did; others' are not.
 "$gen" throttle "$tmp/t.fxt"
 run "$ktrace" latency "$tmp/t.fxt" --json --top 10
-jcheck "all(sum(w['causes'].values()) == w['latency'] for w in r['top']) and __import__('sums').same(r) and len(r['top']) == 6"
+jcheck throttle_sums
 ok $? "throttle trace: every wait's causes sum to its latency, the running totals agree with the walks" ||
 	diag "$tmp/out"
-jcheck "(lambda t: t(500)['causes'] == {'higher_priority': 0, 'not_preempted': 0, 'same_class': 800, 'interrupts': 0, 'throttled': 6200, 'timer_late': 0, 'cpu_idle': 0, 'unknown': 0} and t(501)['causes'] == {'higher_priority': 0, 'not_preempted': 0, 'same_class': 1300, 'interrupts': 0, 'throttled': 5700, 'timer_late': 0, 'cpu_idle': 0, 'unknown': 0} and t(500)['throttled_cgroup'] == {'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000} and t(501)['throttled_cgroup'] == t(500)['throttled_cgroup'])(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+jcheck throttle_throttled
 ok $? "the throttled thread's and its queued sibling's waits are throttled to the refill that unthrottled them, over an interrupt, idle and another thread" ||
 	diag "$tmp/out"
-jcheck "(lambda t: t(503)['causes']['same_class'] == 2500 and t(503)['causes']['throttled'] == 0 and t(503)['throttled_cgroup'] is None and t(504)['causes']['same_class'] == 1000 and t(504)['causes']['throttled'] == 0)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+jcheck throttle_not_throttled
 ok $? "a thread of another cgroup, and one of the throttled cgroup on another CPU, are not throttled" ||
 	diag "$tmp/out"
-jcheck "r['throttling'] == {'recorded': True, 'note': 'recorded (whole cfs_rq model)', 'cgroups': [{'id': 77, 'path': '/kubepods/pod1', 'cpu_max': '10000/100000', 'quota_us': 10000, 'period_us': 100000, 'cpu_max_end': '10000/100000', 'spans': 1, 'ns': 6200}]} and r['causes']['throttled'] == 11900"
+jcheck throttle_report
 ok $? "the report counts the throttled spans per cgroup" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/t.fxt" --top 2
 grep -q '^     causes: same_class 800 ns, throttled: cgroup /kubepods/pod1 (cpu.max 10000/100000) 6.2 us$' "$tmp/out" &&
@@ -203,20 +174,20 @@ run "$ktrace" dump "$tmp/t-out.fxt"
 grep '"ktrace:latency":"preemption latency"' "$tmp/out" | grep -q 'throttled=6200 .*throttled_cgroup="cgroup /kubepods/pod1 (cpu.max 10000/100000)"'
 ok $? "-o: the wait's slice carries its throttled time and cgroup" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 500 --json
-jcheck "(lambda h: h['causes']['throttled'] == 6200 and h['throttled_cgroup']['path'] == '/kubepods/pod1')(r['paths'][0]['hops'][0])"
+jcheck throttle_critical_path
 ok $? "--critical-path: the runnable hop is throttled, with its cgroup" || diag "$tmp/out"
 # The task-based model: the sibling, queued but not throttled itself, would
 # run its kernel part; only the spinner's wait is throttled.
 "$gen" throttle-task "$tmp/tt.fxt"
 run "$ktrace" latency "$tmp/tt.fxt" --json --top 10
-jcheck "(lambda t: t(500)['causes']['throttled'] == 6200 and t(501)['causes'] == {'higher_priority': 0, 'not_preempted': 0, 'same_class': 4500, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 2100, 'unknown': 0} and t(501)['throttled_cgroup'] is None)(lambda tid: next(w for w in r['top'] if w['tid'] == tid))"
+jcheck throttle_task_model
 ok $? "task-based model: a throttle holds only the thread it switched out" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt"
 grep -q '^throttling not recorded on this kernel/backend (the trace predates it): a throttled wait reads as cpu_idle or same_class$' "$tmp/out"
 ok $? "a trace that does not record throttling says so" || diag "$tmp/out"
 "$gen" synthetic 20000 "$tmp/syn.fxt"
 run "$ktrace" latency "$tmp/syn.fxt" --json --top 100000
-jcheck "__import__('sums').same(r) and __import__('sums').p99_rows(r) and r['waits'] > 5000"
+jcheck synthetic_sums
 ok $? "on synthetic traffic, every thread's causes from the running totals equal the walks' to the nanosecond" ||
 	diag "$tmp/err"
 run "$ktrace" latency "$tmp/c.fxt"
@@ -226,13 +197,13 @@ ok $? "the text gives the selection's causes, p99 and worse, and each thread's" 
 # Cgroups (v2), as the state dump names them: victim and free in
 # /kubepods/pod1, pinned in /kubepods/pod2, kt_fifo in /, the rest unnamed.
 run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /kubepods
-jcheck "r['waits'] == 4 and sorted((g['key'], g['cgroup']) for g in r['groups']) == [(400, '/kubepods/pod1'), (405, '/kubepods/pod2'), (406, '/kubepods/pod1')]"
+jcheck cgroup_kubepods
 ok $? "--cgroup /kubepods selects the threads in it and below it, each row names its cgroup" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --json --by cgroup --top 0
-jcheck "sorted((g['cgroup'], g['wakeup']['count'], g['preemption']['count']) for g in r['groups']) == [('/', 1, 0), ('/kubepods/pod1', 2, 1), ('/kubepods/pod2', 1, 0), ('?', 0, 0), ('cgroup id 9 (removed)', 1, 1)]"
+jcheck by_cgroup
 ok $? "--by cgroup groups the waits by cgroup, those of a removed cgroup by its id, those of threads without one apart" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --json --cgroup /
-jcheck "sorted(g['key'] for g in r['groups']) == [400, 401, 405, 406]"
+jcheck cgroup_root
 ok $? "--cgroup / selects every thread with a cgroup path, not one whose cgroup was removed" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --cgroup /kube
 [ $rc -eq 1 ] && grep -q "no thread of .* is in that cgroup or below it; .* 4 cgroups named" "$tmp/err"
@@ -244,7 +215,7 @@ ok $? "--critical-path --cgroup follows the cgroup's threads" || diag "$tmp/out"
 # of the victim's wait on CPU 1 and all 1600 of free's, counted once; the
 # pinned thread may not use it.
 run "$ktrace" latency "$tmp/c.fxt" --json --idle-threshold 1us
-jcheck "r['work_conservation'] == {'threshold_ns': 1000, 'waits': 5, 'cpus': [{'cpu': 0, 'idle_ns': 5600, 'longest_ns': 4000}]}"
+jcheck work_conservation
 ok $? "work conservation: CPU 0 idled 5600 ns while a thread that may use it waited, longest 4000 ns" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 1us
 grep -q '^work conservation: CPUs idle while a thread that may run there waited longer than 1.0 us elsewhere (5 such waits): CPU 0 idle 5.6 us in total, longest 4.0 us$' "$tmp/out" &&
@@ -254,31 +225,31 @@ run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 0
 [ $rc -eq 2 ] && grep -q 'idle-threshold' "$tmp/err"
 ok $? "--idle-threshold 0 is refused" || diag "$tmp/err"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --top 1 --json
-jcheck "(lambda h: h['causes'] == {'higher_priority': 3600, 'not_preempted': 0, 'same_class': 0, 'interrupts': 400, 'throttled': 0, 'timer_late': 0, 'cpu_idle': 500, 'unknown': 0} and 'queued on CPU 1 4.0 us behind kt_fifo 401 (rt 50)' in h['text'])(next(h for h in r['paths'][0]['hops'] if h['tid'] == 400 and h['state'] == 'runnable'))"
+jcheck critical_path_migration_causes
 ok $? "--critical-path: a runnable hop split at its migration has the same causes as the wait" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/l.fxt" --json --top 10
-jcheck "all(sum(w['causes'].values()) == w['latency'] and not w['migrations_recorded'] for w in r['top'])"
+jcheck no_migration_records
 ok $? "without migration records the causes still sum, on the CPU the wait ended on" || diag "$tmp/out"
 
 run "$ktrace" latency "$tmp/l.fxt" --by process --json --top 0
-jcheck "[x['key'] for x in r['groups'] if x['wakeup']['count']] == [200] and __import__('lib').g(r, 200)['wakeup']['count'] == 3 and __import__('lib').g(r, 200)['wakeup']['max_tid'] == 200 and r['top'] == []"
+jcheck by_process
 ok $? "--by process puts victim's and hog's waits in process 200"
 run "$ktrace" latency "$tmp/l.fxt" --by cpu --json
-jcheck "__import__('lib').g(r, 0)['wakeup']['count'] == 1 and __import__('lib').g(r, 1)['wakeup']['count'] == 2 and __import__('lib').g(r, 1)['preemption']['max'] == 3000"
+jcheck by_cpu
 ok $? "--by cpu groups waits by the CPU they ended on"
 run "$ktrace" latency "$tmp/l.fxt" --json --min-latency 1us
-jcheck "r['waits'] == 2 and r['filtered'] == 2"
+jcheck waits_filtered 2 2
 ok $? "--min-latency 1us keeps the 2 waits of at least 1 us"
 # Durations take their unit; decimals are exact; only 0 goes bare.
 bad=0
 for d in 900ns 0.9us 0.0009ms 0.9µs 0.9μs 0.0000009s; do
 	run "$ktrace" latency "$tmp/l.fxt" --json --top 10 --min-latency $d
-	jcheck "r['waits'] == 3 and min(w['latency'] for w in r['top']) == 900" || { bad=1; echo "# --min-latency $d"; }
+	jcheck waits_shortest 3 900 || { bad=1; echo "# --min-latency $d"; }
 done
 run "$ktrace" latency "$tmp/l.fxt" --json --top 10 --min-latency 0
-jcheck "r['waits'] == 4 and r['filtered'] == 0" || { bad=1; echo "# --min-latency 0"; }
+jcheck waits_filtered 4 0 || { bad=1; echo "# --min-latency 0"; }
 run "$ktrace" latency "$tmp/l.fxt" --json --top 10 --min-latency 901ns
-jcheck "r['waits'] == 2" || { bad=1; echo "# --min-latency 901ns"; }
+jcheck waits 2 || { bad=1; echo "# --min-latency 901ns"; }
 ok $bad "--min-latency 900ns = 0.9us = 0.9µs = 0.0009ms keep the 900 ns wait, 901ns does not, a bare 0 keeps all"
 
 # A filter that matches nothing in the trace: an error saying what the trace holds.
@@ -297,20 +268,20 @@ run "$ktrace" latency "$tmp/l.fxt" --comm a-name-longer-than-15
 grep -q 'the kernel keeps 15 characters of a name$' "$tmp/err"
 ok $? "a --comm longer than the kernel keeps says so"
 run "$ktrace" latency "$tmp/l.fxt" --pid 201 --comm app --cpu 1 --json
-[ $rc -eq 0 ] && jcheck "r['waits'] == 1"
+[ $rc -eq 0 ] && jcheck waits 1
 ok $? "filters that match, together: the report (hog 201 of process app on CPU 1)" || diag "$tmp/err"
 run "$ktrace" latency "$tmp/l.fxt" --json --comm hog --top 1
-jcheck "[x['key'] for x in r['groups'] if x['wakeup']['count']] == [201] and r['top'][0]['tid'] == 201"
+jcheck comm_hog
 ok $? "--comm hog keeps only the hog's waits"
 run "$ktrace" latency "$tmp/l.fxt" --json --pid 200 --cpu 0
-jcheck "r['waits'] == 1 and r['top'][0]['latency'] == 900"
+jcheck pid_200_cpu_0
 ok $? "--pid 200 --cpu 0: the one wait of process 200 that ended on CPU 0"
 run "$ktrace" latency "$tmp/l.fxt" --pid 200 --hist --by all
 grep -q '^     usecs               : count     distribution$' "$tmp/out" &&
 	grep -q '^ *4 -> 7  *: 1  *|\*\{20\} \{20\}|$' "$tmp/out"
 ok $? "--hist prints runqlat's log2 layout" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/l.fxt" --pid 200 --hist --by all -m --json
-jcheck "r['hist_unit_ns'] == 1000000 and r['groups'][0]['wakeup']['log2'] == [3]"
+jcheck hist_ms
 ok $? "-m counts the histogram in milliseconds"
 
 # The trace written back, with the worst waits as slices.
@@ -354,81 +325,43 @@ ok $? "a pipe is refused: the analysis reads the file twice"
 size=$(stat -c %s "$tmp/l.fxt")
 head -c $((size - 20)) "$tmp/l.fxt" >"$tmp/trunc.fxt"
 run "$ktrace" latency "$tmp/trunc.fxt" --json
-[ $rc -eq 0 ] && grep -q 'analysed the [0-9]* records before it' "$tmp/err" && jcheck "r['top'][0]['latency'] == 5000"
+[ $rc -eq 0 ] && grep -q 'analysed the [0-9]* records before it' "$tmp/err" && jcheck worst_latency 5000
 ok $? "a truncated trace is analysed up to the cut, with a warning naming the offset" || diag "$tmp/err"
 off=$(sed -n 's/.*offset \([0-9]*\) (0x.*/\1/p' "$tmp/err" | head -1)
-jcheck "r['cut']['offset'] == ${off:-0} and r['cut']['records'] > 0 and 'inside' in r['cut']['msg']"
+jcheck cut ${off:-0}
 ok $? "the truncated trace's JSON report says where it stops and how much it analysed"
 run "$ktrace" latency "$tmp/trunc.fxt" --top 1
 [ $rc -eq 0 ] && grep -q "^partial answer: the trace stops at offset ${off:-x} " "$tmp/out"
 ok $? "so does its text report"
 run "$ktrace" latency "$tmp/trunc.fxt" --critical-path --json
-[ $rc -eq 0 ] && jcheck "r['cut']['offset'] == ${off:-0}"
+[ $rc -eq 0 ] && jcheck cut_offset ${off:-0}
 ok $? "and the critical path's report"
 run "$ktrace" latency "$tmp/l.fxt" --json
-[ $rc -eq 0 ] && jcheck "r['cut'] is None"
+[ $rc -eq 0 ] && jcheck no_cut
 ok $? "a whole trace's report has \"cut\": null"
 # A foreign trace's switches without linux_state: the FXT state decides the
 # Linux one, the same way for every analysis (suspended is stopped, T).
 "$gen" stopped "$tmp/stopped.fxt"
 run "$ktrace" latency "$tmp/stopped.fxt" --critical-path --comm victim --json
-[ $rc -eq 0 ] && jcheck "[h['state'] for p in r['paths'] for h in p['hops'] if h['comm'] == 'victim'] == ['runnable', 'T']"
+[ $rc -eq 0 ] && jcheck stopped_state
 ok $? "the critical path calls a suspended thread stopped (T)" || diag "$tmp/out"
 # The critical path on a hand-built trace whose path is known (gen_trace chain).
 "$gen" chain "$tmp/c.fxt"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim --top 2 --json
 ok $rc "latency --critical-path --json reads the chain trace" || diag "$tmp/err"
-cat >"$tmp/cp.py" <<EOF
-import json, sys
-T0 = $T0
-def hops(path):
-    return [(h['depth'], h['comm'], h['state'], h['start'] - T0, h['end'] - T0, h.get('blocked_in'),
-             h.get('woken_by_comm') or h.get('interrupt'), h.get('note')) for h in path['hops']]
-r = json.load(open('$tmp/out'))
-EOF
-jcheck "[(p['tid'], p['start'] - $T0, p['end'] - $T0) for p in r['paths']] == [(300, 200, 11200), (300, 12000, 20500)]"
+jcheck chain_waits
 ok $? "the two waits of victim, longest first, off CPU from switch-out to switch-in" || diag "$tmp/out"
-python3 - <<EOF
-exec(open('$tmp/cp.py').read())
-want = [
-    (0, 'victim', 'runnable', 11000, 11200, None, None, None),
-    (0, 'victim', 'S', 200, 11000, 'pipe_read', 'waiter', None),
-    (1, 'waiter', 'running', 10500, 11000, None, None, None),
-    (1, 'waiter', 'runnable', 10000, 10500, None, None, None),
-    (1, 'waiter', 'S', 400, 10000, 'futex_wait_queue', 'holder', None),
-    (2, 'holder', 'running', 9000, 10000, None, None, None),
-    (2, 'holder', 'runnable', 1000, 9000, None, None, None),
-    (2, 'holder', 'running', 400, 1000, None, None, None),
-    (1, 'waiter', 'running', 300, 400, None, None, None),
-    (1, 'waiter', 'missing', 200, 300, None, None, 'before its first record'),
-]
-got = hops(r['paths'][0])
-print('\n'.join('# ' + str(h) for h in got))
-sys.exit(0 if got == want else 1)
-EOF
+jcheck chain_pipe_mutex_hog
 ok $? "pipe <- mutex <- hog: every hop exact (thread, span, state, blocked-in, waker)"
-jcheck "'behind hog 303 (rt 50) 8.0 us' in r['paths'][0]['hops'][6]['text'] and 'behind idle 500 ns' in r['paths'][0]['hops'][3]['text']"
+jcheck chain_runnable_blame
 ok $? "runnable hops are blamed as --top does: hog with its priority, idle"
-python3 - <<EOF
-exec(open('$tmp/cp.py').read())
-want = [
-    (0, 'victim', 'runnable', 20300, 20500, None, None, None),
-    (0, 'victim', 'S', 12000, 20300, 'pipe_read', 'ticker', None),
-    (1, 'ticker', 'running', 20100, 20300, None, None, None),
-    (1, 'ticker', 'runnable', 20000, 20100, None, None, None),
-    (1, 'ticker', 'S', 12500, 20000, 'do_nanosleep', 'timer expiry (hardirq)', None),
-    (1, 'ticker', 'running', 12000, 12500, None, None, None),
-]
-got = hops(r['paths'][1])
-print('\n'.join('# ' + str(h) for h in got))
-sys.exit(0 if got == want else 1)
-EOF
+jcheck chain_timer
 ok $? "the timer chain ends at the interrupt, named, not at the task it interrupted"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --at 1000.000015 --json
-jcheck "[(p['start'] - $T0, p['end'] - $T0) for p in r['paths']] == [(12000, 20500)]"
+jcheck chain_at
 ok $? "--at picks the wait that holds that time"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --tid 301 --json
-jcheck "r['paths'] and all(p['tid'] == 301 for p in r['paths'])"
+jcheck paths_of 301
 ok $? "--tid follows another thread's waits"
 run "$ktrace" latency "$tmp/c.fxt" --critical-path --comm victim
 grep -q 'victim 300  blocked (S) in pipe_read, woken by waiter 301' "$tmp/out" &&
@@ -458,23 +391,23 @@ run "$ktrace" latency tests/corpus/irq-entries.fxt --top 2
 ok $? "interrupt entries without exits: a waker named while its handler is known, unnamed after" ||
 	diag "$tmp/out" "$tmp/err"
 run "$ktrace" latency tests/corpus/irq-entries.fxt --json --top 2
-[ $rc -eq 0 ] && jcheck "[w.get('waker_irq') for w in r['top']] == [None, 'local_timer 236'] and all(w['waker_context'] == 'hardirq' for w in r['top'])"
+[ $rc -eq 0 ] && jcheck irq_waker_named
 ok $? "the same in --json: waker_irq only where the handler is known" || diag "$tmp/out" "$tmp/err"
 # Timer waits (gen_trace timer): due to switch-in, in three parts.
 "$gen" timer "$tmp/t.fxt"
 run "$ktrace" latency "$tmp/t.fxt" --json --top 7
 ok $rc "latency --json reads a trace with timer expiries" || diag "$tmp/err"
-jcheck "(lambda v: v['timer']['count'] == 4 and v['timer']['max'] == 1000 and v['timer']['min'] == 200 and v['wakeup']['count'] == 1)(__import__('lib').g(r, 400))"
+jcheck timer_sleeper
 ok $? "sleeper: 4 timer waits from due to switch-in (200 to 1000 ns), its wakeup by the hog a wakeup wait" || diag "$tmp/out"
-jcheck "__import__('lib').g(r, 401)['wakeup']['count'] == 1 and __import__('lib').g(r, 401)['timer']['count'] == 0"
+jcheck timer_no_expiry
 ok $? "a wakeup without a timer expiry stays a wakeup wait"
-jcheck "all(w['kind'] != 'timer' or (sorted(w['parts']) == ['handler', 'timer_late', 'wait'] and sum(w['parts'].values()) == w['latency'] == w['ran'] - w['due'] and w['start'] == w['due'] and w['due'] <= w['fired'] <= w['woken'] <= w['ran']) for w in r['top']) and sum(w['kind'] == 'timer' for w in r['top']) == 4"
+jcheck timer_parts_sum
 ok $? "each timer wait has due, fired, woken and ran, and parts that sum to its latency" || diag "$tmp/out"
-jcheck "[(w['parts']['timer_late'], w['parts']['handler'], w['parts']['wait'], w['largest_part']) for w in r['top'] if w['kind'] == 'timer'] == [(150, 10, 840, 'wait'), (600, 50, 350, 'timer_late'), (300, 10, 0, 'timer_late'), (100, 20, 80, 'timer_late')]"
+jcheck timer_parts_exact
 ok $? "the parts are exact: timer_late fired - due, handler woken - fired, wait ran - woken (0 for a thread still on its CPU)" || diag "$tmp/out"
-jcheck "[w['at_due'] for w in r['top'] if w['kind'] == 'timer'] == [{'what': 'hardirq', 'irq': 'irq 30 nvme'}, {'what': 'thread', 'tid': 401, 'comm': 'hog', 'prio': 120}, {'what': 'thread', 'tid': 400, 'comm': 'sleeper', 'prio': 120}, {'what': 'idle'}]"
+jcheck timer_at_due
 ok $? "what the timer's CPU did at the due time: an interrupt handler, a thread with its priority, idle" || diag "$tmp/out"
-jcheck "(lambda w: w['blame']['threads'] == [{'tid': 401, 'comm': 'hog', 'prio': 120, 'ns': 350}] and w['waker_context'] == 'hardirq')(r['top'][1])"
+jcheck timer_wait_blame
 ok $? "the wait part gets a wakeup's blame: what ran from the wakeup to the switch-in" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/t.fxt" --top 7
 grep -q "^timer latency (sleeper's timer due to switch-in)" "$tmp/out" &&
@@ -497,7 +430,7 @@ grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), f
 	grep -q "sleeper 400  blocked (S), woken by interrupt: timer expiry (hardirq), fired 600 ns late$" "$tmp/out"
 ok $? "--critical-path ends a timer hop with how late its timer fired" || diag "$tmp/out"
 run "$ktrace" latency "$tmp/t.fxt" --critical-path --tid 400 --top 1 --json
-jcheck "[(h['timer_due'], h['timer_fired'], h['timer_late']) for h in r['paths'][0]['hops'] if 'timer_late' in h] == [($T0 + 5000, $T0 + 5150, 150)]"
+jcheck timer_critical_path
 ok $? "--critical-path --json: the timer hop's due and fired times and lateness" || diag "$tmp/out"
 cpbad=0
 for args in "--critical-path --at x" "--at 5" "--tid 0 --critical-path" "--critical-path --folded"; do

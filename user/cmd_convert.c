@@ -6,8 +6,8 @@
 #include "cli/cli.h"
 #include "commands.h"
 #include "fxt/fxt_reader.h"
-#include "trace/json_writer.h"
 #include "lib/utils.h"
+#include "trace/json_writer.h"
 
 static int convert_opt(void *ctx, const struct cli_arg *a)
 {

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/timeline_check.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "fxt/fxt_reader.h"
-#include "trace/kstack_names.h"
-#include "trace/sched.h"
-#include "analyze/timeline_check.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
 
 /* Thread names seen so far, by tid, for the lines that name threads. */
 #define NAME_LEN	32
@@ -315,6 +315,7 @@ struct stats {
 	struct u64map tids;		/* a set: every value 0 */
 	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
 	uint64_t dropped, dropped_ftrace, dropped_nocpu, buffer_full, untraced;
+	uint64_t unrecorded;	/* loss records of a stretch not recorded at all: no count */
 };
 
 static void account(struct stats *s, const struct fxt_reader *r, const struct fxt_record *rec)
@@ -336,6 +337,7 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 
 			a = fxt_find_arg(rec, "count");
 			s->dropped += a ? a->u : 0;
+			s->unrecorded += a && !a->u;
 			if (src && src->type == KTRACE_FXT_ARG_STRING && fxt_str_eq(src->s, "ftrace"))
 				s->dropped_ftrace += a ? a->u : 0;
 			else if (!fxt_find_arg(rec, "cpu"))
@@ -427,6 +429,8 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 		fprintf(f, " (%llu of them on no known CPU)", (unsigned long long)s->dropped_nocpu);
 	if (s->buffer_full)
 		fprintf(f, ", %llu buffer-full events", (unsigned long long)s->buffer_full);
+	if (s->unrecorded)
+		fprintf(f, ", %llu CPU stretches not recorded at all", (unsigned long long)s->unrecorded);
 	fputc('\n', f);
 	fprintf(f, "untraced switches: %llu (the kernel's)\n", (unsigned long long)s->untraced);
 	fprintf(f, "spec violations: %llu, unreadable records: %llu\n",

@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "analyze/annotate.h"
-#include "cli/cli.h"
-#include "commands.h"
 #include "analyze/critical_path.h"
-#include "fxt/fxt_reader.h"
 #include "analyze/latency.h"
 #include "analyze/latency_run.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "fxt/fxt_reader.h"
 #include "lib/utils.h"
 
 enum {

@@ -7,9 +7,9 @@
 
 #include "cli/cli.h"
 #include "commands.h"
+#include "lib/utils.h"
 #include "record/ftrace_text.h"
 #include "record/record.h"
-#include "lib/utils.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -13,9 +13,9 @@
 
 #include "cli/cli.h"
 #include "commands.h"
+#include "lib/utils.h"
 #include "record/record.h"
 #include "record/session.h"
-#include "lib/utils.h"
 
 /* Starts COMMAND stopped on a pipe; writing to *go lets it exec. */
 static pid_t spawn(char **argv, int *go)
@@ -75,6 +75,7 @@ enum {
 	OPT_BLOCKED_IN,
 	OPT_NO_BLOCKED_IN,
 	OPT_NO_IRQ,
+	OPT_COMPACT_WAKEUPS,
 	OPT_STACKS,
 	OPT_RAW_STACKS,
 	OPT_FTRACE,
@@ -189,6 +190,9 @@ static int record_opt(void *ctx, const struct cli_arg *a)
 	case OPT_NO_IRQ:
 		ro->irqs = false;
 		break;
+	case OPT_COMPACT_WAKEUPS:
+		ro->compact_wakeups = true;
+		break;
 	case OPT_STACKS:
 		ro->stacks = true;
 		ro->stack_depth = KTRACE_KSTACK_MAX_DEPTH;
@@ -245,6 +249,7 @@ static const struct option record_options[] = {
 	{ "blocked-in", optional_argument, NULL, OPT_BLOCKED_IN },
 	{ "no-blocked-in", no_argument, NULL, OPT_NO_BLOCKED_IN },
 	{ "no-irq", no_argument, NULL, OPT_NO_IRQ },
+	{ "compact-wakeups", no_argument, NULL, OPT_COMPACT_WAKEUPS },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "raw-stacks", no_argument, NULL, OPT_RAW_STACKS },
 	{ "ftrace", required_argument, NULL, OPT_FTRACE },
@@ -257,7 +262,7 @@ static const struct cli_command record_cmd = {
 	.name = "record",
 	.usage = "usage: ktrace record [-o FILE] [-F fxt|json] [--backend bpf|kmod] [-b SIZE]\n"
 		 "                     [--blocked-in[=DUR] | --no-blocked-in] [--stacks] [--raw-stacks]\n"
-		 "                     [--no-irq]\n"
+		 "                     [--no-irq] [--compact-wakeups]\n"
 		 "                     [--ring [--stop-on-latency DUR [--after DUR] [--pid PID]\n"
 		 "                     [--comm NAME]]] [-d DUR] [-v] [-- COMMAND [ARGS...]]\n"
 		 "\n"
@@ -290,6 +295,10 @@ static const struct cli_command record_cmd = {
 		 "      --no-irq           do not record interrupt handlers (recorded by default:\n"
 		 "                         hardirqs, softirqs and x86's local timer, as durations\n"
 		 "                         on each CPU's interrupt track, which ktrace latency blames)\n"
+		 "      --compact-wakeups  a wakeup made by the thread its CPU runs in 24 bytes, not\n"
+		 "                         40, with no waker argument: ktrace's analyses, dump and\n"
+		 "                         JSON still name the waker, but Perfetto shows such a\n"
+		 "                         wakeup as made by the woken thread itself\n"
 		 "  -p, --probe SPEC       kprobe:SYMBOL (an instant on entry) or duration:SYMBOL\n"
 		 "                         (entry to return, nested under recursion); repeatable\n"
 		 "      --ftrace EVENTS    also capture ftrace events, SYSTEM:EVENT globs separated\n"

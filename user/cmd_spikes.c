@@ -24,7 +24,8 @@ struct spike {
 	uint64_t latency;		/* ns */
 	uint32_t tid;
 	char comm[32];
-	char status[16];		/* saved, over_rate, not_saved */
+	char status[16];		/* saved, over_rate, not_saved, in_window */
+	uint32_t merged;		/* its thread's spikes of its cause in its window */
 	char cause[24];			/* its main cause, "" if not explained */
 	char txt[128];			/* its report, "" if not saved */
 	char verdict[512];
@@ -93,6 +94,8 @@ static bool parse_line(const char *line, struct spike *s)
 	field(line, "comm", s->comm, sizeof(s->comm));
 	if (!field(line, "status", s->status, sizeof(s->status)))
 		return false;
+	if (field(line, "merged", num, sizeof(num)))
+		s->merged = strtoul(num, NULL, 10);
 	field(line, "main_cause", s->cause, sizeof(s->cause));
 	field(line, "txt", s->txt, sizeof(s->txt));
 	field(line, "verdict", s->verdict, sizeof(s->verdict));
@@ -219,12 +222,14 @@ static int read_index(const char *dir, struct spike **out, size_t *n, uint64_t *
 static void report_text(struct obuf *o, const char *dir, struct spike *s, size_t n,
 			struct by_thread *th, size_t nth, const uint64_t *by_cause, uint64_t bad)
 {
-	uint64_t saved = 0, over = 0, unsaved = 0;
+	uint64_t saved = 0, over = 0, unsaved = 0, merged = 0, in_window = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		saved += !strcmp(s[i].status, "saved");
 		over += !strcmp(s[i].status, "over_rate");
 		unsaved += !strcmp(s[i].status, "not_saved");
+		in_window += !strcmp(s[i].status, "in_window");
+		merged += s[i].merged;
 	}
 	obuf_printf(o, "%s: %zu spikes", dir, n);
 	if (n) {
@@ -236,6 +241,12 @@ static void report_text(struct obuf *o, const char *dir, struct spike *s, size_t
 	obuf_printf(o, ": %llu saved, %llu over --max-rate (counted only), %llu could not be saved",
 		    (unsigned long long)saved, (unsigned long long)over,
 		    (unsigned long long)unsaved);
+	if (in_window)
+		obuf_printf(o, ", %llu more in a saved window (with its files)",
+			    (unsigned long long)in_window);
+	if (merged)
+		obuf_printf(o, "; %llu more merged into a saved one (same thread and main cause, same window)",
+			    (unsigned long long)merged);
 	if (bad)
 		obuf_printf(o, "; %llu lines of the index unreadable", (unsigned long long)bad);
 	obuf_lit(o, "\n\nby thread:\n     TID COMM              SPIKES        WORST  MAIN CAUSES\n");
@@ -300,8 +311,12 @@ static void report_json(struct obuf *o, const char *dir, const struct spike *s, 
 
 	obuf_lit(o, "{\"dir\":");
 	obuf_json_str(o, dir, strlen(dir));
-	obuf_printf(o, ",\"spikes\":%zu,\"unreadable_lines\":%llu,\"by_thread\":[", n,
-		    (unsigned long long)bad);
+	uint64_t merged = 0;
+
+	for (size_t i = 0; i < n; i++)
+		merged += s[i].merged;
+	obuf_printf(o, ",\"spikes\":%zu,\"merged\":%llu,\"unreadable_lines\":%llu,\"by_thread\":[",
+		    n, (unsigned long long)merged, (unsigned long long)bad);
 	for (size_t i = 0; i < nth; i++) {
 		obuf_printf(o, "%s{\"tid\":%u,\"comm\":", i ? "," : "", th[i].tid);
 		obuf_json_str(o, th[i].comm, strlen(th[i].comm));
@@ -375,7 +390,8 @@ int cmd_spikes(int argc, char **argv)
 			th[j].worst = s[i].latency;
 		if (k >= 0)
 			th[j].causes[k]++;
-		by_cause[k >= 0 ? (size_t)k : ARRAY_SIZE(cause_names)] += !strcmp(s[i].status, "saved");
+		by_cause[k >= 0 ? (size_t)k : ARRAY_SIZE(cause_names)] +=
+			!strcmp(s[i].status, "saved") || !strcmp(s[i].status, "in_window");
 	}
 	qsort(th, nth, sizeof(*th), cmp_thread);
 	worst = xcalloc(n ? n : 1, sizeof(*worst), "spikes");

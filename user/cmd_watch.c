@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "commands.h"
 #include "analyze/critical_path.h"
 #include "analyze/latency.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "lib/utils.h"
 #include "record/record.h"
 #include "record/session.h"
-#include "lib/utils.h"
 #include "watch.h"
 
 enum {
@@ -41,11 +41,12 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_BACKEND,
 	OPT_RT,
+	OPT_CGROUP,
 };
 
 struct watch_args {
 	struct record_opts ro;
-	const char *dir, *backend;
+	const char *dir, *backend, *cgroup;
 	uint64_t before_ns, duration_ns, max_size;
 	uint32_t max_per_min;
 	bool has_threshold;
@@ -55,8 +56,14 @@ struct watch_args {
 struct watch_state {
 	struct watch_args *wa;
 	int dirfd;
-	uint64_t window_start;		/* recording since: the last window's re-arm */
+	/*
+	 * Recording since window_start (the start, or the last window's
+	 * re-arm); nothing recorded from gap_first (the last window's stop, 0
+	 * before any) to it.
+	 */
+	uint64_t window_start, gap_first;
 	uint64_t spikes, saved, over_rate, unsaved, restarts;
+	uint64_t merged, in_window;	/* more spikes in a saved window: same main cause, other */
 	uint64_t rate_times[WATCH_MAX_RATE];	/* when the last saved spikes fired */
 	uint32_t nrate;
 };
@@ -121,13 +128,85 @@ static int write_file(int dirfd, const char *name, const char *buf, size_t len)
 
 /* ---- the analysis of one window ------------------------------------------- */
 
+/* Other spikes of the victim a window holds, beside the one that fired. */
+#define WATCH_OTHERS	8
+struct window_spikes {
+	uint32_t merged;		/* with the same main cause: counted with it */
+	uint32_t nother, more;		/* of another main cause: listed; beyond WATCH_OTHERS */
+	struct window_other {
+		struct trigger_report t;
+		const char *cause;
+		struct obuf verdict, json;
+	} other[WATCH_OTHERS];
+};
+
+static void window_spikes_free(struct window_spikes *ws)
+{
+	for (uint32_t i = 0; i < ws->nother; i++) {
+		obuf_free(&ws->other[i].verdict);
+		obuf_free(&ws->other[i].json);
+	}
+	memset(ws, 0, sizeof(*ws));
+}
+
+/*
+ * The victim's other waits of @threshold or more in the window (the
+ * trigger fires once per window): one with @w's main cause is merged into
+ * it, a line of the report; another is a spike of its own, listed for the
+ * index.  Only the worst of the thread's waits are looked at (lat_opts.top).
+ */
+static void other_spikes(struct lat_analysis *a, const struct lat_wait *w, uint64_t threshold,
+			 struct obuf *text, struct window_spikes *ow)
+{
+	unsigned int cause = lat_main_cause(w);
+	bool said = false;
+
+	for (uint32_t i = 0; i < lat_top_count(a); i++) {
+		const struct lat_wait *u = lat_top_wait(a, i);
+		struct window_other *o;
+
+		if (u == w || u->tid != w->tid || (u->end - u->start) < threshold)
+			continue;
+		if (!said)
+			obuf_lit(text, "\nother spikes of the thread in this window:\n");
+		said = true;
+		obuf_lit(text, "  ");
+		lat_verdict(a, u, text);
+		obuf_printf(text, " (ran at %.9f)%s\n", u->end / 1e9,
+			    lat_main_cause(u) == cause ? ": merged into this one" : "");
+		if (lat_main_cause(u) == cause) {
+			ow->merged++;
+			continue;
+		}
+		if (ow->nother == WATCH_OTHERS) {
+			ow->more++;
+			continue;
+		}
+		o = &ow->other[ow->nother];
+		if (obuf_init(&o->verdict, -1, 256) || obuf_init(&o->json, -1, 1 << 12)) {
+			obuf_free(&o->verdict);
+			ow->more++;
+			continue;
+		}
+		ow->nother++;
+		o->t = (struct trigger_report){ .ts = u->end, .latency = (u->end - u->start),
+						.tid = u->tid, .cpu = u->cpu };
+		o->cause = lat_cause_name(lat_main_cause(u));
+		lat_verdict(a, u, &o->verdict);
+		obuf_putc(&o->verdict, 0);	/* a string for the index */
+		lat_wait_json(a, u, &o->json);
+	}
+}
+
 /*
  * The report of the wait that fired the trigger in the window @path: its
  * verdict into @verdict, the text report into @text, the wait as JSON into
- * @json, its main cause's name.  -ENOENT if the analysis finds no such wait.
+ * @json, its main cause's name, and the thread's other spikes in the
+ * window into @ow.  -ENOENT if the analysis finds no such wait.
  */
-static int explain(const char *path, const struct trigger_report *t, struct obuf *verdict,
-		   struct obuf *text, struct obuf *json, const char **main_cause)
+static int explain(const char *path, const struct trigger_report *t, uint64_t threshold,
+		   struct obuf *verdict, struct obuf *text, struct obuf *json,
+		   const char **main_cause, struct window_spikes *ow)
 {
 	struct lat_opts lo = { .pid = t->tid, .cpu = -1, .top = 64, .unit_ns = 1000 };
 	/* The wait that holds the instant before its switch-in. */
@@ -157,6 +236,7 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 		obuf_lit(text, "\nthe wait:\n  ");
 		lat_wait_text(a, w, text);
 		lat_wait_json(a, w, json);
+		other_spikes(a, w, threshold, text, ow);
 		/* A window that starts after the thread went to sleep has no path for a wakeup wait. */
 		if (cp_count(cp)) {
 			obuf_lit(text, "\nits critical path:\n");
@@ -175,7 +255,8 @@ static int explain(const char *path, const struct trigger_report *t, struct obuf
 static int index_append(struct watch_state *ws, const struct trigger_report *t,
 			const char *comm, const char *name, const char *status,
 			const char *main_cause, const char *verdict,
-			const struct obuf *wait_json, uint64_t gap_ns)
+			const struct obuf *wait_json, const struct record_span *gap,
+			uint32_t gap_cpus, uint32_t merged)
 {
 	struct timespec now;
 	struct obuf o;
@@ -196,7 +277,13 @@ static int index_append(struct watch_state *ws, const struct trigger_report *t,
 		snprintf(file, sizeof(file), "%s.txt", name);
 		obuf_json_kv_str(&o, "txt", file);
 	}
-	obuf_printf(&o, ",\"gap_before_ns\":%llu", (unsigned long long)gap_ns);
+	/* The stretch the window's loss records mark: recorded by no CPU. */
+	obuf_printf(&o, ",\"unrecorded_ns\":%llu", (unsigned long long)(gap->stop - gap->start));
+	if (gap->stop > gap->start)
+		obuf_printf(&o, ",\"unrecorded\":{\"first_ts\":%llu,\"last_ts\":%llu,\"loss_records\":%u}",
+			    (unsigned long long)gap->start, (unsigned long long)gap->stop, gap_cpus);
+	/* Its thread's other spikes in the window with the same main cause. */
+	obuf_printf(&o, ",\"merged\":%u", merged);
 	if (main_cause)
 		obuf_json_kv_str(&o, "main_cause", main_cause);
 	if (verdict)
@@ -355,25 +442,64 @@ static void thread_comm(uint32_t tid, char *out, size_t len)
 
 /*
  * The window's span into @span: --before the wait began to the trigger's
- * stop, but not before the recording did (the last re-arm) nor before
- * every CPU's ring has data.  Returns how much of --before the last
- * window's unrecorded stretch took.
+ * stop, but not before the recording did, nor before every CPU's ring has
+ * data.  A window that reaches back past the last re-arm starts at the
+ * last window's stop at the earliest (what came before is in that
+ * window's file); the stretch up to the re-arm, which no CPU recorded, is
+ * @gap (empty if none).
  */
-static uint64_t window_span(const struct watch_state *ws, struct record_run *rs,
-			    const struct trigger_report *t, struct record_span *span)
+static void window_span(const struct watch_state *ws, struct record_run *rs,
+			const struct trigger_report *t, struct record_span *span,
+			struct record_span *gap)
 {
-	uint64_t gap = 0, ring = ring_common_start(rs->spools, rs->nall);
+	uint64_t ring = ring_common_start(rs->spools, rs->nall);
 
 	span->start = t->ts > ws->wa->before_ns + t->latency ?
 		      t->ts - t->latency - ws->wa->before_ns : 0;
-	if (span->start < ws->window_start) {
-		gap = ws->window_start - span->start;
-		span->start = ws->window_start;
-	}
+	if (span->start < ws->window_start)
+		span->start = !ws->gap_first ? ws->window_start :
+			      span->start > ws->gap_first ? span->start : ws->gap_first;
 	if (ring > span->start)
 		span->start = ring;
 	span->stop = t->stop_at;
-	return gap;
+	gap->start = gap->stop = 0;
+	if (span->start < ws->window_start) {
+		gap->start = span->start;
+		gap->stop = ws->window_start;
+	}
+}
+
+/*
+ * The unrecorded stretch @gap as a loss record on each of the recorder's
+ * CPUs, in ktrace's own spool: the analyses and `dump --check` then excuse
+ * what it hides, as for any loss.  Returns how many were written, or
+ * -errno.
+ */
+static int mark_gap(struct record_run *rs, const struct record_span *gap)
+{
+	unsigned int ncpus = rs->src[0].nspools / (rs->ro->nprobes ? 2 : 1);
+	struct fxt_writer *w;
+	struct fxt_arg args[5];
+	int n = 0;
+
+	if (gap->stop <= gap->start)
+		return 0;
+	w = spool_writer_new(&rs->spools[rs->cli]);
+	if (!w)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < ncpus && !w->sink_err; cpu++, n++) {
+		args[0] = fxt_arg_int(KTRACE_FXT_ARG_UINT32, "cpu", cpu);
+		args[1] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "count", 0);
+		args[2] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "first_ts", gap->start);
+		args[3] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "last_ts", gap->stop);
+		args[4] = fxt_arg_str("why", "not recorded: ktrace watch was taking the last window and arming the trigger again");
+		fxt_write_event(w, KTRACE_FXT_EV_INSTANT, gap->stop, 0, 0, "ktrace:meta", "dropped",
+				args, ARRAY_SIZE(args), 0);
+	}
+	if (w->sink_err)
+		n = w->sink_err;
+	spool_writer_free(w);
+	return n;
 }
 
 /*
@@ -383,13 +509,13 @@ static uint64_t window_span(const struct watch_state *ws, struct record_run *rs,
  */
 static int save_report(struct watch_state *ws, const struct trigger_report *t, const char *name,
 		       const char *comm, struct obuf *verdict, struct obuf *text,
-		       struct obuf *json, const char **main_cause)
+		       struct obuf *json, const char **main_cause, struct window_spikes *ow)
 {
 	char path[PATH_MAX], file[NAME_MAX + 8];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s.fxt", ws->wa->dir, name);
-	ret = explain(path, t, verdict, text, json, main_cause);
+	ret = explain(path, t, ws->wa->ro.trigger_ns, verdict, text, json, main_cause, ow);
 	if (ret == -ENOENT) {
 		verdict->len = 0;
 		obuf_printf(verdict, "%.3f ms wait of %s %u on CPU %u: the window holds no measured wait ending at %.9f (see ktrace latency on the .fxt)\n",
@@ -419,8 +545,10 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 {
 	const struct source_ops *ops = rs->src[0].ops;
 	struct obuf verdict = { 0 }, text = { 0 }, json = { 0 };
-	struct record_span span;
-	uint64_t rearmed = 0, gap = 0;
+	struct window_spikes others = { 0 };
+	struct record_span span, gap;
+	uint64_t rearmed = 0;
+	int gap_cpus;
 	const char *status = "saved", *main_cause = NULL;
 	char name[NAME_MAX - 16], comm[32];
 	bool stopped = !ops->window;
@@ -438,21 +566,24 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	}
 	ws->spikes++;
 	thread_comm(t->tid, comm, sizeof(comm));
-	gap = window_span(ws, rs, t, &span);
+	window_span(ws, rs, t, &span, &gap);
+	gap_cpus = mark_gap(rs, &gap);
 	spike_name(name, sizeof(name), comm, t->tid);
 	if (!rate_allows(ws, now_mono_ns())) {
 		ws->over_rate++;
 		status = "over_rate";
 		ret = 0;
 	} else {
-		ret = write_window(ws, rs, &span, name);
+		/* A window without its loss records would hide the stretch. */
+		ret = gap_cpus < 0 ? gap_cpus : write_window(ws, rs, &span, name);
 	}
 	if (!ret && !strcmp(status, "saved")) {
 		if (obuf_init(&verdict, -1, 512) || obuf_init(&text, -1, 1 << 16) ||
 		    obuf_init(&json, -1, 1 << 14))
 			ret = -ENOMEM;
 		else
-			ret = save_report(ws, t, name, comm, &verdict, &text, &json, &main_cause);
+			ret = save_report(ws, t, name, comm, &verdict, &text, &json, &main_cause,
+					  &others);
 	}
 	if (ret) {
 		pr_err("watch: cannot save the spike of %s %u (%.3f ms) in %s: %s; watching on",
@@ -470,10 +601,28 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	}
 	if (verdict.len)
 		verdict.buf[verdict.len - 1] = 0;	/* the line without its newline */
+	if (!strcmp(status, "saved"))
+		ws->merged += others.merged;
 	if (index_append(ws, t, comm, !strcmp(status, "saved") ? name : NULL, status, main_cause,
-			 verdict.len ? verdict.buf : NULL, &json, gap))
+			 verdict.len ? verdict.buf : NULL, &json, &gap,
+			 gap_cpus > 0 ? gap_cpus : 0, others.merged))
 		pr_err("watch: cannot append to %s/%s: %s", ws->wa->dir, WATCH_INDEX,
 		       strerror(errno));
+	/* Spikes of another cause the window holds: in the index, with its files. */
+	for (uint32_t i = 0; !ret && i < others.nother; i++) {
+		struct window_other *o = &others.other[i];
+
+		ws->spikes++;
+		ws->in_window++;
+		if (index_append(ws, &o->t, comm, name, "in_window", o->cause, o->verdict.buf,
+				 &o->json, &(struct record_span){ 0 }, 0, 0))
+			pr_err("watch: cannot append to %s/%s: %s", ws->wa->dir, WATCH_INDEX,
+			       strerror(errno));
+	}
+	if (others.more)
+		pr_warn("watch: %u more spikes of %s %u in the window of %s are in its report only",
+			others.more, comm, t->tid, name);
+	window_spikes_free(&others);
 	obuf_free(&verdict);
 	obuf_free(&text);
 	obuf_free(&json);
@@ -483,6 +632,7 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 		pr_err("watch: cannot create the temporary files of the next window");
 		return -EIO;
 	}
+	ws->gap_first = t->stop_at;
 	if (!stopped)
 		ws->window_start = rearmed;
 	return stopped;
@@ -536,6 +686,9 @@ static int watch_opt(void *ctx, const struct cli_arg *a)
 	case OPT_RT:
 		ro->trigger_rt = true;
 		break;
+	case OPT_CGROUP:
+		wa->cgroup = a->text;
+		return record_parse_cgroup(a, ro);
 	case 'v':
 		ro->verbose = true;
 		break;
@@ -548,6 +701,7 @@ static const struct option watch_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "rt", no_argument, NULL, OPT_RT },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "after", required_argument, NULL, OPT_AFTER },
@@ -574,6 +728,9 @@ static const struct cli_command watch_cmd = {
 		 "  --pid PID              only this thread or process's waits\n"
 		 "  --comm NAME            only waits of threads named NAME\n"
 		 "  --rt                   only real-time (and deadline) threads' waits\n"
+		 "  --cgroup PATH          only waits of threads in this cgroup or below it: a\n"
+		 "                         directory of cgroup v2 or of v1's cpu hierarchy, or a\n"
+		 "                         path below v2's root as /proc/PID/cgroup gives it\n"
 		 "  -o, --output DIR       where spikes go (default ktrace-spikes): per spike\n"
 		 "                         TIME-COMM-TID.fxt (the window) and .txt (the report),\n"
 		 "                         and a line in DIR/spikes.jsonl\n"
@@ -678,6 +835,8 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (wa.ro.trigger_pid && check_trigger_pid(wa.ro.trigger_pid))
 		return 1;
+	/* A spike is any wait the reports measure: a preemption's too (a throttled thread's). */
+	wa.ro.trigger_preempted = true;
 	/* Where the waker and the victim blocked, as ktrace record records it by default. */
 	wa.ro.stack_depth = KTRACE_KSTACK_BLOCKED_DEPTH;
 	wa.ro.blocked_min_ns = KTRACE_KSTACK_MIN_OFF_NS;
@@ -700,9 +859,10 @@ int cmd_watch(int argc, char **argv)
 	running = true;
 	start = now_mono_ns();
 	ws.window_start = start;
-	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s into %s; Ctrl-C stops",
+	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s%s%s into %s; Ctrl-C stops",
 		ops->name, wa.ro.trigger_ns / 1e6, wa.ro.trigger_rt ? " of real-time threads" : "",
-		wa.ro.trigger_comm[0] ? " of " : "", wa.ro.trigger_comm, wa.dir);
+		wa.ro.trigger_comm[0] ? " of " : "", wa.ro.trigger_comm,
+		wa.cgroup ? " in cgroup " : "", wa.cgroup ? wa.cgroup : "", wa.dir);
 	for (;;) {
 		bool stopping = record_stop_requested ||
 				(wa.duration_ns && now_mono_ns() - start >= wa.duration_ns);
@@ -728,13 +888,19 @@ int cmd_watch(int argc, char **argv)
 					break;
 				ws.restarts++;
 				if (watch_start(&rs, ops, &wa, why)) {
-					pr_err("watch: cannot start the recorder again");
+					if (ops == &source_kmod_ops && access(KTRACE_DEVICE, F_OK))
+						pr_err("watch: %s is gone: the module was unloaded between two windows; stopping (the %llu spikes saved in %s are whole)",
+						       KTRACE_DEVICE, (unsigned long long)ws.saved, wa.dir);
+					else
+						pr_err("watch: cannot start the recorder again");
 					record_close(&rs);
 					status = 1;
 					break;
 				}
 				running = true;
-				ws.window_start = now_mono_ns();
+				/* The loss record of the stretch ends where this recording's span begins. */
+				ws.window_start = ops->span_start ? ops->span_start(rs.src[0].priv) :
+						  now_mono_ns();
 			}
 			continue;
 		}
@@ -746,10 +912,12 @@ int cmd_watch(int argc, char **argv)
 		record_stop(&rs);
 		record_close(&rs);
 	}
-	pr_info("watch: %llu spikes in %.1f s: %llu saved, %llu over --max-rate, %llu could not be saved%s",
+	pr_info("watch: %llu spikes in %.1f s: %llu saved, %llu over --max-rate, %llu could not be saved; %llu merged into a saved one, %llu more in a saved window%s",
 		(unsigned long long)ws.spikes, (now_mono_ns() - start) / 1e9,
 		(unsigned long long)ws.saved, (unsigned long long)ws.over_rate,
-		(unsigned long long)ws.unsaved, ws.restarts ? " (the recorder was started again after each)" : "");
+		(unsigned long long)ws.unsaved, (unsigned long long)ws.merged,
+		(unsigned long long)ws.in_window,
+		ws.restarts ? " (the recorder was started again after each)" : "");
 	close(ws.dirfd);
 	return status;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// Reads the JSON of a real recording of tests/workload.c with Chrome DevTools'
+// Reads the JSON of a real recording of tests/known_workload.c with Chrome DevTools'
 // trace engine: ping and pong are named, have running slices, sit on the CPU
 // tracks, and wakeup flows connect them.  TAP output.
 import fs from 'node:fs';

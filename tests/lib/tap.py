@@ -3,7 +3,12 @@
 files the test workloads write."""
 import sys
 
-_n = _failed = 0
+# The exit status of a workload or script that cannot run here, after it
+# has said why: the suite that ran it reports a SKIP with that reason.
+# kselftest's KSFT_SKIP; the same in tests/lib/tap.sh and tests/lib/workload.h.
+EXIT_CANNOT_RUN_HERE = 4
+
+_n = _failed = _skipped = 0
 
 
 def ok(cond, what, detail=None):
@@ -19,14 +24,15 @@ def ok(cond, what, detail=None):
 
 def skip(what, why):
     """One TAP line for a check that cannot be made here, and why."""
-    global _n
+    global _n, _skipped
     _n += 1
+    _skipped += 1
     print(f"ok {_n} - {what} # SKIP {why}")
 
 
 def finish():
     print(f'1..{_n}')
-    print(f'# {_n - _failed} passed, {_failed} failed')
+    print(f'# {_n - _failed - _skipped} passed, {_failed} failed, {_skipped} skipped')
     sys.exit(1 if _failed else 0)
 
 

@@ -1,25 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0
 # TAP helpers for the shell test suites: source it, then ok/skip/run, finish.
-n=0 failed=0
+n=0 failed=0 skipped=0
 ok() {	# ok EXIT-STATUS DESCRIPTION
 	n=$((n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 	return "$1"
 }
+# The exit status of a workload or script that cannot run here (one CPU,
+# SCHED_FIFO refused, no cgroup v2, ...), after it has said why: the suite
+# that ran it reports a SKIP with that reason, never a pass.  kselftest's
+# KSFT_SKIP; the same in tests/lib/workload.h and tests/lib/tap.py.
+EXIT_CANNOT_RUN_HERE=4
 # A test that cannot run here, and why.
 skip() {	# skip DESCRIPTION WHY
-	n=$((n + 1))
+	n=$((n + 1)) skipped=$((skipped + 1))
 	echo "ok $n - $1 # SKIP $2"
 }
+# The rest of the suite cannot run here: DESCRIPTION is a SKIP that says
+# why, and the suite ends (finish: its status is a failure's before it).
+skip_all() {	# skip_all DESCRIPTION WHY
+	skip "$1" "$2"
+	finish
+	exit
+}
 # Whether the BPF backend can record on this machine (root, BTF); if not,
-# DESCRIPTION is a SKIP that says why.
-need_host_bpf() {	# need_host_bpf DESCRIPTION
-	local why=
+# $why says why.
+host_bpf() {
+	why=
 	[ "$(id -u)" -eq 0 ] || why="not root: loading BPF programs needs root"
 	[ -z "$why" ] && [ ! -r /sys/kernel/btf/vmlinux ] && why="the kernel has no BTF (/sys/kernel/btf/vmlinux)"
-	[ -z "$why" ] && return 0
-	skip "$1" "$why"
-	return 1
+	[ -z "$why" ]
+}
+# A suite that records with the BPF backend: unless it can here, the suite
+# is a SKIP (DESCRIPTION) that says why.
+need_host_bpf() {	# need_host_bpf DESCRIPTION
+	host_bpf || skip_all "$1" "$why"
 }
 # Whether DevTools' trace engine (tests/js) is installed; if not, DESCRIPTION is a SKIP.
 need_trace_engine() {	# need_trace_engine DESCRIPTION
@@ -61,14 +76,16 @@ tap_include() {
 	local line
 	while IFS= read -r line; do
 		case $line in
+		"ok "*" # SKIP "*) line=${line#ok * - } && skip "${line% # SKIP *}" "${line##* # SKIP }" ;;
 		"ok "*) ok 0 "${line#ok * - }" ;;
 		"not ok "*) ok 1 "${line#not ok * - }" ;;
 		"#"*) echo "$line" ;;
 		esac
 	done
 }
+# The plan and the totals; fails if a check did.
 finish() {
 	echo "1..$n"
-	echo "# $((n - failed)) passed, $failed failed"
+	echo "# $((n - failed - skipped)) passed, $failed failed, $skipped skipped"
 	[ $failed -eq 0 ]
 }

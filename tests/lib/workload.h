@@ -7,6 +7,14 @@
 #include <stdint.h>
 #include <time.h>
 
+/*
+ * The exit status of a workload that cannot run here (one CPU, SCHED_FIFO
+ * refused, ...), after it has said why on stderr: the suite that ran it
+ * reports a SKIP with that reason.  kselftest's KSFT_SKIP; the same in
+ * tests/lib/tap.sh and tests/lib/tap.py.
+ */
+#define EXIT_CANNOT_RUN_HERE	4
+
 /* CLOCK_MONOTONIC in ns: the recorders' clock. */
 static inline uint64_t wl_now_ns(void)
 {

@@ -13,14 +13,11 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
-need_host_bpf "critical path on the host" || { echo "1..$n"; exit 0; }
+need_host_bpf "critical path on the host"
 
 # As a first recording is made: no options.
 run "$ktrace" record --backend bpf -o "$tmp/d.fxt" -- "$build/tests/chain_workload" "$tmp/expect"
-if [ $rc -eq 4 ]; then
-	skip "the chain workload" "it cannot run here (one CPU, or SCHED_FIFO refused)"
-	finish; exit
-fi
+[ $rc -eq $EXIT_CANNOT_RUN_HERE ] && skip_all "the chain workload" "it cannot run here (one CPU, or SCHED_FIFO refused)"
 ok $rc "record --backend bpf -- chain_workload, no other option" || diag "$tmp/err"
 tests/check_critical_path.py "$ktrace" "$tmp/d.fxt" "$tmp/expect" >"$tmp/check"
 ok $? "with default options, the critical path names pipe_read, the futex wait and the timer" ||

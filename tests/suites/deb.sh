@@ -16,7 +16,6 @@ build=${1:-build}
 release=$(cat VERSION)
 tmp=$(mktemp -d)
 source "$(dirname "$0")/../lib/tap.sh"
-skip_all() { skip "$1" "$2"; echo "1..$n"; exit 0; }
 mk() { MAKEFLAGS= MAKELEVEL= make -s --no-print-directory O="$build" "$@"; }
 cache=$build/deb-root
 base=$cache/bookworm
@@ -52,7 +51,7 @@ start=$(date +%s)
 pkgs=$(sed 's/([^)]*)//g; s/,/ /g; s/|[^,]*//g' <<<"$deps")
 scripts/make-deb-root.sh "$base" $pkgs >"$tmp/root.log" 2>&1
 rc=$?
-[ $rc -eq 77 ] && skip_all "install into a Debian 12 root" "debootstrap cannot reach deb.debian.org: $(tail -1 "$tmp/root.log")"
+[ $rc -eq $EXIT_CANNOT_RUN_HERE ] && skip_all "install into a Debian 12 root" "debootstrap cannot reach deb.debian.org: $(tail -1 "$tmp/root.log")"
 ok $rc "a Debian 12 root with the 6.1 and 6.12-rt headers in $base ($(( $(date +%s) - start )) s)" ||
 	{ tail -20 "$tmp/root.log" | diag; finish; exit; }
 kernels=$(cd "$base/lib/modules" && for k in *; do [ -d "$k/build/include" ] && echo "$k"; done)
@@ -167,7 +166,7 @@ for k in $kernels; do
 		continue
 	fi
 	missing=
-	for p in tests/workload tests/latency_workload tests/fifo_hog selftests/ktrace_test tests/check_trace; do
+	for p in tests/known_workload tests/latency_workload tests/fifo_hog_workload selftests/ktrace_test tests/check_trace; do
 		[ -x "$build/$p" ] || missing="$missing $p"
 		[ -x "$build/$p" ] && cp "$build/$p" "$vmb/$p"
 	done

@@ -12,17 +12,16 @@ release=$(cat VERSION)
 arch=$(uname -m)
 tmp=$(mktemp -d)
 source "$(dirname "$0")/../lib/tap.sh"
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 # make from the source tree, quietly, whatever the calling make passed down.
 mk() { MAKEFLAGS= MAKELEVEL= make -s --no-print-directory O="$build" "$@"; }
 
 echo "TAP version 13"
-[ "$(id -u)" -eq 0 ] || skip "DKMS and make install" "not root: dkms and depmod write system directories"
-command -v dkms >/dev/null || skip "DKMS and make install" "dkms is not installed (scripts/install-deps.sh --test)"
+[ "$(id -u)" -eq 0 ] || skip_all "DKMS and make install" "not root: dkms and depmod write system directories"
+command -v dkms >/dev/null || skip_all "DKMS and make install" "dkms is not installed (scripts/install-deps.sh --test)"
 kernels=$(for m in /lib/modules/*/build/Makefile; do [ -f "$m" ] && basename "$(dirname "$(dirname "$m")")"; done | sort -V)
-[ -n "$kernels" ] || skip "DKMS and make install" "no kernel headers installed (/lib/modules/*/build)"
+[ -n "$kernels" ] || skip_all "DKMS and make install" "no kernel headers installed (/lib/modules/*/build)"
 if dkms status -m ktrace | grep -q . || ls -d /usr/src/ktrace-* >/dev/null 2>&1; then
-	skip "DKMS and make install" "ktrace is already installed with DKMS here ($(dkms status -m ktrace | head -1)); make dkms-uninstall first"
+	skip_all "DKMS and make install" "ktrace is already installed with DKMS here ($(dkms status -m ktrace | head -1)); make dkms-uninstall first"
 fi
 grep -qx "$krel" <<<"$kernels" || krel=$(tail -n 1 <<<"$kernels")
 

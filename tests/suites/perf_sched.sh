@@ -18,14 +18,11 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
-need_host_bpf "ktrace latency against perf sched timehist" || { finish; exit; }
+need_host_bpf "ktrace latency against perf sched timehist"
 why=""
 ! command -v perf >/dev/null && why="perf is not installed (linux-perf)"
 [ -z "$why" ] && ! command -v hackbench >/dev/null && why="hackbench is not installed (rt-tests)"
-if [ -n "$why" ]; then
-	skip "ktrace latency against perf sched timehist" "$why"
-	finish; exit
-fi
+[ -n "$why" ] && skip_all "ktrace latency against perf sched timehist" "$why"
 
 run "$ktrace" record --backend bpf -o "$tmp/k.fxt" -- \
 	perf sched record -k CLOCK_MONOTONIC -o "$tmp/p.data" -- hackbench -g 4 -l 200

@@ -12,7 +12,6 @@ krel=${KREL:-$(scripts/pick-kernel.sh)}
 ktrace=$build/ktrace
 R=$build/vm/$krel/results
 source "$(dirname "$0")/../lib/tap.sh"
-skip_all() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; echo "1..$n"; exit 0; }
 status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
 hstatus() { awk -v k="$1" '$1 == k {print $2}' "$H/status" 2>/dev/null; }
 # What the kernel says when something is wrong.
@@ -90,7 +89,7 @@ okb() {	# okb BACKEND EXIT-STATUS DESCRIPTION
 
 for b in kmod bpf; do
 	[ "$(status ${b}_workload)" = 0 ]
-	okb $b $? "ktrace record --backend $b -- workload, in the VM"
+	okb $b $? "ktrace record --backend $b -- known_workload, in the VM"
 	sed 's/^/# /' "$R/${b}_workload.err" | grep -v 'wrote' | head -5
 	"$build/tests/check_trace" "$R/$b.fxt" "$R/$b.expect" >"$R/$b.check" 2>&1
 	okb $b $? "$b: the workload's records check out"
@@ -180,7 +179,7 @@ done
 # ktrace watch: each of the three bursts saved and explained (the module
 # started again after each window, BPF re-armed in place).
 for b in kmod bpf; do
-	if [ "$(status ${b}_watchload)" = 4 ]; then
+	if [ "$(status ${b}_watchload)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: ktrace watch beside three hog bursts" "the workload cannot run here: $(head -1 "$R/${b}_watchload.err")"
 	elif [ "$(status ${b}_watch)" = 0 ] && [ "$(status ${b}_watchload)" = 0 ]; then
 		tap_include < <(tests/check_spikes.py "$ktrace" "$R/${b}_watch" "$R/${b}_watch.expect" 3 |
@@ -194,7 +193,7 @@ done
 # A SCHED_FIFO thread woken where a fair thread spins in the kernel: its
 # waits against the kernel's preemption model (not_preempted, or short).
 for b in kmod bpf; do
-	if [ "$(status ${b}_preempt)" = 4 ]; then
+	if [ "$(status ${b}_preempt)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: a FIFO thread behind a fair one spinning in the kernel" \
 			"the workload cannot run here: $(grep -v '^ktrace' "$R/${b}_preempt.err" | head -1)"
 		continue
@@ -212,7 +211,7 @@ done
 # module at the offsets the CLI read from the kernel's BTF.
 for b in kmod bpf; do
 	want=recorded
-	if [ "$(status ${b}_throttle)" = 77 ]; then
+	if [ "$(status ${b}_throttle)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: throttling of a spinner in a cgroup with cpu.max 10000 100000" \
 			"$(cat "$R/${b}_throttle.out")"
 		continue
@@ -228,7 +227,7 @@ done
 # Each thread's cgroup (v2) from the recorders: children born and gone
 # during the recording, one in a cgroup removed before it ends.
 for b in kmod bpf; do
-	if [ "$(status ${b}_cgroups)" = 77 ]; then
+	if [ "$(status ${b}_cgroups)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: short-lived children named with their cgroups" "$(cat "$R/${b}_cgroups.out")"
 		continue
 	fi
@@ -495,5 +494,9 @@ bad=$(grep -E "$DMESG_BAD" "$R/dmesg.txt")
 [ -z "$bad" ]
 ok $? "dmesg has no warning, BUG, oops, lockdep or atomic-context report"
 [ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
+
+# ktrace watch's known spikes of other causes and the module unloaded under
+# it, in a boot of their own (tests/suites/watch-vm.sh).
+tap_include < <(KREL=$krel tests/suites/watch-vm.sh "$build")
 
 finish

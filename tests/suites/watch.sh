@@ -3,8 +3,11 @@
 # known cause at known times (tests/spike_workload.c: bursts of a
 # SCHED_FIFO hog on the victim's CPU, quiet between them) are each saved
 # and explained (tests/check_spikes.py), by its name or as any real-time
-# thread's (--rt), the rate limit counts the rest,
-# and faults end cleanly: a threshold of 0, a --pid that does not run, a
+# thread's (--rt) or as its cgroup's (--cgroup), the rate limit counts the
+# rest, spikes inside one window are merged, a window that reaches back
+# past the last re-arm marks what was not recorded as loss records
+# (tests/check_spike_windows.py), a throttled cgroup's spinner is caught
+# by its preemptions (tests/check_spike_causes.py), and faults end cleanly: a threshold of 0, a --pid that does not run, a
 # directory that cannot be written, a full disk, SIGTERM while a window is
 # taken, and kill -9 then a restart in the same directory.
 # usage: tests/suites/watch.sh BUILD_DIR.  TAP output; SKIPs without root or BTF.
@@ -22,7 +25,7 @@ trap cleanup EXIT
 source "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
-need_host_bpf "ktrace watch" || { echo "1..$n"; exit 0; }
+need_host_bpf "ktrace watch"
 
 # watch_bg NAME DIR ARGS...: a watch of kt_victim in the background, once it records.
 watch_bg() {
@@ -73,6 +76,90 @@ if [ $rc -eq 0 ] && [ -s "$tmp/rt/spikes.jsonl" ]; then
 	tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/rt" "$tmp/rt.expect" 3)
 else
 	ok 1 "--rt with no --comm: the bursts are spikes" || diag "$tmp/rt.log"
+fi
+
+# Bursts 120 ms apart, closer than a window and its re-arm take: windows
+# reach back past the last re-arm, and mark what was not recorded as loss
+# records (tests/check_spike_windows.py).
+watch_bg close "$tmp/close"
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/close.expect" 8 20000 120 >/dev/null 2>&1
+sleep 1
+watch_end
+tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/close")
+
+# Four bursts 30 ms apart inside one window (--after 400ms): one spike
+# saved, the three others merged into it (same thread, same main cause).
+watch_bg merge "$tmp/merge" --after 400ms
+rc=$?
+[ $rc -eq 0 ] && "$workload" "$tmp/merge.expect" 4 20000 30 >/dev/null 2>&1
+sleep 1
+watch_end
+tap_include < <(tests/check_spike_windows.py "$ktrace" "$tmp/merge" "$tmp/merge.expect" merged)
+
+# --cgroup, in cgroup v2 and in v1's cpu hierarchy: the workload's victim,
+# in a child of the cgroup, is watched (with --comm: a wait of the
+# workload's other threads on a busy machine would take a window); a watch
+# of a sibling cgroup at the same time, with no --comm, sees nothing.
+cgroup_case() {	# cgroup_case NAME MOUNT
+	local name=$1 cg=$2/ktrace-watch-test-$$ out=$2/ktrace-watch-test-$$-other
+	if ! mkdir -p "$cg/child" "$out"; then
+		skip "--cgroup in $name" "cannot make a cgroup under $2"
+		return
+	fi
+	# cgroup v1 with RT group scheduling gives a new cgroup no real-time time.
+	[ -e "$cg/cpu.rt_runtime_us" ] && echo 200000 >"$cg/cpu.rt_runtime_us" &&
+		echo 100000 >"$cg/child/cpu.rt_runtime_us"
+	"$ktrace" watch --threshold 10ms --cgroup "$cg" --comm kt_victim -o "$tmp/cg-$name" --before 100ms \
+		--after 10ms >"$tmp/cg-$name.log" 2>&1 &
+	local win=$!
+	"$ktrace" watch --threshold 10ms --cgroup "$out" -o "$tmp/cgout-$name" --before 100ms --after 10ms \
+		>"$tmp/cgout-$name.log" 2>&1 &
+	local wout=$!
+	wait_for "$tmp/cg-$name.log" 'watching with' && wait_for "$tmp/cgout-$name.log" 'watching with'
+	rc=$?
+	[ $rc -eq 0 ] && sh -c "echo \$\$ >'$cg/child/cgroup.procs' && exec '$workload' '$tmp/cg-$name.expect' 3 20000 700" \
+		>/dev/null 2>"$tmp/cg-$name.err"
+	rc=$((rc + $?))
+	sleep 1
+	kill -TERM $win $wout
+	wait $win
+	local rin=$?
+	wait $wout
+	local rout=$?
+	rmdir "$cg/child" "$cg" "$out" 2>/dev/null
+	if [ $rc -ne 0 ] || [ $rin -ne 0 ] || [ $rout -ne 0 ]; then
+		ok 1 "--cgroup in $name: the watches and the workload ran" ||
+			{ diag "$tmp/cg-$name.log"; diag "$tmp/cg-$name.err"; diag "$tmp/cgout-$name.log"; }
+		return
+	fi
+	tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/cg-$name" "$tmp/cg-$name.expect" 3)
+	victim=$(sed -n 's/^victim=//p' "$tmp/cg-$name.expect")
+	others=$(grep -vc "\"tid\":$victim," "$tmp/cg-$name/spikes.jsonl")
+	[ "$others" -eq 0 ] && [ ! -s "$tmp/cgout-$name/spikes.jsonl" ]
+	ok $? "--cgroup in $name: the victim's bursts fire it ($others others); a sibling cgroup's watch saw nothing" ||
+		{ diag "$tmp/cg-$name/spikes.jsonl"; diag "$tmp/cgout-$name/spikes.jsonl"; }
+}
+v2=$(awk '/ - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+v1cpu=$(awk '/ - cgroup / && $NF ~ /(^|,)cpu(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+if [ -n "$v2" ]; then cgroup_case v2 "$v2"; else skip "--cgroup in cgroup v2" "no cgroup2 mounted"; fi
+if [ -n "$v1cpu" ]; then cgroup_case v1-cpu "$v1cpu"; else skip "--cgroup in cgroup v1's cpu hierarchy" "no v1 cpu controller mounted"; fi
+run "$ktrace" watch --threshold 5ms --cgroup /ktrace-no-such-cgroup -o "$tmp/nocg" -d 1
+[ $rc -eq 2 ] && grep -q "cgroup '/ktrace-no-such-cgroup': no such cgroup" "$tmp/err" && [ ! -e "$tmp/nocg" ]
+ok $? "a --cgroup that is none is refused (exit 2), nothing created" || diag "$tmp/err"
+
+# A spinner in a cgroup whose CPU limit throttles it (10 ms of every
+# 100 ms), watched by its cgroup: its preemptions are the spikes, each
+# throttled in that cgroup.
+tests/throttle_workload.sh "$ktrace" bpf "$tmp/thr/" "$tmp/thr.pid" 1.5 >"$tmp/thr.out" 2>&1
+rc=$?
+if [ $rc -eq $EXIT_CANNOT_RUN_HERE ]; then
+	skip "a throttled cgroup's spikes" "$(cat "$tmp/thr.out")"
+elif [ $rc -ne 0 ]; then
+	ok 1 "a throttled cgroup's spikes: the watch and the spinner ran" || { diag "$tmp/thr.out"; diag "$tmp/thr.log"; }
+else
+	tap_include < <(tests/check_spike_causes.py "$ktrace" "$tmp/thr" "@$tmp/thr.pid" throttled \
+		"throttled in cgroup /ktrace-throttle-test" 2)
 fi
 
 # Refused before anything records, each with what was wrong.

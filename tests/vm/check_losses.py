@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks a recording of tests/workload.c that may have lost records.
+"""Checks a recording of tests/known_workload.c that may have lost records.
 
 Without loss records, tests/check_trace must pass as it is.  With them,
 each of its failures must be one that lost records explain, and no other:

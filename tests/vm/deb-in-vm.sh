@@ -8,5 +8,5 @@ uname -r >"$R/uname"
 step insmod insmod ./ktrace.ko
 step devices ls /dev/ktrace /dev/ktrace-mark
 step version ktrace --version
-step record ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/kmod.expect 500
+step record ktrace record --backend kmod -o $R/kmod.fxt -- known_workload $R/kmod.expect 500
 step rmmod rmmod ktrace

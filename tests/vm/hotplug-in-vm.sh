@@ -9,7 +9,7 @@ uname -r >"$R/uname"
 nproc >"$R/nproc"
 step insmod insmod ./ktrace.ko
 cat >/tmp/hotplug.sh <<'HOTPLUG'
-workload "$1" 3000 >/dev/null 2>&1 &
+known_workload "$1" 3000 >/dev/null 2>&1 &
 w=$!
 i=0
 while [ $i -lt 5 ]; do

@@ -19,7 +19,7 @@ for b in kmod bpf; do
 	kill $pids
 	wait $pids 2>/dev/null
 	step ${b}_many_workload ktrace record --backend $b -o $R/${b}_many_workload.fxt -- \
-		workload $R/${b}_many_workload.expect 500
+		known_workload $R/${b}_many_workload.expect 500
 done
 step rmmod rmmod ktrace
 mark dmesg

@@ -10,8 +10,8 @@ uname -r >"$R/uname"
 nproc >"$R/nproc"
 step insmod insmod ./ktrace.ko
 step selftest ./ktrace_test
-step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- workload $R/kmod.expect 2000
-step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- workload $R/bpf.expect 2000
+step kmod_workload ktrace record --backend kmod -o $R/kmod.fxt -- known_workload $R/kmod.expect 2000
+step bpf_workload ktrace record --backend bpf -o $R/bpf.fxt -- known_workload $R/bpf.expect 2000
 # Recordings that start in the middle of a switch storm (a ping-pong on
 # each CPU): every probe starts at once, so no thread is seen to block and
 # then run again without its wakeup; and stops at once, which the pairs'
@@ -32,7 +32,7 @@ done
 # what the kernel traced and what ktrace lost.
 for b in kmod bpf; do
 	step ${b}_witness ktrace record --backend $b --ftrace 'sched:sched_switch' -o $R/${b}_witness.fxt -- \
-		workload $R/${b}_witness.expect 2000
+		known_workload $R/${b}_witness.expect 2000
 done
 # Interrupt handlers, recorded by default, under a timer storm (a shell
 # sleeping 1 ms at a time); again with ftrace's irq events beside them.
@@ -54,13 +54,13 @@ while [ $i -lt 300 ] && ! grep -q 'recording with' "$R/kmod_small.err"; do
 	i=$((i + 1))
 done
 kill -STOP $pid
-workload $R/small.expect 1000 >/dev/null 2>&1
+known_workload $R/small.expect 1000 >/dev/null 2>&1
 kill -CONT $pid
 wait $pid
 echo "kmod_small $?" >>"$R/status"
-step kmod_ring ktrace record --backend kmod --ring -b 64K -o $R/ring.fxt -- workload $R/ring.expect 3000
-step bpf_ring ktrace record --backend bpf --ring -b 64K -o $R/bpfring.fxt -- workload $R/bpfring.expect 3000
-step kmod_json ktrace record -o $R/kmod.json -- workload $R/json.expect 200
+step kmod_ring ktrace record --backend kmod --ring -b 64K -o $R/ring.fxt -- known_workload $R/ring.expect 3000
+step bpf_ring ktrace record --backend bpf --ring -b 64K -o $R/bpfring.fxt -- known_workload $R/bpfring.expect 3000
+step kmod_json ktrace record -o $R/kmod.json -- known_workload $R/json.expect 200
 # Waits of known length behind a SCHED_FIFO hog (20 ms: TCG is slow), then
 # the same waits stopping a flight recorder in the kernel, with each backend.
 for b in kmod bpf; do
@@ -74,13 +74,13 @@ done
 # thread pinning and freeing itself while it runs, never sleeping.
 for b in kmod bpf; do
 	step ${b}_place ktrace record --backend $b -o $R/${b}_place.fxt -- \
-		placement $R/${b}_place.expect 8 20000
+		placement_workload $R/${b}_place.expect 8 20000
 	step ${b}_pinned ktrace record --backend $b -o $R/${b}_pinned.fxt -- \
-		placement $R/${b}_pinned.expect 8 20000 pinned
+		placement_workload $R/${b}_pinned.expect 8 20000 pinned
 	step ${b}_runfree ktrace record --backend $b -o $R/${b}_runfree.fxt -- \
-		placement $R/${b}_runfree.expect 8 20000 running
+		placement_workload $R/${b}_runfree.expect 8 20000 running
 	step ${b}_runpin ktrace record --backend $b -o $R/${b}_runpin.fxt -- \
-		placement $R/${b}_runpin.expect 8 20000 pinned-running
+		placement_workload $R/${b}_runpin.expect 8 20000 pinned-running
 done
 # ktrace watch beside three bursts of a SCHED_FIFO hog on its victim's CPU,
 # four seconds apart, with each backend: the module is started again after
@@ -118,8 +118,8 @@ pid_max=$(cat /proc/sys/kernel/pid_max)
 echo 500 >/proc/sys/kernel/pid_max
 for b in kmod bpf; do
 	step ${b}_churn ktrace record --backend $b --ring -b 64K -o $R/${b}_churn.fxt -- \
-		churn 3 300 $R/${b}_churn.pids
-	churn 60 300 $R/${b}_churntrig.pids >/dev/null 2>&1 &
+		churn_workload 3 300 $R/${b}_churn.pids
+	churn_workload 60 300 $R/${b}_churntrig.pids >/dev/null 2>&1 &
 	c=$!
 	step ${b}_churntrig ktrace record --backend $b -b 128K --stop-on-latency 10ms --after 50ms \
 		--comm victim -o $R/${b}_churntrig.fxt -- latency_workload $R/${b}_churntrig.expect 5 20000
@@ -183,7 +183,7 @@ for c in kmod: bpf: kmod:32K bpf:32K; do
 	mark $name
 	cut -d' ' -f1 /proc/uptime >$R/$name.time
 	taskset -c 1 ktrace record --backend $b ${size:+-b $size} -o $R/$name.fxt -- taskset -c 0 sh -c \
-		"fifo_hog 50 1 5000 & h=\$!; sleep 0.5; workload $R/$name.expect 2000; w=\$?
+		"fifo_hog_workload 50 1 5000 & h=\$!; sleep 0.5; known_workload $R/$name.expect 2000; w=\$?
 		wait \$h; echo \$? >$R/$name.hogrc; exit \$w" >$R/$name.out 2>$R/$name.err
 	echo "$name $?" >>$R/status
 	cut -d' ' -f1 /proc/uptime >>$R/$name.time

@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/latency.h"
 #include "cli/cli.h"
 #include "fxt/fxt_reader.h"
 #include "fxt/fxt_writer.h"
-#include "analyze/latency.h"
 #include "lib/utils.h"
 
 /* The events an analysis adds, sorted by time. */

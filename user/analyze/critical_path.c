@@ -26,14 +26,14 @@
 #include <unistd.h>
 
 #include "analyze/annotate.h"
-#include "cli/cli.h"
 #include "analyze/critical_path.h"
+#include "cli/cli.h"
 #include "fxt/fxt_writer.h"
+#include "lib/topn.h"
+#include "lib/u64map.h"
 #include "trace/json_writer.h"
 #include "trace/kstack_names.h"
 #include "trace/sched.h"
-#include "lib/topn.h"
-#include "lib/u64map.h"
 
 #define CP_HIST		32		/* segments of history per thread: a power of two */
 #define CP_MAX_DEPTH	16

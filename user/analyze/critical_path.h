@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/latency.h"
 #include "cli/cli.h"
 #include "fxt/fxt_reader.h"
-#include "analyze/latency.h"
 #include "lib/utils.h"
 
 struct cp_opts {

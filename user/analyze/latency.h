@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "fxt/fxt_reader.h"
-#include "trace/sched.h"
 #include "lib/utils.h"
+#include "trace/sched.h"
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
 

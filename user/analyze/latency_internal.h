@@ -16,11 +16,11 @@
 #ifndef KTRACE_LATENCY_INTERNAL_H
 #define KTRACE_LATENCY_INTERNAL_H
 
-#include "trace/kstack_names.h"
-#include "trace/sched.h"
 #include "analyze/latency.h"
 #include "lib/topn.h"
 #include "lib/u64map.h"
+#include "trace/kstack_names.h"
+#include "trace/sched.h"
 
 enum lat_state { ST_UNKNOWN, ST_RUNNING, ST_WOKEN, ST_PREEMPTED, ST_BLOCKED, ST_DEAD };
 enum lat_seg_kind { SEG_THREAD, SEG_IDLE, SEG_HARDIRQ, SEG_SOFTIRQ };

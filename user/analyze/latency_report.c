@@ -677,6 +677,13 @@ void lat_verdict(struct lat_analysis *a, const struct lat_wait *w, struct obuf *
 		}
 		if (k == LAT_CAUSE_NOT_PREEMPTED && w->preemption)
 			obuf_printf(o, " (preemption model %s)", w->preemption);
+		/* The culprit of a throttled wait is its cgroup's limit. */
+		if (i == 0 && k == LAT_CAUSE_THROTTLED &&
+		    (w->throttled_path || w->throttled_cgroup_id)) {
+			obuf_lit(o, " in ");
+			lat_throttled_cgroup(o, w->throttled_path, w->throttled_cgroup_id,
+					     w->throttled_cpu_max, w->throttled_v1);
+		}
 	}
 	if (w->idle_elsewhere_ns && w->idle_elsewhere_cpu >= 0) {
 		obuf_printf(o, "; CPU %d, which it may use, idled ", w->idle_elsewhere_cpu);

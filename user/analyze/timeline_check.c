@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "analyze/timeline_check.h"
-#include "trace/sched.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
+#include "trace/sched.h"
 
 enum { EXCUSE_NONE, EXCUSE_LOSS, EXCUSE_UNTRACED, EXCUSE_CPU_LINE };
 

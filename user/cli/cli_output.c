@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "trace/json_writer.h"
 #include "lib/utils.h"
+#include "trace/json_writer.h"
 
 int cli_output_format(const char *format, const char *path, bool *json)
 {

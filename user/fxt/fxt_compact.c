@@ -3,7 +3,8 @@
  * Scheduling records in fewer bytes: the writer's half of the rules in
  * fxt_compact.h, for the archive `ktrace record` writes.  A pipe
  * ping-pong's switch and wakeup take 56 + 48 bytes as the recorders write
- * them, 16 + 40 here; a wakeup from an interrupt 56, here 32.
+ * them, 16 + 24 here; a switch that ends a block the recorder took the
+ * stack of 64, here 24; a wakeup from an interrupt 56, here 24.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,6 +92,36 @@ static int thread_ref(struct fxt_compact *ac, struct fxt_writer *w, uint64_t tid
 	return t->slot;
 }
 
+int fxt_compact_event_ref(struct fxt_compact *ac, struct fxt_writer *w, uint64_t pid,
+			  uint64_t tid)
+{
+	struct fxt_compact_thread *t = thread_get(ac, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (!tid || tid > UINT32_MAX || t->pid != pid)
+		return 0;
+	return thread_ref(ac, w, tid);
+}
+
+int fxt_compact_event(struct fxt_compact *ac, struct fxt_writer *w, const struct fxt_record *rec)
+{
+	uint64_t h = rec->w[0];
+	int ref;
+
+	if (rec->type != KTRACE_FXT_REC_EVENT || ktrace_fxt_get(h, 24, 31) || rec->nwords < 4)
+		return 0;
+	ref = fxt_compact_event_ref(ac, w, rec->pid, rec->tid);
+	if (ref <= 0)
+		return ref;
+	h &= ~(ktrace_fxt_field(~0ULL, 4, 15) | ktrace_fxt_field(~0ULL, 24, 31));
+	h |= ktrace_fxt_field(rec->nwords - 2, 4, 15) | ktrace_fxt_field(ref, 24, 31);
+	obuf_put(&w->out, &h, 8);
+	obuf_put(&w->out, &rec->w[1], 8);
+	obuf_put(&w->out, &rec->w[4], (size_t)(rec->nwords - 4) * 8);
+	return 1;
+}
+
 /* The header priority of a side with weight @a: 1..255, or 0 for the idle task. */
 static bool header_prio(uint64_t tid, const struct fxt_arg *a, unsigned int *prio)
 {
@@ -106,20 +137,24 @@ static bool header_prio(uint64_t tid, const struct fxt_arg *a, unsigned int *pri
 
 /*
  * The legacy record where it says all the recorder's does: the weights,
- * and a Linux state its Zircon state stands for.  1 when written, 0 when
- * the record must stay as it is, -ENOMEM.
+ * and a Linux state its Zircon state stands for, or in a word more any
+ * other and the stack the incoming thread blocked with.  1 when written,
+ * 0 when the record must stay as it is, -ENOMEM.
  */
 static int compact_switch(struct fxt_compact *ac, struct fxt_writer *w,
 			  const struct fxt_record *rec)
 {
 	const struct fxt_arg *ls = fxt_find_arg(rec, "linux_state");
-	unsigned int out_prio, in_prio;
-	uint64_t words[2];
+	const struct fxt_arg *ks = fxt_find_arg(rec, "incoming_kstack");
+	unsigned int out_prio, in_prio, n = 2;
+	uint64_t words[3];
 	int out_ref, in_ref;
 
-	if (rec->nargs != 3 || rec->cpu > 255 || rec->out_tid > UINT32_MAX ||
+	if (rec->nargs != 3 + !!ks || rec->cpu > 255 || rec->out_tid > UINT32_MAX ||
 	    rec->in_tid > UINT32_MAX || !ls || ls->type != KTRACE_FXT_ARG_UINT32 ||
-	    fxt_compact_linux_state(rec->out_state) != (int64_t)ls->u ||
+	    ls->u > KTRACE_LINUX_STATE_MAX ||
+	    ktrace_fxt_state_from_linux(ls->u) != rec->out_state ||
+	    (ks && (ks->type != KTRACE_FXT_ARG_UINT32 || !ks->u)) ||
 	    !header_prio(rec->out_tid, fxt_find_arg(rec, "outgoing_weight"), &out_prio) ||
 	    !header_prio(rec->in_tid, fxt_find_arg(rec, "incoming_weight"), &in_prio))
 		return 0;
@@ -129,10 +164,12 @@ static int compact_switch(struct fxt_compact *ac, struct fxt_writer *w,
 	in_ref = thread_ref(ac, w, rec->in_tid);
 	if (in_ref < 0)
 		return in_ref;
-	words[0] = ktrace_fxt_cswitch_hdr(2, rec->cpu, rec->out_state, out_ref, in_ref,
-					  out_prio, in_prio);
 	words[1] = rec->ts;
-	obuf_put(&w->out, words, sizeof(words));
+	if (ks || fxt_compact_linux_state(rec->out_state) != (int64_t)ls->u)
+		words[n++] = fxt_compact_switch_word(ls->u, ks ? ks->u : 0);
+	words[0] = ktrace_fxt_cswitch_hdr(n, rec->cpu, rec->out_state, out_ref, in_ref,
+					  out_prio, in_prio);
+	obuf_put(&w->out, words, n * sizeof(words[0]));
 	ac->legacy++;
 	return 1;
 }
@@ -153,14 +190,17 @@ static uint32_t put_interrupt(const struct fxt_compact *ac, uint64_t *w, uint64_
 
 /*
  * The wakeup without the weight and allowed CPUs its thread's previous
- * wakeup had, an interrupt's context and interrupted thread in one
+ * wakeup had, without its waker or interrupted thread where that is what
+ * its CPU runs, else an interrupt's context and interrupted thread in one
  * argument.  1 when written, 0 when the record must stay as it is.
  */
 static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 			  const struct fxt_record *rec)
 {
 	const struct fxt_arg *weight = NULL, *cpus = NULL, *ctx = NULL, *intr = NULL;
-	uint64_t words[KTRACE_FXT_MAX_RECORD_WORDS];
+	const struct fxt_arg *waker = NULL;
+	uint64_t words[KTRACE_FXT_MAX_RECORD_WORDS], flags = 0;
+	uint64_t cur = fxt_compact_current_get(&ac->current, rec->cpu);
 	struct fxt_compact_thread *t;
 	uint32_t n = 3, nargs = 0, at = 3, size;
 	bool put_weight, put_cpus;
@@ -177,11 +217,22 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 			ctx = a;
 		else if (a->type == KTRACE_FXT_ARG_KOID && fxt_str_eq(a->name, "interrupted"))
 			intr = a;
+		else if (a->type == KTRACE_FXT_ARG_KOID && fxt_str_eq(a->name, "waker"))
+			waker = a;
 	}
-	/* Both, or neither: a reader gives back both from "interrupt". */
-	if (!ac->interrupt || !ctx || !intr || !ctx->u || ctx->u > KTRACE_CTX_MAX ||
-	    intr->u > FXT_COMPACT_INTERRUPT_TID)
+	/* Both, or neither: a reader gives back both, from the header or "interrupt". */
+	if (!ctx || !intr || !ctx->u || ctx->u > KTRACE_CTX_MAX)
 		ctx = intr = NULL;
+	if (ac->implicit_waker && ctx && intr->u == cur && cur != FXT_COMPACT_NO_THREAD) {
+		flags = FXT_COMPACT_WAKE_CURRENT | ctx->u << FXT_COMPACT_WAKE_CTX_SHIFT;
+	} else if (ac->implicit_waker && !ctx && !intr && waker && waker->u == cur &&
+		   cur != FXT_COMPACT_NO_THREAD) {
+		flags = FXT_COMPACT_WAKE_CURRENT;
+	} else {
+		waker = NULL;
+		if (!ac->interrupt || (intr && intr->u > FXT_COMPACT_INTERRUPT_TID))
+			ctx = intr = NULL;
+	}
 	/*
 	 * The reader gives a wakeup without a weight its previous one's; an
 	 * explicit "cpus" of 0 may make the record one word longer.
@@ -203,7 +254,8 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	for (unsigned int i = 0; i < rec->nargs; i++, at += size) {
 		size = ktrace_fxt_get(rec->w[at], 4, 15);
 		if (&rec->args[i] == cpus || (&rec->args[i] == weight && !put_weight) ||
-		    &rec->args[i] == ctx)
+		    &rec->args[i] == ctx || &rec->args[i] == waker ||
+		    (&rec->args[i] == intr && flags))
 			continue;
 		if (&rec->args[i] == intr) {
 			n += put_interrupt(ac, &words[n], ctx->u, intr->u);
@@ -219,7 +271,7 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 					cpus_v);
 		nargs++;
 	}
-	words[0] = ktrace_fxt_wakeup_hdr(n, nargs, rec->cpu);
+	words[0] = ktrace_fxt_wakeup_hdr(n, nargs, rec->cpu) | flags;
 	obuf_put(&w->out, words, n * 8);
 	return 1;
 }
@@ -235,6 +287,10 @@ int fxt_compact_sched(struct fxt_compact *ac, struct fxt_writer *w,
 		ret = compact_wakeup(ac, w, rec);
 	if (ret < 0)
 		return ret;
+	/* Every switch, however written: the reader follows them all. */
+	if (rec->sub <= KTRACE_FXT_SCHED_CSWITCH_ARGS &&
+	    fxt_compact_current_set(&ac->current, rec->cpu, rec->in_tid))
+		return -ENOMEM;
 	if (!ret) {
 		obuf_put(&w->out, rec->w, (size_t)rec->nwords * 8);
 		if (rec->sub == KTRACE_FXT_SCHED_CSWITCH_ARGS)
@@ -245,6 +301,7 @@ int fxt_compact_sched(struct fxt_compact *ac, struct fxt_writer *w,
 
 void fxt_compact_free(struct fxt_compact *ac)
 {
+	fxt_compact_current_free(&ac->current);
 	u64map_free(&ac->map);
 	free(ac->threads);
 	memset(ac, 0, sizeof(*ac));

@@ -204,6 +204,7 @@ void fxt_reader_close(struct fxt_reader *r)
 	if (r->own_buf)
 		free(r->buf);
 	u64map_free(&r->wake_map);
+	fxt_compact_current_free(&r->current);
 	free(r->wake);
 	r->wake = NULL;
 	r->nwake = r->cap_wake = 0;
@@ -557,16 +558,38 @@ static struct fxt_arg *arg_of_type(struct fxt_record *rec, const char *name, uns
 
 /*
  * A compact archive's wakeup: the weight and allowed CPUs it leaves out
- * are its thread's previous wakeup's (fxt_compact.h).
+ * are its thread's previous wakeup's, the waker or interrupted thread its
+ * header says is current, what its CPU runs (fxt_compact.h).
  */
 static int restore_wakeup(struct fxt_reader *r, struct fxt_record *rec)
 {
 	struct fxt_arg *weight = arg_of_type(rec, "weight", KTRACE_FXT_ARG_INT32);
 	struct fxt_arg *cpus = arg_of_type(rec, "cpus", KTRACE_FXT_ARG_UINT64);
 	struct fxt_arg *intr = arg_of_type(rec, FXT_COMPACT_INTERRUPT, KTRACE_FXT_ARG_UINT32);
+	uint64_t h = rec->w[0], cur = fxt_compact_current_get(&r->current, rec->cpu);
+	uint32_t ctx = ktrace_fxt_get(h, FXT_COMPACT_WAKE_CTX_SHIFT, FXT_COMPACT_WAKE_CTX_SHIFT + 1);
 	struct fxt_wake_state *st;
+	struct fxt_arg *a;
 	uint64_t v;
 	bool added;
+
+	reserved(r, rec, h, FXT_COMPACT_WAKE_CTX_SHIFT + 2, 59, "thread wakeup");
+	if (!(h & FXT_COMPACT_WAKE_CURRENT)) {
+		reserved(r, rec, h, FXT_COMPACT_WAKE_CTX_SHIFT, FXT_COMPACT_WAKE_CTX_SHIFT + 1,
+			 "thread wakeup");
+	} else if (cur == FXT_COMPACT_NO_THREAD) {
+		violate(r, rec, "waker", "the waker is the current thread of CPU %u, which no context switch before it named",
+			rec->cpu);
+	} else if (ctx) {
+		a = restored_arg(rec, KTRACE_FXT_ARG_UINT32, "irq_context");
+		if (a)
+			a->u = ctx;
+		a = restored_arg(rec, KTRACE_FXT_ARG_KOID, "interrupted");
+		if (a)
+			a->u = cur;
+	} else if ((a = restored_arg(rec, KTRACE_FXT_ARG_KOID, "waker"))) {
+		a->u = cur;
+	}
 
 	/* An interrupt's context and the thread it interrupted, as two arguments again. */
 	if (intr) {
@@ -607,19 +630,34 @@ static int restore_wakeup(struct fxt_reader *r, struct fxt_record *rec)
 	return 0;
 }
 
-/* What a compact archive's scheduling record leaves out, given back. */
-static int restore_sched(struct fxt_reader *r, struct fxt_record *rec)
+/*
+ * What a compact archive's scheduling record leaves out, given back.
+ * @ext: a legacy switch's word after its fields (FXT_COMPACT_SWITCH_*), or NULL.
+ */
+static int restore_sched(struct fxt_reader *r, struct fxt_record *rec, const uint64_t *ext)
 {
 	struct fxt_arg *a;
 	int state;
 
 	if (rec->sub == KTRACE_FXT_SCHED_WAKEUP)
 		return restore_wakeup(r, rec);
+	if (fxt_compact_current_set(&r->current, rec->cpu, rec->in_tid))
+		return -ENOMEM;
 	if (rec->sub != KTRACE_FXT_SCHED_CSWITCH)
 		return 0;
 	state = fxt_compact_linux_state(rec->out_state);
+	if (ext) {
+		reserved(r, rec, *ext, 36, 63, "context switch's compact word");
+		state = ktrace_fxt_get(*ext, FXT_COMPACT_SWITCH_STATE_SHIFT, 35);
+		if (state > KTRACE_LINUX_STATE_MAX) {
+			violate(r, rec, "linux_state", "unknown Linux state %d", state);
+			state = -1;
+		}
+	}
 	if (state >= 0 && (a = restored_arg(rec, KTRACE_FXT_ARG_UINT32, "linux_state")))
 		a->u = state;
+	if (ext && (uint32_t)*ext && (a = restored_arg(rec, KTRACE_FXT_ARG_UINT32, "incoming_kstack")))
+		a->u = (uint32_t)*ext;
 	return 0;
 }
 
@@ -668,7 +706,7 @@ static int decode_event(struct fxt_reader *r, struct fxt_record *rec, struct cur
 static int decode_sched(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)
 {
 	uint64_t h = rec->w[0];
-	const uint64_t *p;
+	const uint64_t *p, *ext = NULL;
 
 	rec->sub = ktrace_fxt_sched_type(h);
 	if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
@@ -690,6 +728,9 @@ static int decode_sched(struct fxt_reader *r, struct fxt_record *rec, struct cur
 		    tref(r, rec, c, ktrace_fxt_get(h, 36, 43), &rec->in_pid, &rec->in_tid,
 			 "incoming thread"))
 			return -1;
+		/* A compact archive's word more (fxt_compact.h). */
+		if (r->compact && c->i < c->n)
+			ext = take(c, 1);
 		break;
 	case KTRACE_FXT_SCHED_CSWITCH_ARGS:
 		rec->cpu = ktrace_fxt_get(h, 20, 35);
@@ -707,7 +748,9 @@ static int decode_sched(struct fxt_reader *r, struct fxt_record *rec, struct cur
 		break;
 	case KTRACE_FXT_SCHED_WAKEUP:
 		rec->cpu = ktrace_fxt_get(h, 20, 35);
-		reserved(r, rec, h, 36, 59, "thread wakeup");
+		/* A compact archive uses some (restore_wakeup()). */
+		if (!r->compact)
+			reserved(r, rec, h, 36, 59, "thread wakeup");
 		p = take(c, 1);
 		if (!p) {
 			violate(r, rec, "thread koid", "thread wakeup has no thread koid");
@@ -722,7 +765,7 @@ static int decode_sched(struct fxt_reader *r, struct fxt_record *rec, struct cur
 	if (rec->sub != KTRACE_FXT_SCHED_WAKEUP && rec->out_state > KTRACE_FXT_THREAD_DEAD)
 		violate(r, rec, "outgoing state", "unknown thread state %u", rec->out_state);
 	trailing(r, rec, c);
-	return r->compact ? restore_sched(r, rec) : 0;
+	return r->compact ? restore_sched(r, rec, ext) : 0;
 }
 
 static int decode_large(struct fxt_reader *r, struct fxt_record *rec, struct cursor *c)

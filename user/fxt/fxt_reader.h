@@ -103,9 +103,11 @@ struct fxt_reader {
 	/*
 	 * A compact archive (fxt_compact.h): its records are given back as
 	 * the recorders wrote them, with what they leave out as arguments;
-	 * @wake holds the wakeup values to restore, by tid through @wake_map.
+	 * @wake holds the wakeup values to restore, by tid through @wake_map,
+	 * @current the thread each CPU runs.
 	 */
 	bool compact;
+	struct fxt_compact_current current;
 	struct u64map wake_map;
 	struct fxt_wake_state *wake;
 	uint32_t nwake, cap_wake;

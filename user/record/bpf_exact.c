@@ -9,9 +9,9 @@
 
 #include <linux/ktrace_fxt.h>
 
+#include "record/record.h"
 #include "sched.bpf.h"
 #include "sched_exact.skel.h"
-#include "record/record.h"
 
 const void *bpf_exact_elf(size_t *size)
 {

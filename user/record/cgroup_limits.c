@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/record.h"
 #include "lib/utils.h"
+#include "record/record.h"
 
 /* nftw() takes no context: one walk at a time, in the recording's thread. */
 static struct cgroup_limits *walking;

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "record/record.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
+#include "record/record.h"
 
 bool cgroup_mount_parse(const char *line, char *mnt, char *fstype, char *opts)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/clock_sync.h"
 #include "lib/utils.h"
+#include "record/clock_sync.h"
 
 bool clock_sync_marker(const char *text, uint64_t ts, struct sync_point *p)
 {

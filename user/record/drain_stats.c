@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* How close a recorder's reader came to falling behind its writers. */
-#include "record/drain_stats.h"
 #include "lib/utils.h"
+#include "record/drain_stats.h"
 
 void drain_stats_pass(struct drain_stats *d)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/ftrace_convert.h"
 #include "fxt/irq_names.h"
 #include "lib/utils.h"
+#include "record/ftrace_convert.h"
 
 int ftrace_conv_init(struct ftrace_conv *c, struct spool *spools, unsigned int n)
 {

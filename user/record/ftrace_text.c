@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/ftrace_text.h"
 #include "lib/utils.h"
+#include "record/ftrace_text.h"
 
 /*
  * The kernel's "CPU:1 [LOST 42 EVENTS]" and trace-cmd report's "CPU:1 [42

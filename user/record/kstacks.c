@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/kstacks.h"
 #include "lib/utils.h"
+#include "record/kstacks.h"
 
 int kstacks_add(struct kstack_table *t, uint32_t id, const uint64_t *ip, uint32_t nframes)
 {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/names.h"
 #include "lib/utils.h"
+#include "record/names.h"
 
 struct scan {
 	struct archive_names *an;

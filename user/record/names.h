@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "fxt/fxt_reader.h"
-#include "record/spool.h"
 #include "lib/u64map.h"
+#include "record/spool.h"
 
 /*
  * One thread record as recorded: its tid, process, name, and when; its

@@ -122,6 +122,10 @@ struct record_opts {
 	uint32_t trigger_pid;	/* --pid: its tid or tgid; 0 any */
 	char trigger_comm[16];	/* --comm; empty: any */
 	bool trigger_rt;	/* --rt: real-time threads' waits only */
+	/* --cgroup: threads in this cgroup or below only (its id; 0: any), of v1's cpu hierarchy */
+	uint64_t trigger_cgroup;
+	bool trigger_cgroup_v1;
+	bool trigger_preempted;	/* a preemption's wait fires it too (watch), not only a wakeup's */
 	/*
 	 * Where threads blocked: stack frames walked at the switch-in that
 	 * ends a block in S or D (0: none), if the thread was off the CPU
@@ -132,6 +136,8 @@ struct record_opts {
 	bool stacks;		/* --stacks: the whole stacks into the archive too */
 	bool raw_stacks;	/* --raw-stacks: addresses, not names */
 	bool irqs;		/* interrupt handlers' runs (off with --no-irq) */
+	/* --compact-wakeups: a wakeup by the thread its CPU runs without its waker argument */
+	bool compact_wakeups;
 };
 
 /* The wait that fired the latency trigger, and when recording stops. */
@@ -179,6 +185,11 @@ struct source_ops {
 	 * source can only be stopped and started again.
 	 */
 	int (*window)(void *priv, struct record_stats *st, uint64_t *rearmed);
+	/*
+	 * Once started: when its span began (CLOCK_MONOTONIC ns), from which
+	 * every kind of record is recorded on every CPU, as stop() will say.
+	 */
+	uint64_t (*span_start)(void *priv);
 	/* A source on its own clock: a sync marker in its buffers, and alignment at the end. */
 	int (*marker)(void *priv, const char *id);
 	/*

@@ -5,7 +5,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,8 +16,8 @@
 
 #include <linux/ktrace.h>
 
-#include "record/session.h"
 #include "lib/utils.h"
+#include "record/session.h"
 
 #define MAX_CPUS		4096
 /* How long the backend's poll may wait for records before it returns. */
@@ -50,6 +53,58 @@ int record_parse_comm(const struct cli_arg *a, char comm[16])
 				       a->name, a->text);
 	strcpy(comm, a->text);
 	return 0;
+}
+
+#define CGROUP_FS_MAGIC		0x27e0eb	/* CGROUP_SUPER_MAGIC: cgroup v1 */
+#define CGROUP2_FS_MAGIC	0x63677270	/* CGROUP2_SUPER_MAGIC */
+
+/* @path's cgroup: 1 and its id if @path is a cgroup directory, 0 if it is none, -1 said. */
+static int cgroup_at(const struct cli_arg *a, const char *path, struct record_opts *ro)
+{
+	char cpu[PATH_MAX + 16];
+	struct statfs sf;
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode) || statfs(path, &sf))
+		return 0;
+	if ((unsigned long)sf.f_type == CGROUP_FS_MAGIC) {
+		/* Threads are placed by the cpu controller's hierarchy: the one the trigger reads. */
+		snprintf(cpu, sizeof(cpu), "%s/cpu.shares", path);
+		if (access(cpu, F_OK)) {
+			cli_usage_error("%s '%s': a cgroup v1 hierarchy without the cpu controller; give the cgroup in the cpu hierarchy (as /proc/PID/cgroup names it on its cpu line) or in cgroup v2",
+					a->name, a->text);
+			return -1;
+		}
+		ro->trigger_cgroup_v1 = true;
+	} else if ((unsigned long)sf.f_type != CGROUP2_FS_MAGIC) {
+		return 0;
+	}
+	ro->trigger_cgroup = cgroup_dir_id(path);
+	if (!ro->trigger_cgroup) {
+		cli_usage_error("%s '%s': cannot read the cgroup's id: %s", a->name, a->text,
+				strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+int record_parse_cgroup(const struct cli_arg *a, struct record_opts *ro)
+{
+	char path[PATH_MAX], *root;
+	int ret;
+
+	ret = cgroup_at(a, a->text, ro);
+	if (ret)
+		return ret < 0 ? -EINVAL : 0;
+	/* A path below cgroup v2's root, as /proc/PID/cgroup gives it. */
+	root = a->text[0] == '/' ? cgroup2_mount() : NULL;
+	if (root && snprintf(path, sizeof(path), "%s%s", root, a->text) < (int)sizeof(path))
+		ret = cgroup_at(a, path, ro);
+	free(root);
+	if (ret)
+		return ret < 0 ? -EINVAL : 0;
+	return cli_usage_error("%s '%s': no such cgroup: neither a cgroup directory (as under /sys/fs/cgroup) nor a path below cgroup v2's root (as /proc/PID/cgroup gives it)",
+			       a->name, a->text);
 }
 
 static void on_signal(int sig)

@@ -54,6 +54,11 @@ int choose_buffer_size(struct record_opts *ro);
 int record_parse_buffer_size(const struct cli_arg *a, uint64_t *bytes);
 int record_parse_duration(const struct cli_arg *a, uint64_t *ns);
 int record_parse_comm(const struct cli_arg *a, char comm[16]);
+/*
+ * --cgroup PATH: a cgroup directory of v2 or of v1's cpu hierarchy, or a
+ * path below v2's root, into @ro's trigger_cgroup; -EINVAL said if none.
+ */
+int record_parse_cgroup(const struct cli_arg *a, struct record_opts *ro);
 /* -ESRCH, said, if no thread or process @pid runs (a trigger could only fire on a reused id). */
 int check_trigger_pid(uint32_t pid);
 /* @out_path NULL: no output file (`ktrace watch` writes its own, with write_archive()). */

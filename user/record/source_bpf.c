@@ -18,10 +18,10 @@
 #include "sched.bpf.h"
 #include "sched.skel.h"
 
+#include "lib/utils.h"
 #include "record/drain_stats.h"
 #include "record/kstacks.h"
 #include "record/record.h"
-#include "lib/utils.h"
 
 struct source_bpf {
 	struct sched_bpf *skel;
@@ -329,6 +329,9 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 		memcpy((char *)s->skel->rodata->trigger_comm, o->trigger_comm,
 		       sizeof(s->skel->rodata->trigger_comm));
 		s->skel->rodata->trigger_rt = o->trigger_rt;
+		s->skel->rodata->trigger_cgroup = o->trigger_cgroup;
+		s->skel->rodata->trigger_cgroup_v1 = o->trigger_cgroup_v1;
+		s->skel->rodata->trigger_preempted = o->trigger_preempted;
 		bpf_map__set_max_entries(s->skel->maps.wake_slots, KTRACE_WAKE_SLOTS);
 	}
 	if (o->stack_depth) {
@@ -759,6 +762,11 @@ static int bpf_window(void *priv, struct record_stats *st, uint64_t *rearmed)
 	return s->err;
 }
 
+static uint64_t bpf_span_start(void *priv)
+{
+	return ((struct source_bpf *)priv)->start_ns;
+}
+
 static int bpf_trigger(void *priv, struct trigger_report *t)
 {
 	struct source_bpf *s = priv;
@@ -808,6 +816,7 @@ const struct source_ops source_bpf_ops = {
 	.poll = bpf_poll,
 	.stop = bpf_stop,
 	.trigger = bpf_trigger,
+	.span_start = bpf_span_start,
 	.window = bpf_window,
 	.throttling = bpf_throttling,
 	.head = bpf_head,

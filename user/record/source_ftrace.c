@@ -15,9 +15,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "lib/utils.h"
 #include "record/ftrace_convert.h"
 #include "record/record.h"
-#include "lib/utils.h"
 
 #define MAX_SYSTEMS	64
 

@@ -13,10 +13,10 @@
 
 #include <linux/ktrace.h>
 
+#include "lib/utils.h"
 #include "record/drain_stats.h"
 #include "record/kstacks.h"
 #include "record/record.h"
-#include "lib/utils.h"
 
 #define FLUSH_INTERVAL_NS	500000000ULL
 
@@ -104,6 +104,11 @@ static void config_of(const struct record_opts *o, struct ktrace_config *cfg)
 		memcpy(cfg->trigger_comm, o->trigger_comm, sizeof(cfg->trigger_comm));
 		if (o->trigger_rt)
 			cfg->flags |= KTRACE_CFG_TRIGGER_RT;
+		cfg->trigger_cgroup = o->trigger_cgroup;
+		if (o->trigger_cgroup_v1)
+			cfg->flags |= KTRACE_CFG_TRIGGER_CGROUP_V1;
+		if (o->trigger_preempted)
+			cfg->flags |= KTRACE_CFG_TRIGGER_PREEMPTED;
 	}
 	/* Sixteen or more sub-buffers, 4 KiB to 64 KiB each, at most 256. */
 	cfg->subbuf_size = o->buffer_size / 16;
@@ -150,6 +155,12 @@ static int kmod_open(void **out, const struct record_opts *o, struct spool *spoo
 	if (configure_throttle(s, &cfg)) {
 		int err = -errno;
 
+		if (o->trigger_cgroup && (err == -E2BIG || err == -EOPNOTSUPP)) {
+			pr_err("--cgroup: %s", err == -E2BIG ?
+			       "the loaded module is older than this ktrace and has no cgroup filter (load the one built with it)" :
+			       "this kernel's configuration has no cgroup to match (CONFIG_CGROUPS, or CONFIG_CGROUP_SCHED for cgroup v1's cpu hierarchy)");
+			return err;
+		}
 		pr_err("cannot set up %llu-byte buffers per CPU: %s%s",
 		       (unsigned long long)o->buffer_size, strerror(-err),
 		       err == -EINVAL ? " (the module takes a power of two from 8K to 1G)" :
@@ -416,6 +427,17 @@ static int kmod_stop(void *priv, struct record_stats *st)
 	return ret;
 }
 
+static uint64_t kmod_span_start(void *priv)
+{
+	struct source_kmod *s = priv;
+	struct ktrace_stats ks = { .size = sizeof(ks) };
+
+	if (ioctl(s->fd, KTRACE_IOC_STATS, &ks) ||
+	    ks.size < offsetof(struct ktrace_stats, start_ts) + sizeof(ks.start_ts) || !ks.start_ts)
+		return s->start_ns;
+	return ks.start_ts;
+}
+
 static int kmod_trigger(void *priv, struct trigger_report *t)
 {
 	struct source_kmod *s = priv;
@@ -463,6 +485,7 @@ const struct source_ops source_kmod_ops = {
 	.poll = kmod_poll,
 	.stop = kmod_stop,
 	.trigger = kmod_trigger,
+	.span_start = kmod_span_start,
 	.throttling = kmod_throttling,
 	.head = kmod_head,
 	.close = kmod_close,

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/spool.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
+#include "record/spool.h"
 
 #define SPOOL_BUF	(256 << 10)
 

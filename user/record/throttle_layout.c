@@ -12,8 +12,8 @@
 
 #include <bpf/btf.h>
 
-#include "record/record.h"
 #include "lib/utils.h"
+#include "record/record.h"
 
 /* A field the module reads: struct, member, its size in bytes (0: any). */
 struct field {

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/u64map.h"
 #include "trace/json_writer.h"
 #include "trace/kstack_names.h"
 #include "trace/sched.h"
-#include "lib/u64map.h"
 
 #define NAME_MAX_LEN	96	/* escaped JSON bytes of a thread name */
 

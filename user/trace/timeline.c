@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "fxt/fxt_writer.h"
-#include "trace/timeline.h"
 #include "lib/u64map.h"
 #include "lib/utils.h"
+#include "trace/timeline.h"
 
 struct tl_cpu *timeline_cpu(struct timeline *t, uint32_t cpu)
 {

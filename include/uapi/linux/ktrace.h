@@ -56,9 +56,17 @@ static inline int ktrace_buffer_size_valid(__u64 size)
 #define KTRACE_CFG_IRQ		(1U << 5)
 /* With KTRACE_CFG_TRIGGER: only real-time (and deadline) threads' waits fire it. */
 #define KTRACE_CFG_TRIGGER_RT	(1U << 6)
+/* With ktrace_config.trigger_cgroup: a cgroup of v1's cpu hierarchy, not of v2. */
+#define KTRACE_CFG_TRIGGER_CGROUP_V1	(1U << 7)
+/*
+ * With KTRACE_CFG_TRIGGER: a preemption (switched out running, to its
+ * switch-in) fires it too, not only a wakeup's wait.
+ */
+#define KTRACE_CFG_TRIGGER_PREEMPTED	(1U << 8)
 #define KTRACE_CFG_FLAGS	(KTRACE_CFG_RING | KTRACE_CFG_TRIGGER | \
 				 KTRACE_CFG_BLOCKED_IN | KTRACE_CFG_STACKS | \
-				 KTRACE_CFG_THROTTLE | KTRACE_CFG_IRQ | KTRACE_CFG_TRIGGER_RT)
+				 KTRACE_CFG_THROTTLE | KTRACE_CFG_IRQ | KTRACE_CFG_TRIGGER_RT | \
+				 KTRACE_CFG_TRIGGER_CGROUP_V1 | KTRACE_CFG_TRIGGER_PREEMPTED)
 
 #define KTRACE_STACK_SLOTS	8192
 
@@ -120,6 +128,13 @@ struct ktrace_config {
 	__u64 blocked_min_ns;	/* KTRACE_CFG_BLOCKED_IN or _STACKS: 0 for every block */
 	/* Up to here: KTRACE_CONFIG_SIZE_VER1 bytes. */
 	struct ktrace_throttle_layout throttle;	/* KTRACE_CFG_THROTTLE, else all 0 */
+	/*
+	 * With KTRACE_CFG_TRIGGER: only waits of threads in this cgroup or
+	 * below it (up to KTRACE_TRIGGER_CGROUP_DEPTH levels) fire it; the
+	 * cgroup directory's kernfs id (its inode number), in cgroup v2, or in
+	 * v1's cpu hierarchy with KTRACE_CFG_TRIGGER_CGROUP_V1; 0: any.
+	 */
+	__u64 trigger_cgroup;
 };
 
 /*

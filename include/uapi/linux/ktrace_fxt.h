@@ -765,10 +765,25 @@ static inline int ktrace_linux_state_blocks(__u32 linux_state)
  * its last switch-out was in S or D).  Returns the words:
  * KTRACE_FXT_CSWITCH_WORDS, plus one per stack.
  */
-static inline __u32 ktrace_fxt_put_cswitch_stacks(__u64 *w, __u32 cpu, __u64 ts,
-						  __u32 out_tid, int out_prio, __u32 linux_state,
-						  __u32 in_tid, int in_prio, __u32 kstack,
-						  __u32 in_kstack)
+static inline __u32 ktrace_fxt_cswitch_words(__u32 kstack, __u32 in_kstack)
+{
+	return KTRACE_FXT_CSWITCH_WORDS + (kstack ? 1 : 0) + (in_kstack ? 1 : 0);
+}
+
+static inline __u64 ktrace_fxt_cswitch_record_hdr(__u32 words, __u32 cpu, __u32 linux_state)
+{
+	return ktrace_fxt_cswitch_args_hdr(words, words - 4, cpu,
+					   ktrace_fxt_state_from_linux(linux_state));
+}
+
+/*
+ * The record without its header word, for a writer that must store the
+ * header last (in place, where a reader may look at once: the BPF
+ * recorder); ktrace_fxt_cswitch_record_hdr() gives the header.
+ */
+static inline __u32 ktrace_fxt_put_cswitch_body(__u64 *w, __u64 ts, __u32 out_tid,
+						int out_prio, __u32 linux_state, __u32 in_tid,
+						int in_prio, __u32 kstack, __u32 in_kstack)
 {
 	__u32 n = KTRACE_FXT_CSWITCH_WORDS;
 
@@ -784,8 +799,18 @@ static inline __u32 ktrace_fxt_put_cswitch_stacks(__u64 *w, __u32 cpu, __u64 ts,
 		w[n++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_KSTACK, kstack);
 	if (in_kstack)
 		w[n++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_INCOMING_KSTACK, in_kstack);
-	w[0] = ktrace_fxt_cswitch_args_hdr(n, n - 4, cpu,
-					   ktrace_fxt_state_from_linux(linux_state));
+	return n;
+}
+
+static inline __u32 ktrace_fxt_put_cswitch_stacks(__u64 *w, __u32 cpu, __u64 ts,
+						  __u32 out_tid, int out_prio, __u32 linux_state,
+						  __u32 in_tid, int in_prio, __u32 kstack,
+						  __u32 in_kstack)
+{
+	__u32 n = ktrace_fxt_put_cswitch_body(w, ts, out_tid, out_prio, linux_state, in_tid,
+					      in_prio, kstack, in_kstack);
+
+	w[0] = ktrace_fxt_cswitch_record_hdr(n, cpu, linux_state);
 	return n;
 }
 
@@ -853,12 +878,18 @@ static inline __u32 ktrace_fxt_wakeup_words(__u32 irq_ctx, __u64 cpus)
  * (uint64), its allowed CPUs 0..63 as a mask: the wait that starts here
  * cannot be blamed on an idle CPU it may not use.
  */
-static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
-					  int prio, __u32 waker_tid, __u32 irq_ctx, __u64 cpus)
+static inline __u64 ktrace_fxt_wakeup_record_hdr(__u32 cpu, __u32 irq_ctx, __u64 cpus)
+{
+	return ktrace_fxt_wakeup_hdr(ktrace_fxt_wakeup_words(irq_ctx, cpus),
+				     2 + (irq_ctx ? 1 : 0) + (cpus ? 1 : 0), cpu);
+}
+
+/* The wakeup without its header word (see ktrace_fxt_put_cswitch_body()). */
+static inline __u32 ktrace_fxt_put_wakeup_body(__u64 *w, __u64 ts, __u32 tid, int prio,
+					       __u32 waker_tid, __u32 irq_ctx, __u64 cpus)
 {
 	__u32 n = ktrace_fxt_wakeup_words(irq_ctx, cpus), i = 4;
 
-	w[0] = ktrace_fxt_wakeup_hdr(n, 2 + (irq_ctx ? 1 : 0) + (cpus ? 1 : 0), cpu);
 	w[1] = ts;
 	w[2] = tid;
 	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
@@ -873,6 +904,15 @@ static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 t
 	return n;
 }
 
+static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
+					  int prio, __u32 waker_tid, __u32 irq_ctx, __u64 cpus)
+{
+	__u32 n = ktrace_fxt_put_wakeup_body(w, ts, tid, prio, waker_tid, irq_ctx, cpus);
+
+	w[0] = ktrace_fxt_wakeup_record_hdr(cpu, irq_ctx, cpus);
+	return n;
+}
+
 /*
  * Latency trigger (record --stop-on-latency): each thread's latest wakeup,
  * in a table of 2^16 words indexed by pid.  A word packs the pid (22 bits:
@@ -881,6 +921,8 @@ static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 t
  * share a slot lose a measurement, never mix theirs.
  */
 #define KTRACE_WAKE_SLOTS		65536U
+/* Levels below the trigger's cgroup (--cgroup) a thread may be and still be watched. */
+#define KTRACE_TRIGGER_CGROUP_DEPTH	32
 #define KTRACE_WAKE_TS_BITS		42
 #define KTRACE_WAKE_TS_MASK		((1ULL << KTRACE_WAKE_TS_BITS) - 1)
 #define KTRACE_WAKE_TS_SHIFT		10

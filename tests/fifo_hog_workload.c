@@ -3,8 +3,9 @@
  * A SCHED_FIFO spinner: pins itself to CPU, takes SCHED_FIFO priority PRIO
  * and spins for MS milliseconds, starving every task of lower priority on
  * that CPU (RT throttling aside): busybox has taskset but no chrt.
- * usage: fifo_hog PRIO CPU MS
- * Exits 4 when it cannot run (no such CPU, or SCHED_FIFO refused).
+ * usage: fifo_hog_workload PRIO CPU MS
+ * Exits EXIT_CANNOT_RUN_HERE (tests/lib/workload.h) when it cannot run
+ * (no such CPU, or SCHED_FIFO refused).
  */
 #include <errno.h>
 #include <sched.h>
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+
+#include "lib/workload.h"
 
 static unsigned long long now_ns(void)
 {
@@ -44,7 +47,7 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: fifo_hog PRIO CPU MS\n");
+		fprintf(stderr, "usage: fifo_hog_workload PRIO CPU MS\n");
 		return 2;
 	}
 	if (parse("PRIO", argv[1], 1, 99, &prio) || parse("CPU", argv[2], 0, CPU_SETSIZE - 1, &cpu) ||
@@ -55,12 +58,12 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
 		fprintf(stderr, "fifo_hog: cannot run on CPU %ld: %s\n", cpu, strerror(errno));
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	sp.sched_priority = prio;
 	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		fprintf(stderr, "fifo_hog: SCHED_FIFO %ld refused: %s\n", prio, strerror(errno));
-		return 4;
+		return EXIT_CANNOT_RUN_HERE;
 	}
 	end = now_ns() + ms * 1000000ULL;
 	while (now_ns() < end)

@@ -5,7 +5,7 @@
  *   pipes ITERATIONS times; "sleeper" sleeps 10 ms twenty times;
  *   "renamer" renames itself to "renamed-ok"; a child process "child-exit"
  *   exits.  The tids go to EXPECT_FILE as key=value lines for check_trace.
- * usage: workload EXPECT_FILE [ITERATIONS]
+ * usage: known_workload EXPECT_FILE [ITERATIONS]
  */
 #include <pthread.h>
 #include <sched.h>
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: workload EXPECT_FILE [ITERATIONS]\n");
+		fprintf(stderr, "usage: known_workload EXPECT_FILE [ITERATIONS]\n");
 		return 2;
 	}
 	if (argc > 2)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A timer storm: 8 threads sleeping 100 us at a time for SECONDS, so that
 every CPU takes timer interrupts and their softirqs many times a second.
-usage: timer_storm.py SECONDS"""
+usage: timer_storm_workload.py SECONDS"""
 import sys
 import threading
 import time

@@ -5,7 +5,7 @@
  * itself "cN", sleeping 100 us (so that it blocks and runs again) and
  * exiting, well under a millisecond after its birth.  Line N of PID_FILE
  * is the Nth child's pid (pids may be reused), for tests/check_names.py.
- * usage: churn SECONDS RATE PID_FILE
+ * usage: churn_workload SECONDS RATE PID_FILE
  */
 #include <errno.h>
 #include <signal.h>
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	FILE *pids;
 
 	if (argc != 4 || (seconds = atof(argv[1])) <= 0 || (rate = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: churn SECONDS RATE PID_FILE\n");
+		fprintf(stderr, "usage: churn_workload SECONDS RATE PID_FILE\n");
 		return 2;
 	}
 	pids = fopen(argv[3], "w");

@@ -1,0 +1,120 @@
+#!/bin/bash
+# ktrace watch in a VM booting one of Debian's kernels (KREL, by default
+# scripts/pick-kernel.sh), with the module and with BPF
+# (tests/vm/watch-in-vm.sh): known spikes watched by --cgroup, of a
+# throttled cgroup and of a thread that spins in the kernel through the test
+# module, each saved and explained with its cause and culprit; and the
+# module unloaded under a running watch: refused while it records, a clear
+# error if it lands between two windows, nothing saved lost or half written.
+# usage: KREL=RELEASE tests/suites/watch-vm.sh BUILD_DIR.  TAP output; the
+# VM's results stay in BUILD_DIR/vm/RELEASE.watch.
+set -u
+build=${1:-build}
+krel=${KREL:-$(scripts/pick-kernel.sh)}
+ktrace=$build/ktrace
+W=$build/vm/$krel.watch
+R=$W/results
+source "$(dirname "$0")/../lib/tap.sh"
+status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
+DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context'
+
+echo "TAP version 13"
+[ -n "$krel" ] || skip_all "ktrace watch in a VM" "no kernel headers to pick a kernel from"
+. scripts/kernel-paths.sh
+kernel_paths "$krel" || skip_all "ktrace watch in a VM on $krel" "linux-image-$krel is not installed"
+command -v qemu-system-x86_64 >/dev/null || skip_all "ktrace watch in a VM on $krel" "qemu is not installed"
+[ -f "$build/kmod/$krel/kmod/ktrace.ko" ] && [ -f "$build/kmod/$krel/tests/kmod-api/ktrace_api_test.ko" ] ||
+	skip_all "ktrace watch in a VM on $krel" "ktrace.ko or the test module is not built (make vm-check KREL=$krel)"
+
+start=$(date +%s)
+mkdir -p "$build/vm"
+# Another boot's results, if any, are kept aside while this one runs.
+[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.aside"
+KTRACE_VM_SCRIPT=tests/vm/watch-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.watch.log" 2>&1
+rc=$?
+rm -rf "$W"
+[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$W"
+[ -d "$build/vm/$krel.aside" ] && mv "$build/vm/$krel.aside" "$build/vm/$krel"
+ok $rc "the VM booted $krel and ran the watch steps ($(($(date +%s) - start)) s)" ||
+	sed 's/^/# /' "$build/vm/$krel.watch.log" | tail -20
+[ -f "$R/status" ] || { echo "1..$n"; exit 1; }
+echo "# steps (s): $(tr '\n' ' ' <"$W/steps.log")"
+[ "$(status insmod)" = 0 ] && [ "$(status api_insmod)" = 0 ]
+ok $? "insmod ktrace.ko and the test module on $(cat "$R/uname")"
+
+for b in kmod bpf; do
+	# --cgroup: the hog's three bursts, the workload in a child of the cgroup.
+	if [ "$(cat "$R/cgroup2")" = none ]; then
+		skip "$b: watch --cgroup beside three hog bursts" "no cgroup2 in the VM"
+	elif [ "$(status ${b}_wcg)" = 0 ] && [ "$(status ${b}_wcgload)" = 0 ]; then
+		tap_include < <(tests/check_spikes.py "$ktrace" "$R/${b}_wcg" "$R/${b}_wcg.expect" 3 |
+			sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': --cgroup: /')
+		victim=$(sed -n 's/^victim=//p' "$R/${b}_wcg.expect")
+		others=$(grep -vc "\"tid\":$victim," "$R/${b}_wcg/spikes.jsonl")
+		[ "$others" -eq 0 ]
+		ok $? "$b: --cgroup --comm kt_victim: no other thread fires it ($others others)"
+	else
+		ok 1 "$b: watch --cgroup beside three hog bursts ran and ended with 0" ||
+			{ diag "$R/${b}_wcg.err" | tail -5; diag "$R/${b}_wcgload.err" | head -5; }
+	fi
+	# A throttled cgroup's spinner.
+	if [ "$(status ${b}_wthr)" = $EXIT_CANNOT_RUN_HERE ]; then
+		skip "$b: watch of a throttled cgroup" "$(head -1 "$R/${b}_wthr.out")"
+	elif [ "$(status ${b}_wthr)" = 0 ]; then
+		tap_include < <(tests/check_spike_causes.py "$ktrace" "$R/${b}_wthr" "@$R/${b}_wthr.pid" throttled \
+			"throttled in cgroup /ktrace-throttle-test" 1 | sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': throttled: /')
+	else
+		ok 1 "$b: watch of a throttled cgroup ran and ended with 0" ||
+			{ diag "$R/${b}_wthr.out"; diag "$R/${b}_wthr.log" | tail -5; }
+	fi
+	# A thread that spins in the kernel, where the kernel does not preempt it.
+	if [ "$(status ${b}_wspinload)" = $EXIT_CANNOT_RUN_HERE ]; then
+		skip "$b: watch beside a spin in the kernel" "the workload cannot run here: $(head -1 "$R/${b}_wspinload.err")"
+	elif [ "$(status ${b}_wspin)" != 0 ] || [ "$(status ${b}_wspinload)" != 0 ]; then
+		ok 1 "$b: watch beside a spin in the kernel ran and ended with 0" ||
+			{ diag "$R/${b}_wspin.err" | tail -5; diag "$R/${b}_wspinload.err" | head -5; }
+	elif case $krel in *-rt-*) true ;; *) false ;; esac; then
+		skip "$b: watch beside a spin in the kernel: not_preempted behind kt_spinner" \
+			"PREEMPT_RT preempts the spinner: no kernel-side delay"
+	else
+		tap_include < <(tests/check_spike_causes.py "$ktrace" "$R/${b}_wspin" "rt=$R/${b}_wspin.expect" \
+			not_preempted kt_spinner 1 | sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': kernel spin: /')
+	fi
+done
+
+# The module unloaded under a running watch.
+[ "$(status kmod_wunload_busy)" != 0 ] && [ "$(status kmod_wunload_alive)" = 0 ] &&
+	grep -qi 'in use\|busy\|temporarily' "$R/kmod_wunload_busy.err"
+ok $? "rmmod ktrace while a watch records: refused (the module is in use), the watch goes on" ||
+	diag "$R/kmod_wunload_busy.err"
+d=$R/kmod_wunload
+whole=$(python3 - "$ktrace" "$d" <<'EOF'
+import json, os, subprocess, sys
+ktrace, d = sys.argv[1:3]
+lines = open(os.path.join(d, 'spikes.jsonl')).read().splitlines() if os.path.exists(os.path.join(d, 'spikes.jsonl')) else []
+bad = 0
+for line in lines:
+    s = json.loads(line)
+    if s['status'] == 'saved':
+        bad += subprocess.run([ktrace, 'dump', '--check', os.path.join(d, s['fxt'])],
+                              capture_output=True).returncode != 0
+        bad += not os.path.exists(os.path.join(d, s['txt']))
+tmp = [n for n in os.listdir(d) if n.endswith('.tmp')] if os.path.isdir(d) else []
+print(f"{sum(json.loads(l)['status'] == 'saved' for l in lines)} {bad + len(tmp)}")
+EOF
+)
+saved=${whole% *} broken=${whole#* }
+if [ "$(status kmod_wunload_rmmod)" = 0 ]; then
+	[ "$(status kmod_wunload)" = 1 ] && grep -q 'the module was unloaded between two windows' "$R/kmod_wunload.err" &&
+		[ "$broken" = 0 ]
+	ok $? "the module unloaded between two windows: the watch ends with a clear error (exit 1); its $saved saved spikes whole, no partial file" ||
+		diag "$R/kmod_wunload.err"
+else
+	skip "the module unloaded between two windows" "rmmod never landed between two windows (the watch held the device)"
+	[ "$(status kmod_wunload)" = 0 ] && [ "$broken" = 0 ] && [ "$saved" -ge 1 ]
+	ok $? "the watch that rmmod could not unload saved its spikes whole ($saved) and ended with 0" ||
+		diag "$R/kmod_wunload.err"
+fi
+! grep -E "$DMESG_BAD" "$R/dmesg" >/dev/null
+ok $? "no warning in dmesg" || grep -E -A5 "$DMESG_BAD" "$R/dmesg" | head -20 | diag /dev/stdin
+finish

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Runs inside the test VM (scripts/vm-run.sh with KTRACE_VM_SCRIPT; the
+# host checks with tests/suites/watch-vm.sh): ktrace watch with each
+# backend beside spikes of known causes (a cgroup's SCHED_FIFO hog watched
+# by --cgroup, a throttled cgroup, a thread that spins in the kernel
+# through the test module), and the module unloaded under a running watch.
+. /ktrace/steps.sh
+
+uname -r >"$R/uname"
+step insmod insmod ./ktrace.ko
+step api_insmod insmod ./ktrace_api_test.ko
+
+# watch_start NAME ARGS...: ktrace watch into $R/NAME in the background, its
+# pid in $wpid, once it records (or has ended).
+watch_start() {
+	name=$1
+	shift
+	mark "$name"
+	ktrace watch "$@" -o "$R/$name" --before 100ms --after 10ms -d 300 \
+		>"$R/$name.out" 2>"$R/$name.err" &
+	wpid=$!
+	i=0
+	while [ $i -lt 1200 ] && ! grep -q 'watching with' "$R/$name.err" && kill -0 $wpid 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+# watch_stop NAME: SIGTERM, and its exit status as NAME's.
+watch_stop() {
+	kill -TERM $wpid 2>/dev/null
+	wait $wpid
+	echo "$1 $?" >>"$R/status"
+}
+
+# cgroup v2, mounted here if the kernel has not.
+cg2=$(awk '/ - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+if [ -z "$cg2" ] && mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null; then
+	cg2=/sys/fs/cgroup
+fi
+echo "${cg2:-none}" >"$R/cgroup2"
+for b in kmod bpf; do
+	# --cgroup: three bursts of the hog, the workload in a child of the
+	# watched cgroup (its victim's: under emulation the other threads wait
+	# 10 ms too, and a window they took could hold a burst); four seconds apart (the module starts again after
+	# each window, which takes seconds under emulation).
+	if [ -n "$cg2" ] && mkdir -p "$cg2/ktrace-watch-$b/child"; then
+		watch_start ${b}_wcg --backend $b --threshold 10ms --cgroup "$cg2/ktrace-watch-$b" \
+			--comm kt_victim
+		step ${b}_wcgload sh -c "echo \$\$ >$cg2/ktrace-watch-$b/child/cgroup.procs &&
+			exec spike_workload $R/${b}_wcg.expect 3 20000 4000"
+		sleep 3
+		watch_stop ${b}_wcg
+		rmdir "$cg2/ktrace-watch-$b/child" "$cg2/ktrace-watch-$b"
+	fi
+	# A spinner in a cgroup limited to 10 ms of every 100 ms, watched by
+	# its cgroup: throttled, in that cgroup.
+	# Eight seconds: the module takes seconds to start again after a window.
+	step ${b}_wthr sh ./throttle_workload.sh ktrace $b $R/${b}_wthr/ $R/${b}_wthr.pid 8
+	# A SCHED_FIFO thread woken where a fair thread spins 20 ms in the
+	# kernel (the test module's spin parameter): not_preempted behind
+	# kt_spinner, where the kernel does not preempt it (--rt: not while
+	# kt_rt starts, a fair thread then; 1 ms: a real-time thread waits
+	# that long only behind the spinner, a higher priority or interrupts).
+	watch_start ${b}_wspin --backend $b --threshold 1ms --rt --comm kt_rt
+	step ${b}_wspinload preempt_workload $R/${b}_wspin.expect 20 20000
+	sleep 3
+	watch_stop ${b}_wspin
+done
+step api_rmmod rmmod ktrace_api_test
+
+# The module unloaded under a running watch: refused while it records (the
+# open device holds the module); tried again and again while spikes come,
+# so that it may land between two windows, when the watch has closed the
+# device to start it again: then the watch ends with an error, and what
+# it saved is whole.
+watch_start kmod_wunload --backend kmod --threshold 10ms --comm kt_victim
+step kmod_wunload_busy rmmod ktrace
+kill -0 $wpid
+echo "kmod_wunload_alive $?" >>"$R/status"
+spike_workload $R/kmod_wunload.expect 4 20000 1500 >/dev/null 2>&1 &
+load=$!
+unloaded=1
+while kill -0 $load 2>/dev/null; do
+	if rmmod ktrace 2>/dev/null; then
+		unloaded=0
+		break
+	fi
+done
+echo "kmod_wunload_rmmod $unloaded" >>"$R/status"
+wait $load
+sleep 1
+watch_stop kmod_wunload
+[ -e /sys/module/ktrace ] || insmod ./ktrace.ko
+dmesg >"$R/dmesg"
