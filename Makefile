@@ -45,6 +45,7 @@ USER_LIB_SRCS	:= user/lib/utils.c user/lib/u64map.c user/lib/topn.c user/cli/cli
 		   user/fxt/fxt_reader.c user/fxt/fxt_writer.c user/fxt/fxt_compact.c \
 		   user/fxt/irq_names.c \
 		   user/trace/kstack_names.c user/trace/timeline.c user/trace/json_writer.c user/trace/sched.c \
+		   user/trace/cpu_mask.c \
 		   user/analyze/latency.c user/analyze/latency_run.c user/analyze/trace_index.c user/analyze/latency_format.c user/analyze/latency_report.c user/analyze/timer_latency.c \
 		   user/analyze/annotate.c user/analyze/critical_path.c \
 		   user/analyze/timeline_check.c user/analyze/causes.c user/analyze/throttling.c
@@ -197,12 +198,12 @@ endif
 $(BPF_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) -Iinclude/uapi -Ibpf \
-		$(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
+		$(BPF_DEFS) $(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 $(BPF_EXACT_OBJ): bpf/sched.bpf.c bpf/sched.bpf.h include/uapi/linux/ktrace_fxt.h $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -DKTRACE_EXACT_IRQ_CONTEXT -Wall \
-		-I$(O) -Iinclude/uapi -Ibpf $(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
+		-I$(O) -Iinclude/uapi -Ibpf $(BPF_DEFS) $(if $(filter 1,$(WERROR)),-Werror) -c -o $@ $<
 
 # Both skeletons are named sched_bpf: the exact one only lends its ELF bytes.
 $(BPF_SKEL): $(BPF_OBJ)
@@ -368,6 +369,13 @@ $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o: bench/bpf_floor.bpf.c $(O)/
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) \
 		$(if $(findstring clock,$@),-DFLOOR_CLOCK) -c -o $@ $<
 
+# bench-sched.sh's ktrace whose BPF recorder leaves out the affinity check
+# on each switch-out and move (KTRACE_BENCH_NO_AFFINITY), to measure it.
+NOAFF_KTRACE	:= $(O)/bench/noaffinity/ktrace
+$(NOAFF_KTRACE): $(USER_CMD_SRCS) $(USER_LIB_SRCS) $(USER_HDRS) bpf/sched.bpf.c
+	@$(MAKE) --no-print-directory O=$(O)/bench/noaffinity BPF_DEFS=-DKTRACE_BENCH_NO_AFFINITY=1 \
+		$(O)/bench/noaffinity/ktrace
+
 # Speed and memory, as ratios against ftrace and no tracing in the same run.
 # The drain and merge of ktrace record, from synthetic per-CPU buffers.
 DRAIN_MERGE	:= $(O)/bench/drain_merge
@@ -376,7 +384,7 @@ $(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(
 	$(CC) $(KTRACE_CFLAGS) -o $@ $^
 
 bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong \
-	$(O)/bench/bpf_floor $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o \
+	$(O)/bench/bpf_floor $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o $(NOAFF_KTRACE) \
 	$(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS) $(O)/bench/kmod_bench)
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)

@@ -5,8 +5,11 @@
 # by round.  Debian's runqlat runs as a reference, and so does the floor
 # under any BPF recorder of these events: two programs on the same
 # tracepoints that do nothing, and two that only read the clock
-# (bench/bpf_floor.bpf.c), and ktrace without recording interrupt handlers
-# (--no-irq).  Also bytes per context
+# (bench/bpf_floor.bpf.c), ktrace without recording interrupt handlers
+# (--no-irq), and ktrace built without the affinity check on each
+# switch-out (BUILD_DIR/bench/noaffinity/ktrace, as make bench builds it;
+# the ping-pong's threads are pinned, so it is the check a pinned thread
+# costs).  Also bytes per context
 # switch (with its wakeup) for ktrace's archive, ftrace and perf sched record.
 #
 # Each run is timed in blocks of BLOCK round trips.  On a virtual machine
@@ -91,6 +94,9 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 		# a switch, so this should cost what ktrace-bpf does.
 		taskset -c $other "$ktrace" record --backend bpf --no-irq -o "$tmp/$1.fxt" -- \
 			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
+	ktrace-noaffinity)
+		taskset -c $other "$build/bench/noaffinity/ktrace" record --backend bpf -o "$tmp/$1.fxt" -- \
+			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
 	ktrace-noblocked|ktrace-every|ktrace-stacks)
 		# Where each thread blocked (every switch here is a pipe_read
 		# block, of microseconds): by default only blocks of 100 us or
@@ -121,6 +127,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 conds="none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock"
 [ -x "$runqlat" ] && conds="$conds runqlat"
 [ -n "${BASE_BUILD:-}" ] && conds="$conds ktrace-base"
+[ -x "$build/bench/noaffinity/ktrace" ] && conds="$conds ktrace-noaffinity"
 echo "ping-pong on CPU $cpu: $trips round trips (2 switches + 2 wakeups each) timed in blocks of $block, $rounds rounds, conditions interleaved"
 for r in $(seq "$rounds"); do
 	for c in $conds; do
@@ -132,7 +139,7 @@ done
 
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-base ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
+for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-base ktrace-noirq ktrace-noaffinity ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
 	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
@@ -174,6 +181,13 @@ kni=$(pct "$tmp/ktrace-noirq" 10)
 awk -v k="$k" -v kni="$kni" -v b="$base" 'BEGIN {
 	printf "interrupt handlers: the default adds %.1f ns per switch to --no-irq (%.0f%% of its %.1f ns; target: at most 10%%)\n",
 		(k-kni)/2, 100*(k-kni)/(kni-b), (kni-b)/2 }'
+# The affinity check on each switch-out, alone: the build without it.
+if [ -f "$tmp/ktrace-noaffinity" ]; then
+	kna=$(pct "$tmp/ktrace-noaffinity" 10)
+	awk -v k="$k" -v kna="$kna" -v b="$base" 'BEGIN {
+		printf "the affinity check: %.1f ns per switch (%.0f%% of the %.1f ns ktrace adds without it)\n",
+			(k-kna)/2, 100*(k-kna)/(kna-b), (kna-b)/2 }'
+fi
 walked=$("$ktrace" dump "$tmp/k.fxt" | awk '/switch:/ {n++} /incoming_kstack=/ {k++} END {printf "%d of %d (%.2f%%)", k, n, n ? 100 * k / n : 0}')
 echo "switches that walked a stack by default (blocks of 100 us or more, the last round): $walked"
 # The same ratio round by round, for its spread.
@@ -254,10 +268,17 @@ awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="${recs:-0}" 'BEGIN {
 if command -v bpftool >/dev/null && command -v python3 >/dev/null; then
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -q kernel.bpf_stats_enabled=1
-	for opt in "" --no-blocked-in --blocked-in=0 "--stacks --blocked-in=0"; do
-		taskset -c $other "$ktrace" record --backend bpf $opt -o "$tmp/s.fxt" -- sh -c \
+	# Last, the build without the affinity check: the check's own cost per run.
+	for opt in "" --no-blocked-in --blocked-in=0 "--stacks --blocked-in=0" noaffinity; do
+		k=$ktrace what=${opt:-default}
+		if [ "$opt" = noaffinity ]; then
+			[ -x "$build/bench/noaffinity/ktrace" ] || continue
+			k=$build/bench/noaffinity/ktrace opt= what="default, without the affinity check"
+		fi
+		# shellcheck disable=SC2086
+		taskset -c $other "$k" record --backend bpf $opt -o "$tmp/s.fxt" -- sh -c \
 			"'$pp' $trips $cpu >/dev/null; bpftool prog show -j >'$tmp/progs.json'" 2>/dev/null
-		python3 - "$tmp/progs.json" "${opt:-default}" <<'PY'
+		python3 - "$tmp/progs.json" "$what" <<'PY'
 import json, sys
 names = {"ktrace_sched_switch": "sched_switch", "ktrace_sched_waking": "sched_waking",
          "ktrace_sched_migrate_task": "sched_migrate_task",

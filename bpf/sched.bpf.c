@@ -218,15 +218,20 @@ static __always_inline __s64 reserve(__u32 buf, struct ktrace_bpf_ctl *c, __u32 
 	return reserve_room(buf, c, words, words, alone);
 }
 
-/* Writes the body, then publishes the record with its header word. */
-static __always_inline void publish(__u32 buf, __u64 pos, const __u64 *rec, __u32 words)
+/*
+ * Writes the body, then publishes the record with its header word; @max
+ * bounds @words for the verifier (a constant: KTRACE_BPF_MAX_WORDS, or
+ * KTRACE_BPF_WIDE_MAX_WORDS from the functions that write wide masks).
+ */
+static __always_inline void publish(__u32 buf, __u64 pos, const __u64 *rec, __u32 words,
+				    __u32 max)
 {
 	struct ktrace_bpf_chunk *ch = chunk_of(buf, pos);
 	__u32 off = pos & CHUNK_MASK;
 
 	if (!ch)
 		return;
-	for (__u32 i = 1; i < KTRACE_BPF_MAX_WORDS; i++) {
+	for (__u32 i = 1; i < max; i++) {
 		if (i >= words)
 			break;
 		ch->w[(off + i) & CHUNK_MASK] = rec[i];
@@ -272,16 +277,19 @@ static __always_inline struct ktrace_bpf_ctl *emit_ctl(__u32 buf, __u32 cpu, __u
 				return NULL;
 			}
 			ktrace_fxt_put_drop(loss, ts, cpu, n, c->first_ts, c->last_ts);
-			publish(buf, pos, loss, KTRACE_FXT_DROP_WORDS);
+			publish(buf, pos, loss, KTRACE_FXT_DROP_WORDS, KTRACE_FXT_DROP_WORDS);
 			__sync_fetch_and_add(&c->reported, n);
 		}
 	}
 	return c;
 }
 
-/* Writes one record, built in @rec, into buffer @buf of this CPU, @cpu. */
-static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
-				    __u64 ts, bool alone)
+/*
+ * Writes one record, built in @rec, into buffer @buf of this CPU, @cpu; @max
+ * as for publish().
+ */
+static __always_inline bool emit_to_max(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
+					__u64 ts, bool alone, __u32 max)
 {
 	struct ktrace_bpf_ctl *c = emit_ctl(buf, cpu, ts, alone);
 	__s64 pos;
@@ -293,8 +301,14 @@ static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u3
 		count_loss(c, ts);
 		return false;
 	}
-	publish(buf, pos, rec, words);
+	publish(buf, pos, rec, words, max);
 	return true;
+}
+
+static __always_inline bool emit_to(__u32 buf, __u32 cpu, const __u64 *rec, __u32 words,
+				    __u64 ts, bool alone)
+{
+	return emit_to_max(buf, cpu, rec, words, ts, alone, KTRACE_BPF_MAX_WORDS);
 }
 
 /*
@@ -387,9 +401,20 @@ static __always_inline __u32 comm_len(const char *comm)
  * loads through the BTF-typed pointer (a bpf_probe_read_kernel() pair
  * cost 85 ns more per wakeup of a pinned thread).
  */
+/* Whether the records give masks of more than one word: more than 64 possible CPUs. */
+static __always_inline bool wide_masks(void)
+{
+	return nr_cpus > 64;
+}
+
+static __always_inline bool cpus_restricted(struct task_struct *p)
+{
+	return p->nr_cpus_allowed < nr_cpus;
+}
+
 static __always_inline __u64 restricted_cpus(struct task_struct *p)
 {
-	if (p->nr_cpus_allowed < nr_cpus)
+	if (cpus_restricted(p) && !wide_masks())
 		return p->cpus_ptr->bits[0];
 	return 0;
 }
@@ -407,17 +432,152 @@ __noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
 
 /*
  * A record now in the trace gives @pid's allowed CPUs as @cpus (a wakeup,
- * a thread record): the slot follows it, so that a later change is told
- * against what the trace last said.
+ * a thread record; @restricted: it may not run on every CPU, @cpus is its
+ * mask folded by ktrace_affinity_fold()): the slot follows it, so that a
+ * later change is told against what the trace last said.
  */
-static __always_inline void affinity_said(__u32 pid, __u64 cpus)
+static __always_inline void affinity_said(__u32 pid, int restricted, __u64 cpus)
 {
 	__u32 key = pid & (KTRACE_AFFINITY_SLOTS - 1);
-	__u64 v = ktrace_affinity_slot(pid, cpus), *slot;
+	__u64 v = ktrace_affinity_slot(pid, restricted, cpus), *slot;
 
 	slot = bpf_map_lookup_elem(&affinity_slots, &key);
 	if (pid && slot && *slot != v)
 		*slot = v;
+}
+
+/*
+ * Masks above CPU 63 (a machine of more than 64 possible CPUs): the mask
+ * is copied from the task, by the program that has it, into a per-CPU
+ * scratch area with the rest of what the record needs, and a function of
+ * its own, which the verifier checks once, builds the record there and
+ * writes it.  One area per context that can be interrupted by another
+ * writer of wide masks: WIDE_IRQS_OFF (switch, migrate, a wakeup of
+ * another task: interrupts are off, and no scheduler event fires in NMI
+ * context), WIDE_TASK and WIDE_SOFTIRQ (a task's names, a task waking
+ * itself, with interrupts on).
+ */
+enum { WIDE_IRQS_OFF, WIDE_TASK, WIDE_SOFTIRQ, WIDE_AREAS };
+
+/*
+ * Only bench/bench-sched.sh's build of the recorder sets this: its
+ * switches and moves skip note_affinity(), so that the check's cost can be
+ * measured against this build's.
+ */
+#ifndef KTRACE_BENCH_NO_AFFINITY
+#define KTRACE_BENCH_NO_AFFINITY	0
+#endif
+
+struct ktrace_bpf_wide {
+	__u64 mask[KTRACE_FXT_CPUS_MAX_WORDS];	/* the first mask_words() */
+	__u64 rec[KTRACE_BPF_WIDE_MAX_WORDS];
+	char name[KTRACE_FXT_COMM_LEN + 1];
+	__u64 cgroup_id;
+	__u32 pid, tgid, waker, irq_ctx;
+	int prio;
+	bool restricted;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WIDE_AREAS);
+	__type(key, __u32);
+	__type(value, struct ktrace_bpf_wide);
+} wide_areas SEC(".maps");
+
+/* Words of an allowed-CPU mask. */
+static __always_inline __u32 mask_words(void)
+{
+	return (nr_cpus + 63) / 64;
+}
+
+/*
+ * Area @area with @p's ids and whether it may not run on every CPU, and
+ * then its mask, copied (at most KTRACE_FXT_CPUS_MAX_WORDS words); NULL
+ * if the mask cannot be read.
+ */
+static __always_inline struct ktrace_bpf_wide *wide_area(__u32 area, struct task_struct *p)
+{
+	__u32 bytes = mask_words() * 8;
+	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
+
+	if (!x)
+		return NULL;
+	x->pid = p->pid;
+	x->tgid = p->tgid;
+	x->restricted = p->nr_cpus_allowed < nr_cpus;
+	if (!x->restricted)
+		return x;
+	if (bytes > sizeof(x->mask))
+		bytes = sizeof(x->mask);
+	if (bpf_probe_read_kernel(x->mask, bytes, p->cpus_ptr->bits))
+		return NULL;
+	return x;
+}
+
+/* Area @area's mask folded, 0 if its task may run on every CPU (ktrace_affinity_fold()). */
+static __always_inline __u64 wide_fold(struct ktrace_bpf_wide *x)
+{
+	return x->restricted ? ktrace_affinity_fold(x->mask, mask_words()) : 0;
+}
+
+/* The wakeup of area @area's task, one that may not run on every CPU: its slot follows. */
+__noinline int emit_wakeup_wide(__u32 area, __u32 cpu, __u64 ts, int alone)
+{
+	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
+	__u32 words;
+
+	if (!x || !x->restricted)
+		return 0;
+	words = ktrace_fxt_put_wakeup_wide(x->rec, cpu, ts, x->pid, x->prio, x->waker,
+					   x->irq_ctx, x->mask, mask_words());
+	if (!emit_to_max(cpu, cpu, x->rec, words, ts, alone, KTRACE_BPF_WIDE_MAX_WORDS))
+		return 0;
+	affinity_said(x->pid, 1, wide_fold(x));
+	return 1;
+}
+
+/* Area @area's task was switched out or moved: its "affinity" record if it changed. */
+__noinline int note_affinity_wide(__u32 area, __u64 ts)
+{
+	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
+	__u32 key, cpu = bpf_get_smp_processor_id(), words;
+	__u64 v, *slot;
+
+	if (!x || !x->pid)
+		return 0;
+	key = x->pid & (KTRACE_AFFINITY_SLOTS - 1);
+	v = ktrace_affinity_slot(x->pid, x->restricted, wide_fold(x));
+	slot = bpf_map_lookup_elem(&affinity_slots, &key);
+	if (!slot || *slot == v)
+		return 0;
+	words = ktrace_fxt_put_affinity_wide(x->rec, ts, x->tgid, x->pid,
+					     x->restricted ? x->mask : NULL, mask_words());
+	/* Only once written: a record lost, or before the span, is tried again. */
+	if (!emit_to_max(cpu, cpu, x->rec, words, ts, false, KTRACE_BPF_WIDE_MAX_WORDS))
+		return 0;
+	*slot = v;
+	return 1;
+}
+
+/*
+ * The thread record of area @area's task, one that may not run on every
+ * CPU, named by its name: its slot follows.
+ */
+__noinline int emit_thread_wide(__u32 area, __u64 ts)
+{
+	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
+	__u32 cpu = bpf_get_smp_processor_id(), words, len;
+
+	if (!x || !x->restricted)
+		return 0;
+	len = comm_len(x->name);
+	words = ktrace_fxt_put_kobj_thread_wide(x->rec, x->pid, x->tgid, x->name, len, x->mask,
+						mask_words(), x->cgroup_id);
+	if (!emit_to_max(cpu, cpu, x->rec, words, ts, false, KTRACE_BPF_WIDE_MAX_WORDS))
+		return 0;
+	affinity_said(x->pid, 1, wide_fold(x));
+	return 1;
 }
 
 /*
@@ -431,8 +591,17 @@ static __always_inline void affinity_said(__u32 pid, __u64 cpus)
 static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
 {
 	__u32 pid = p->pid, key = pid & (KTRACE_AFFINITY_SLOTS - 1);
-	__u64 cpus = restricted_cpus(p), v = ktrace_affinity_slot(pid, cpus), *slot;
+	__u64 cpus, v, *slot;
 
+	if (KTRACE_BENCH_NO_AFFINITY)
+		return;
+	if (wide_masks()) {
+		if (pid && wide_area(WIDE_IRQS_OFF, p))
+			note_affinity_wide(WIDE_IRQS_OFF, ts);
+		return;
+	}
+	cpus = restricted_cpus(p);
+	v = ktrace_affinity_slot(pid, cpus != 0, cpus);
 	slot = bpf_map_lookup_elem(&affinity_slots, &key);
 	if (!pid || !slot || *slot == v)
 		return;
@@ -463,18 +632,27 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *p)
  * "add r11, off" then "jnc") takes any such load for a faulting one and
  * gives 0, which zeroed the first three bytes of every name.
  */
-static __always_inline void emit_names(struct task_struct *p, const char *comm, __u64 ts)
+static __always_inline void emit_names(struct task_struct *p, const char *comm, __u64 ts,
+				       __u32 area)
 {
 	struct bpf_rec rec;
 	__u32 pid = p->pid, tgid = p->tgid, len;
 	char name[KTRACE_FXT_COMM_LEN + 1] = {};
 	__u64 cgroup_id = task_cgroup_id(p), cpus = restricted_cpus(p);
+	struct ktrace_bpf_wide *x;
 
 	bpf_probe_read_kernel_str(name, sizeof(name), comm);
 	len = comm_len(name);
-	if (emit(&rec, ktrace_fxt_put_kobj_thread(rec_clear(&rec), pid, tgid, name, len, cpus,
-						  cgroup_id), ts))
-		affinity_said(pid, cpus);
+	/* A mask above CPU 63 out of line; a task freed meanwhile as any other. */
+	x = wide_masks() && cpus_restricted(p) ? wide_area(area, p) : NULL;
+	if (x && x->restricted) {
+		__builtin_memcpy(x->name, name, sizeof(name));
+		x->cgroup_id = cgroup_id;
+		emit_thread_wide(area, ts);
+	} else if (emit(&rec, ktrace_fxt_put_kobj_thread(rec_clear(&rec), pid, tgid, name, len,
+							 cpus, cgroup_id), ts)) {
+		affinity_said(pid, cpus != 0, cpus);
+	}
 	if (pid == tgid)
 		emit(&rec, ktrace_fxt_put_kobj_process(rec.w, tgid, name, len, cgroup_id), ts);
 }
@@ -746,7 +924,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 		record_throttle(prev, cpu, ts);
 	/* A task's last switch names it again, after it (kmod/probes_sched.c says why). */
 	if (ktrace_linux_state_exits(state))
-		emit_names(prev, prev->comm, ts);
+		emit_names(prev, prev->comm, ts, WIDE_IRQS_OFF);
 	if (trigger_ns) {
 		if (state == KTRACE_LINUX_RUNNING)
 			trigger_preempt(prev, ts);
@@ -1015,13 +1193,30 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
 	__u64 cpus = restricted_cpus(p);
+	bool alone = irqs_off || p != waker;
+	struct ktrace_bpf_wide *x = NULL;
+	__u32 area = WIDE_IRQS_OFF;
 
-	w = emit_begin(cpu, cpu, ktrace_fxt_wakeup_words(irq_ctx, cpus),
-		       KTRACE_FXT_WAKEUP_MAX_WORDS, ts, irqs_off || p != waker);
-	if (w) {
-		ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker->pid, irq_ctx, cpus);
-		publish_word(w, ktrace_fxt_wakeup_record_hdr(cpu, irq_ctx, cpus));
-		affinity_said(p->pid, cpus);
+	/* A mask above CPU 63 out of line; a task freed meanwhile as any other. */
+	if (wide_masks() && cpus_restricted(p)) {
+		area = alone || irq_ctx == KTRACE_CTX_HARDIRQ ? WIDE_IRQS_OFF :
+		       irq_ctx == KTRACE_CTX_SOFTIRQ ? WIDE_SOFTIRQ : WIDE_TASK;
+		x = wide_area(area, p);
+	}
+	if (x && x->restricted) {
+		x->prio = p->prio;
+		x->waker = waker->pid;
+		x->irq_ctx = irq_ctx;
+		emit_wakeup_wide(area, cpu, ts, alone);
+	} else {
+		w = emit_begin(cpu, cpu, ktrace_fxt_wakeup_words(irq_ctx, cpus),
+			       KTRACE_FXT_WAKEUP_MAX_WORDS, ts, alone);
+		if (w) {
+			ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker->pid, irq_ctx,
+						   cpus);
+			publish_word(w, ktrace_fxt_wakeup_record_hdr(cpu, irq_ctx, cpus));
+			affinity_said(p->pid, cpus != 0, cpus);
+		}
 	}
 	/* A wakeup the trace does not have starts no wait the trigger counts. */
 	if (trigger_ns && in_span(ts))
@@ -1249,7 +1444,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ktrace_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	/* Its thread record gives its allowed CPUs, and sets its slot (a reused pid's). */
-	emit_names(child, child->comm, bpf_ktime_get_ns());
+	emit_names(child, child->comm, bpf_ktime_get_ns(), WIDE_TASK);
 	return 0;
 }
 
@@ -1257,14 +1452,14 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ktrace_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	emit_names(p, p->comm, bpf_ktime_get_ns());
+	emit_names(p, p->comm, bpf_ktime_get_ns(), WIDE_TASK);
 	return 0;
 }
 
 SEC("tp_btf/task_rename")
 int BPF_PROG(ktrace_task_rename, struct task_struct *task, const char *comm)
 {
-	emit_names(task, comm, bpf_ktime_get_ns());
+	emit_names(task, comm, bpf_ktime_get_ns(), WIDE_TASK);
 	return 0;
 }
 

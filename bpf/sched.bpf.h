@@ -3,8 +3,14 @@
 #ifndef KTRACE_SCHED_BPF_H
 #define KTRACE_SCHED_BPF_H
 
-/* Largest record the BPF programs write, in words. */
+/* Largest record the BPF programs write, in words, but for the ones below. */
 #define KTRACE_BPF_MAX_WORDS	KTRACE_FXT_DROP_WORDS
+/*
+ * Largest of all: a thread record with an allowed-CPU mask above CPU 63
+ * (a machine of more than 64 CPUs), the largest of the records built in
+ * struct ktrace_bpf_wide.
+ */
+#define KTRACE_BPF_WIDE_MAX_WORDS	KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS
 
 /*
  * Buffers are made of 4 KiB chunks, one map element each, so a writer looks

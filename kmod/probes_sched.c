@@ -150,20 +150,77 @@ static u64 restricted_cpus(const struct task_struct *p)
 }
 
 /*
- * A record now in the trace gives @p's allowed CPUs as @cpus (a wakeup, a
- * thread record): the slot follows it, so that a later change is told
- * against what the trace last said.
+ * Whether the records give masks of more than one word ("cpus1" ...,
+ * ktrace_fxt_put_cpus_extra()): the machine has more than 64 possible CPUs.
  */
-static void affinity_said(struct ktrace_cpu_buf *b, const struct task_struct *p, u64 cpus)
+static bool wide_masks(void)
 {
-	u64 *slot, v;
+	return unlikely(nr_cpu_ids > 64);
+}
+
+/* Words of an allowed-CPU mask (64 CPUs a word: this module is 64-bit only). */
+static u32 mask_words(void)
+{
+	BUILD_BUG_ON(BITS_PER_LONG != 64);
+	return BITS_TO_LONGS(nr_cpu_ids);
+}
+
+/* @p's allowed CPUs if it may not run on every CPU, else NULL; for wide_masks(). */
+static const u64 *restricted_mask(const struct task_struct *p)
+{
+	if (p->nr_cpus_allowed >= nr_cpu_ids)
+		return NULL;
+	return (const u64 *)cpumask_bits(p->cpus_ptr);
+}
+
+/*
+ * @p's affinity slot word (ktrace_affinity_slot()) for @cpus, its
+ * restricted_cpus(), or on a machine of more than 64 CPUs for its mask
+ * now.  Taken before the record that gives the mask is written: should
+ * the mask change in between, the slot holds the older one, and the next
+ * switch-out writes the newer one again (a record too many, never one too
+ * few).
+ */
+static u64 affinity_slot_of(const struct task_struct *p, u64 cpus)
+{
+	const u64 *mask;
+
+	if (!wide_masks())
+		return ktrace_affinity_slot(p->pid, cpus != 0, cpus);
+	mask = restricted_mask(p);
+	return ktrace_affinity_slot(p->pid, !!mask, mask ? ktrace_affinity_fold(mask,
+										 mask_words()) : 0);
+}
+
+/*
+ * A record now in the trace gives @p's allowed CPUs (a wakeup, a thread
+ * record), those of slot word @v: the slot follows it, so that a later
+ * change is told against what the trace last said.
+ */
+static void affinity_said(struct ktrace_cpu_buf *b, const struct task_struct *p, u64 v)
+{
+	u64 *slot;
 
 	if (!p->pid)
 		return;
 	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
-	v = ktrace_affinity_slot(p->pid, cpus);
 	if (READ_ONCE(*slot) != v)
 		WRITE_ONCE(*slot, v);
+}
+
+/*
+ * The "affinity" record of a machine of more than 64 CPUs, built on the
+ * stack (the mask may change under a task that is not on a run queue, so
+ * its size is known only once written); false if it was not written.
+ */
+static noinline_for_stack bool write_affinity_wide(struct ktrace_cpu_buf *b,
+						   const struct task_struct *p, u64 ts)
+{
+	u64 rec[KTRACE_FXT_AFFINITY_WIDE_MAX_WORDS];
+
+	return ktrace_buf_write(b, rec, ktrace_fxt_put_affinity_wide(rec, ts, p->tgid, p->pid,
+								     restricted_mask(p),
+								     mask_words()), ts);
 }
 
 /*
@@ -176,16 +233,21 @@ static void affinity_said(struct ktrace_cpu_buf *b, const struct task_struct *p,
  */
 static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 ts)
 {
-	u64 cpus = restricted_cpus(p), v, *slot, *rec, pos;
+	u64 cpus = wide_masks() ? 0 : restricted_cpus(p), v, *slot, *rec, pos;
 	u32 bytes = KTRACE_FXT_AFFINITY_WORDS * 8;
 
 	if (!p->pid)
 		return;
-	v = ktrace_affinity_slot(p->pid, cpus);
+	v = affinity_slot_of(p, cpus);
 	slot = &b->session->affinity_slots[p->pid & (KTRACE_AFFINITY_SLOTS - 1)];
 	if (likely(READ_ONCE(*slot) == v))
 		return;
 	/* Only once written: a record lost, or outside the span, is tried again. */
+	if (wide_masks()) {
+		if (write_affinity_wide(b, p, ts))
+			WRITE_ONCE(*slot, v);
+		return;
+	}
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
@@ -255,21 +317,46 @@ static u32 irq_context(void)
 	return KTRACE_CTX_TASK;
 }
 
+/*
+ * The wakeup of a thread that may not run on every CPU of a machine of
+ * more than 64 (write_affinity_wide() says why on the stack).
+ */
+static noinline_for_stack bool write_wakeup_wide(struct ktrace_cpu_buf *b,
+						 const struct task_struct *p, u32 ctx, u64 ts)
+{
+	u64 rec[KTRACE_FXT_WAKEUP_WIDE_MAX_WORDS];
+	const u64 *mask = restricted_mask(p);
+
+	if (!mask)	/* freed meanwhile */
+		return ktrace_buf_write(b, rec, ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts,
+								      p->pid, p->prio,
+								      current->pid, ctx, 0), ts);
+	return ktrace_buf_write(b, rec, ktrace_fxt_put_wakeup_wide(rec, smp_processor_id(), ts,
+								   p->pid, p->prio, current->pid,
+								   ctx, mask, mask_words()), ts);
+}
+
 static void write_wakeup(struct ktrace_cpu_buf *b, struct task_struct *p)
 {
 	u32 ctx = irq_context(), bytes;
-	u64 pos, *rec, ts, cpus;
+	u64 pos, *rec, ts, cpus, v;
 
-	cpus = restricted_cpus(p);
-	bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
 	ts = ktrace_now();
-	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
-	if (!rec)
-		return;
-	ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid, ctx,
-			      cpus);
-	ktrace_buf_commit(b, pos, bytes);
-	affinity_said(b, p, cpus);
+	cpus = wide_masks() ? 0 : restricted_cpus(p);
+	v = affinity_slot_of(p, cpus);
+	if (wide_masks() && p->nr_cpus_allowed < nr_cpu_ids) {
+		if (!write_wakeup_wide(b, p, ctx, ts))
+			return;
+	} else {
+		bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
+		rec = ktrace_buf_reserve(b, bytes, ts, &pos);
+		if (!rec)
+			return;
+		ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid,
+				      ctx, cpus);
+		ktrace_buf_commit(b, pos, bytes);
+	}
+	affinity_said(b, p, v);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
@@ -423,19 +510,26 @@ static u64 task_cgroup_id(struct task_struct *p)
 /* Thread (and, for a group leader, process) name records for @p. */
 static void write_names(struct ktrace_cpu_buf *b, struct task_struct *p, const char *comm)
 {
-	u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS], ts = ktrace_now(), cgroup_id;
-	u64 cpus = restricted_cpus(p);
+	u64 rec[KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS], ts = ktrace_now(), cgroup_id, v;
+	u64 cpus = wide_masks() ? 0 : restricted_cpus(p);
+	const u64 *mask = wide_masks() ? restricted_mask(p) : NULL;
 	char name[TASK_COMM_LEN];
-	u32 len;
+	u32 len, words;
 
 	/* Racy against a rename, like ftrace's comm copies: bounded and terminated. */
 	memcpy(name, comm, sizeof(name));
 	name[sizeof(name) - 1] = 0;
 	len = strnlen(name, KTRACE_FXT_COMM_LEN);
 	cgroup_id = task_cgroup_id(p);
-	if (ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len,
-								cpus, cgroup_id), ts))
-		affinity_said(b, p, cpus);
+	v = affinity_slot_of(p, cpus);
+	if (mask)
+		words = ktrace_fxt_put_kobj_thread_wide(rec, p->pid, p->tgid, name, len, mask,
+							mask_words(), cgroup_id);
+	else
+		words = ktrace_fxt_put_kobj_thread(rec, p->pid, p->tgid, name, len, cpus,
+						   cgroup_id);
+	if (ktrace_buf_write(b, rec, words, ts))
+		affinity_said(b, p, v);
 	if (p->pid == p->tgid)
 		ktrace_buf_write(b, rec, ktrace_fxt_put_kobj_process(rec, p->tgid, name, len,
 								     cgroup_id), ts);

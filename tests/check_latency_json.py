@@ -606,6 +606,48 @@ def timer_critical_path(r):
               [(T0 + 5000, T0 + 5150, 150)])
 
 
+@check
+def masks_high_only(r):
+    """gen_trace masks: thread 700, allowed CPUs 64-65 only, is not blamed on idle CPU 0."""
+    h = wait_of(r, 700)
+    return all([eq('latency', h['latency'], 2000),
+                eq('higher_priority', h['causes']['higher_priority'], 2000),
+                eq('idle_allowed_elsewhere', h['idle_allowed_elsewhere'], 0),
+                eq('idle_allowed_cpu', h['idle_allowed_cpu'], -1),
+                eq('cpus_allowed', h['cpus_allowed'], 0),
+                eq('cpus_allowed_list', h['cpus_allowed_list'], '64-65')])
+
+
+@check
+def masks_split(r):
+    """gen_trace masks: thread 701, allowed CPUs 1 and 129, is blamed on idle CPU 129, not 0."""
+    s = wait_of(r, 701)
+    return all([eq('latency', s['latency'], 1500),
+                eq('idle_allowed_elsewhere', s['idle_allowed_elsewhere'], 1500),
+                eq('idle_allowed_cpu', s['idle_allowed_cpu'], 129),
+                eq('idle_allowed_cpu_ns', s['idle_allowed_cpu_ns'], 1500),
+                eq('cpus_allowed', s['cpus_allowed'], 2),
+                eq('cpus_allowed_list', s['cpus_allowed_list'], '1,129')])
+
+
+@check
+def masks_cut(r):
+    """gen_trace masks: thread 705's mask, cut at CPU 576, allows CPU 600."""
+    c = wait_of(r, 705)
+    return all([eq('idle_allowed_elsewhere', c['idle_allowed_elsewhere'], 1500),
+                eq('idle_allowed_cpu', c['idle_allowed_cpu'], 600),
+                eq('cpus_allowed_list', c['cpus_allowed_list'],
+                   '64,128,192,256,320,384,448,512,576-')])
+
+
+@check
+def masks_work_conservation(r):
+    """gen_trace masks: work conservation counts CPUs 129 and 600, never CPU 0."""
+    return eq('work_conservation cpus', r['work_conservation']['cpus'],
+              [{'cpu': 129, 'idle_ns': 1500, 'longest_ns': 1500},
+               {'cpu': 600, 'idle_ns': 1500, 'longest_ns': 1500}])
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in CHECKS:
         if sys.argv[1:2] == ['--list']:

@@ -17,7 +17,10 @@ behind longest on CPU 1, and the free victim waits there while CPU 0 idles.
 (Whether the balancer moves it then is the kernel's choice: on Debian's 6.12
 in a 2-CPU VM it mostly moves the victim while it runs, as CPU 1's capacity
 shrinks under the FIFO thread, and not while it waits; a move is checked
-where there is one.)"""
+where there is one.)  CPUs 0 and 1 are the workload's HOME and BUSY (its
+EXPECT_FILE's home and busy): 64 and 65 on a machine of more than 64 CPUs,
+where every mask is above CPU 63 and any other idle CPU is one the victim
+may not use."""
 import collections
 import json
 import os
@@ -33,6 +36,7 @@ min_fifo = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 quiet = len(sys.argv) > 5 and sys.argv[5] == 'quiet'
 e = read_expect(expect_path)
 victim, fifo = e['victim'], e['fifo']
+home, busy = e.get('home', 0), e.get('busy', 1)
 
 out = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(victim), '--top', '100000'],
                      capture_output=True, text=True)
@@ -75,19 +79,29 @@ def union(spans):
     return ns
 
 
+def mask_of(cpu_list):
+    """A mask (a bit per CPU, of any width) from a list: "1", "64,65", "0-3"."""
+    mask = 0
+    for part in cpu_list.split(','):
+        first, _, last = part.partition('-')
+        for cpu in range(int(first), int(last or first) + 1):
+            mask |= 1 << cpu
+    return mask
+
+
 # The victim's allowed CPUs as the workload set them: (before, after, mask).
 changes = []
 if os.path.exists(expect_path + '.affinity'):
     with open(expect_path + '.affinity') as f:
-        changes = [tuple(int(x) for x in line.split()) for line in f if line.strip()]
+        changes = [(int(b), int(a), mask_of(m)) for b, a, m in (line.split() for line in f if line.strip())]
 all_cpus = sum(1 << cpu for cpu in cpus)
 
 
 def masks_at(ts):
     """The masks the victim may have had at ts: one, or the old and the new
     one while a change was under way.  Until its first change, the main
-    thread's (CPU 0), which it inherited."""
-    cur = 1
+    thread's (HOME), which it inherited."""
+    cur = 1 << home
     for before, after, mask in changes:
         if ts >= after:
             cur = mask
@@ -117,8 +131,19 @@ def queue_at(ts, first):
 
 
 def reported(mask):
-    """A mask as the report gives it: None for every CPU."""
-    return None if mask & all_cpus == all_cpus else mask
+    """A mask as the report lists it (cpus_allowed_list): None for every CPU."""
+    if mask & all_cpus == all_cpus:
+        return None
+    runs, cpu = [], 0
+    while mask >> cpu:
+        if mask >> cpu & 1:
+            last = cpu
+            while mask >> (last + 1) & 1:
+                last += 1
+            runs.append(f'{cpu}-{last}' if last > cpu else str(cpu))
+            cpu = last
+        cpu += 1
+    return ','.join(runs)
 
 
 def expected(w):
@@ -137,7 +162,7 @@ def expected(w):
     pieces.append((cpu, at, w['end']))
     causes = collections.Counter()
     # The victim sets its CPUs only while it runs: a wait keeps those of its start.
-    masks = masks_at(w['start']) if changes else [w['cpus_allowed'] if w['cpus_allowed'] is not None else -1]
+    masks = masks_at(w['start']) if changes else [mask_of(w['cpus_allowed_list']) if w['cpus_allowed_list'] else -1]
     idle = {m: [] for m in masks}
     # A timer wait is not runnable before its wakeup: timer_late, whatever ran.
     if queued > w['start']:
@@ -198,34 +223,35 @@ odd = [(w['start'], w['causes']['unknown'], w['unknown_reasons']) for w in waits
        max(w['unknown_reasons'].values()) > w['causes']['unknown']]
 ok(not odd, "every wait's unknown part is its reasons' sum (untraced, lost, no history), none larger", odd[:3])
 if changes:
-    bad = [(w['start'], w['cpus_allowed'], masks_at(w['start'])) for w in waits
-           if w['cpus_allowed'] not in [reported(m) for m in masks_at(w['start'])]]
+    bad = [(w['start'], w['cpus_allowed_list'], masks_at(w['start'])) for w in waits
+           if w['cpus_allowed_list'] not in [reported(m) for m in masks_at(w['start'])]]
     ok(not bad, f"each wait's allowed CPUs are those the victim had set when it began "
        f"({len(changes)} changes{', made while it ran' if e.get('running') else ''})", bad[:3])
 
-# The waits behind the FIFO thread: the victim preempted on CPU 1 by it.
-fifo_in = {s for s, t, tid, _ in runs.get(1, []) if tid == fifo}
+# The waits behind the FIFO thread: the victim preempted on CPU 1 (BUSY) by it.
+fifo_in = {s for s, t, tid, _ in runs.get(busy, []) if tid == fifo}
 behind = [w for w in waits if w['kind'] == 'preemption' and w['start'] in fifo_in]
 if not behind and not min_fifo:
     skip("the waits behind kt_fifo", "kt_fifo never found the victim on CPU 1 (a busy machine)")
     finish()
-ok(len(behind) >= max(min_fifo, 1), f"the victim is preempted by kt_fifo on CPU 1 ({len(behind)} times, {max(min_fifo, 1)} or more)")
-ok(all(w['pieces'][0]['cpu'] == 1 and w['causes']['higher_priority'] > 0 and
+ok(len(behind) >= max(min_fifo, 1), f"the victim is preempted by kt_fifo on CPU {busy} ({len(behind)} times, {max(min_fifo, 1)} or more)")
+ok(all(w['pieces'][0]['cpu'] == busy and w['causes']['higher_priority'] > 0 and
        (not quiet or w['pieces'][0]['behind_tid'] == fifo) for w in behind),
-   f"each such wait is queued on CPU 1 first{', behind kt_fifo' if quiet else ''}, higher_priority",
-   [(w['start'], w['pieces'][0]) for w in behind if w['pieces'][0]['cpu'] != 1 or w['pieces'][0]['behind_tid'] != fifo][:3])
+   f"each such wait is queued on CPU {busy} first{', behind kt_fifo' if quiet else ''}, higher_priority",
+   [(w['start'], w['pieces'][0]) for w in behind if w['pieces'][0]['cpu'] != busy or w['pieces'][0]['behind_tid'] != fifo][:3])
 if e['pinned']:
-    ok(all(w['cpus_allowed'] == 2 and w['idle_allowed_elsewhere'] == 0 and not w['migrations'] for w in behind),
-       "pinned to CPU 1: allowed CPUs 1, idle_allowed_elsewhere 0, never moved",
-       [(w['start'], w['cpus_allowed'], w['idle_allowed_elsewhere']) for w in behind][:3])
+    ok(all(w['cpus_allowed_list'] == str(busy) and w['idle_allowed_elsewhere'] == 0 and not w['migrations'] for w in behind),
+       f"pinned to CPU {busy}: allowed CPUs {busy}, idle_allowed_elsewhere 0, never moved",
+       [(w['start'], w['cpus_allowed_list'], w['idle_allowed_elsewhere']) for w in behind][:3])
 else:
     moved = [w for w in behind if w['migrations']]
-    ok(all(w['cpus_allowed'] is None and (not w['migrations'] or w['migrations'][0]['from'] == 1) for w in behind),
-       f"free to run anywhere: allowed CPUs all, and a move leaves CPU 1 ({len(moved)} waits moved)",
-       [(w['start'], w['cpus_allowed'], w['migrations'][:1]) for w in behind][:3])
+    free = reported(1 << home | 1 << busy)
+    ok(all(w['cpus_allowed_list'] == free and (not w['migrations'] or w['migrations'][0]['from'] == busy) for w in behind),
+       f"free to run on CPUs {home} and {busy}: allowed CPUs {free or 'all'}, and a move leaves CPU {busy} ({len(moved)} waits moved)",
+       [(w['start'], w['cpus_allowed_list'], w['migrations'][:1]) for w in behind][:3])
     if quiet:
-        ok(any(w['idle_allowed_elsewhere'] > 0 and w['idle_allowed_cpu'] == 0 for w in behind),
-           "a wait behind kt_fifo names CPU 0, idle meanwhile, as idle_allowed_elsewhere",
+        ok(any(w['idle_allowed_elsewhere'] > 0 and w['idle_allowed_cpu'] == home for w in behind),
+           f"a wait behind kt_fifo names CPU {home}, idle meanwhile, as idle_allowed_elsewhere",
            [(w['start'], w['idle_allowed_elsewhere'], w['idle_allowed_cpu']) for w in behind][:3])
     print(f"# {len(moved)} of the waits behind kt_fifo moved to another CPU")
 

@@ -207,12 +207,26 @@ static void op_migrate(struct world *wd, struct prog *g)
 					      (uint32_t)u64(g)));
 }
 
-/* A change of allowed CPUs: none (every CPU), one CPU, or any mask. */
+/*
+ * A change of allowed CPUs: none (every CPU), one CPU, or any mask, of one
+ * word or of up to 70 (CPUs above 63, a cut mask, more than 4096 CPUs).
+ */
 static void op_affinity(struct world *wd, struct prog *g)
 {
-	__u64 buf[KTRACE_FXT_AFFINITY_WORDS];
-	uint32_t tid = tid_of(g), b = byte(g);
+	__u64 buf[KTRACE_FXT_AFFINITY_WIDE_MAX_WORDS], mask[KTRACE_FXT_CPUS_MAX_WORDS] = { 0 };
+	uint32_t tid = tid_of(g), b = byte(g), cpu, nwords;
 
+	if (b >= 230) {
+		nwords = 1 + pick(g, 70);
+		for (uint32_t i = 0; i < nwords && i < KTRACE_FXT_CPUS_MAX_WORDS; i++)
+			mask[i] = byte(g) < 128 ? 0 : u64(g);
+		cpu = cpu_of(g);
+		if (cpu / 64 < KTRACE_FXT_CPUS_MAX_WORDS)
+			mask[cpu / 64] |= 1ULL << cpu % 64;
+		words(wd, buf, ktrace_fxt_put_affinity_wide(buf, wd->ts, tid, tid,
+							    byte(g) < 20 ? NULL : mask, nwords));
+		return;
+	}
 	words(wd, buf, ktrace_fxt_put_affinity(buf, wd->ts, tid, tid, b < 80 ? 0 :
 					       b < 200 ? 1ULL << cpu_of(g) % 64 : u64(g)));
 }

@@ -8,6 +8,7 @@
  *   gen_trace wide N FILE       a complete event written after the N switches it spans
  *   gen_trace latency FILE      waits of known length and blame, for ktrace latency
  *   gen_trace causes FILE       waits of known causes, across a migration and a gap
+ *   gen_trace masks FILE        waits of threads allowed CPUs above 63, on 601 CPUs
  *   gen_trace throttle FILE     waits of a throttled cgroup's threads, and of others
  *   gen_trace throttle-task FILE  the same in the task-based throttle model
  *   gen_trace timer FILE        timer waits whose parts are known
@@ -415,6 +416,58 @@ static void causes(struct fxt_writer *w)
 	cswitch(w, 1, T0 + 15000, 401, 49, KTRACE_LINUX_INTERRUPTIBLE, 405, 120);
 	cswitch(w, 1, T0 + 15200, 405, 120, KTRACE_LINUX_INTERRUPTIBLE, 406, 120);
 	cswitch(w, 1, T0 + 16000, 406, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+}
+
+/*
+ * Allowed CPUs above 63, as the recorders write them on a machine of 601
+ * CPUs (10 mask words), on CPUs 0, 1, 64, 65, 129 and 600 (times from T0):
+ *  - FIFO hogs 702, 703, 704 run on CPUs 64, 65, 1 from 1000 to 3000;
+ *    CPUs 0, 129 and 600 are idle throughout;
+ *  - high 700 runs on CPU 64 from 500; its "affinity" says CPUs 64-65 at
+ *    1000, where hog 702 preempts it; it runs again at 3000: 2000 of
+ *    higher_priority, and no idle CPU it may use (65 is busy, CPU 0 idle
+ *    is not its);
+ *  - split 701, allowed CPUs 1 and 129 by its thread record and wakeup, is
+ *    woken on CPU 1 at 1500 and runs there at 3000: CPU 129 idled
+ *    throughout the 1500, CPU 0 too but it may not use that one;
+ *  - cut 705's mask has more words than a record holds: 64, 128, ... 512
+ *    (words 1 to 8), cut from CPU 576 on, which it may all use; woken on
+ *    CPU 65 at 1500 and run there at 3000: CPU 600 idled throughout.
+ */
+static void masks(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS];
+	const __u64 high[10] = { 0, 0x3 }, split[10] = { 0x2, 0, 0x2 };
+	__u64 cut[10] = { 0 };
+	const uint32_t cpus[] = { 0, 1, 64, 65, 129, 600 };
+
+	for (int i = 1; i < 10; i++)
+		cut[i] = 1;
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 700, 700, "high");
+	fxt_write_words(w, buf, ktrace_fxt_put_kobj_thread_wide(buf, 701, 701, "split", 5, split,
+								 10, 0));
+	kobj_thread(w, 702, 702, "hog64");
+	kobj_thread(w, 703, 703, "hog65");
+	kobj_thread(w, 704, 704, "hog1");
+	kobj_thread(w, 705, 705, "cut");
+	for (unsigned int i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+		cswitch(w, cpus[i], T0 + 100, 0, 120, 0, 0, 120);
+	cswitch(w, 64, T0 + 500, 0, 120, 0, 700, 120);
+	fxt_write_words(w, buf, ktrace_fxt_put_affinity_wide(buf, T0 + 1000, 700, 700, high, 10));
+	cswitch(w, 64, T0 + 1000, 700, 120, KTRACE_LINUX_RUNNING, 702, 49);
+	cswitch(w, 65, T0 + 1000, 0, 120, 0, 703, 49);
+	cswitch(w, 1, T0 + 1000, 0, 120, 0, 704, 49);
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup_wide(buf, 1, T0 + 1500, 701, 120, 704,
+							   KTRACE_CTX_TASK, split, 10));
+	fxt_write_words(w, buf, ktrace_fxt_put_wakeup_wide(buf, 65, T0 + 1500, 705, 120, 703,
+							   KTRACE_CTX_TASK, cut, 10));
+	cswitch(w, 64, T0 + 3000, 702, 49, KTRACE_LINUX_INTERRUPTIBLE, 700, 120);
+	cswitch(w, 65, T0 + 3000, 703, 49, KTRACE_LINUX_INTERRUPTIBLE, 705, 120);
+	cswitch(w, 1, T0 + 3000, 704, 49, KTRACE_LINUX_INTERRUPTIBLE, 701, 120);
+	cswitch(w, 64, T0 + 4000, 700, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 65, T0 + 4000, 705, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 4000, 701, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
 }
 
 /*
@@ -878,7 +931,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries|ragged|stopped FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|masks|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries|ragged|stopped FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -897,6 +950,8 @@ int main(int argc, char **argv)
 		latency(w);
 	else if (!strcmp(argv[1], "causes"))
 		causes(w);
+	else if (!strcmp(argv[1], "masks"))
+		masks(w);
 	else if (!strcmp(argv[1], "throttle") || !strcmp(argv[1], "throttle-task"))
 		throttle(w, !strcmp(argv[1], "throttle-task"));
 	else if (!strcmp(argv[1], "rt-causes"))

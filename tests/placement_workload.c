@@ -14,12 +14,17 @@
  * either way no wakeup carries the CPUs it waits with, and only the
  * recorders' own affinity records can tell.  (Moving itself off a CPU, it
  * blocks until the kernel's stopper has moved it, and that wakeup tells.)
- * usage: placement EXPECT_FILE [ROUNDS [SPIN_US [pinned|running|pinned-running]]]
- * EXPECT_FILE gets pid, main, victim, fifo, rounds, spin_us, pinned and
- * running; EXPECT_FILE.affinity each change of the victim's allowed CPUs,
- * a line "BEFORE AFTER MASK": the CLOCK_MONOTONIC ns just before and after
- * the call, and the CPUs (a bit each) it allowed from then on.
- * Exits 4 when it cannot run (one CPU, or SCHED_FIFO refused).
+ * HOME and BUSY (0 and 1 by default) stand for CPUs 0 and 1: on a machine
+ * of more than 64 CPUs, 64 and 65 put every mask above CPU 63.
+ * usage: placement_workload EXPECT_FILE [ROUNDS [SPIN_US [free|pinned|running|pinned-running
+ *        [HOME BUSY]]]]
+ * EXPECT_FILE gets pid, main, victim, fifo, rounds, spin_us, pinned,
+ * running, home and busy; EXPECT_FILE.affinity each change of the victim's
+ * allowed CPUs, a line "BEFORE AFTER CPUS": the CLOCK_MONOTONIC ns just
+ * before and after the call, and the CPUs it allowed from then on, as a
+ * list ("1" or "0,1").
+ * Exits 4 when it cannot run (one CPU, no CPU HOME or BUSY, or SCHED_FIFO
+ * refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,14 +38,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/workload.h"
+
 static int fifo_pipe[2], done_pipe[2], ready_pipe[2];
 static long spin_us;
 static int pinned, running;
+static int home, busy = 1;	/* CPU 0's part, CPU 1's */
 
 /* The victim's changes of its allowed CPUs, written out at the end. */
 #define CHANGES_MAX	4096
 static struct change {
-	uint64_t before, after, mask;
+	uint64_t before, after;
+	int first, last;	/* HOME or BUSY, and the same or the other */
 } changes[CHANGES_MAX];
 static int nchanges;
 static int asked, ready, stop;	/* rounds the main thread asked for, the victim is ready for */
@@ -54,13 +63,14 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Allows the calling thread CPUs @first and @last (the same CPU for one). */
 static int allow(int first, int last)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	for (int cpu = first; cpu <= last; cpu++)
-		CPU_SET(cpu, &set);
+	CPU_SET(first, &set);
+	CPU_SET(last, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
@@ -74,15 +84,14 @@ static int victim_allow(int first, int last)
 
 	if (!ret && nchanges < CHANGES_MAX)
 		changes[nchanges++] = (struct change){
-			.before = before, .after = now_ns(),
-			.mask = ((1ULL << (last + 1)) - 1) & ~((1ULL << first) - 1),
+			.before = before, .after = now_ns(), .first = first, .last = last,
 		};
 	return ret;
 }
 
 static void die(const char *what)
 {
-	fprintf(stderr, "placement: %s: %s\n", what, strerror(errno));
+	fprintf(stderr, "placement_workload: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
@@ -102,11 +111,11 @@ static void *fifo(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "kt_fifo");
 	fifo_tid = syscall(SYS_gettid);
-	if (allow(1, 1))
-		die("pin kt_fifo to CPU 1");
+	if (allow(busy, busy))
+		die("pin kt_fifo to CPU BUSY");
 	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
-		fprintf(stderr, "placement: SCHED_FIFO refused: %s\n", strerror(errno));
-		exit(4);
+		fprintf(stderr, "placement_workload: SCHED_FIFO refused: %s\n", strerror(errno));
+		exit(EXIT_CANNOT_RUN_HERE);
 	}
 	while (read(fifo_pipe[0], &c, 1) == 1) {
 		uint64_t end = now_ns() + spin_us * 1000;
@@ -119,7 +128,7 @@ static void *fifo(void *arg)
 	return NULL;
 }
 
-/* Spins; when asked, moves to CPU 1 and says it is ready there. */
+/* Spins; when asked, moves to CPU 1 (BUSY) and says it is ready there. */
 static void *victim(void *arg)
 {
 	(void)arg;
@@ -136,14 +145,15 @@ static void *victim(void *arg)
 		 * and, changed while it ran, at its next switch-out or move:
 		 * unless "running", a short sleep gives them to a wakeup.
 		 */
-		if (victim_allow(1, 1) || ((!pinned || running) && victim_allow(0, 1)))
+		if (victim_allow(busy, busy) ||
+		    ((!pinned || running) && victim_allow(home, busy)))
 			die("set kt_victim's allowed CPUs");
 		if (!running || pinned)
 			sleep_us(100);
-		if (sched_getcpu() != 1)
+		if (sched_getcpu() != busy)
 			continue;
-		if (running && pinned && victim_allow(1, 1))
-			die("pin kt_victim to CPU 1");
+		if (running && pinned && victim_allow(busy, busy))
+			die("pin kt_victim to CPU BUSY");
 		__atomic_store_n(&ready, want, __ATOMIC_RELEASE);
 		if (write(ready_pipe[1], "r", 1) != 1)
 			die("write ready pipe");
@@ -160,13 +170,17 @@ static int write_changes(const char *expect)
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
-	for (int i = 0; i < nchanges; i++)
-		fprintf(f, "%llu %llu %llu\n", (unsigned long long)changes[i].before,
-			(unsigned long long)changes[i].after, (unsigned long long)changes[i].mask);
+	for (int i = 0; i < nchanges; i++) {
+		fprintf(f, "%llu %llu %d", (unsigned long long)changes[i].before,
+			(unsigned long long)changes[i].after, changes[i].first);
+		if (changes[i].last != changes[i].first)
+			fprintf(f, ",%d", changes[i].last);
+		fputc('\n', f);
+	}
 	if (fclose(f))
 		die(path);
 	if (nchanges == CHANGES_MAX) {
-		fprintf(stderr, "placement: more than %d changes of allowed CPUs\n", CHANGES_MAX);
+		fprintf(stderr, "placement_workload: more than %d changes of allowed CPUs\n", CHANGES_MAX);
 		return 1;
 	}
 	return 0;
@@ -179,19 +193,30 @@ int main(int argc, char **argv)
 	FILE *f;
 	char c;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: placement EXPECT_FILE [ROUNDS [SPIN_US [pinned]]]\n");
+	if (argc < 2 || argc == 6) {
+		fprintf(stderr, "usage: placement_workload EXPECT_FILE [ROUNDS [SPIN_US "
+			"[free|pinned|running|pinned-running [HOME BUSY]]]]\n");
 		return 2;
 	}
 	spin_us = argc > 3 ? atol(argv[3]) : 20000;
 	pinned = argc > 4 && !strncmp(argv[4], "pinned", 6);
 	running = argc > 4 && strstr(argv[4], "running");
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "placement: needs two CPUs\n");
-		return 4;
+	if (argc > 6) {
+		home = atoi(argv[5]);
+		busy = atoi(argv[6]);
 	}
-	if (allow(0, 0))
-		die("pin the main thread to CPU 0");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		fprintf(stderr, "placement_workload: needs two CPUs\n");
+		return EXIT_CANNOT_RUN_HERE;
+	}
+	if (home == busy || home < 0 || busy < 0 || home >= CPU_SETSIZE || busy >= CPU_SETSIZE ||
+	    sysconf(_SC_NPROCESSORS_ONLN) <= (home > busy ? home : busy)) {
+		fprintf(stderr, "placement_workload: no CPUs %d and %d here (%ld online)\n", home, busy,
+			sysconf(_SC_NPROCESSORS_ONLN));
+		return EXIT_CANNOT_RUN_HERE;
+	}
+	if (allow(home, home))
+		die("pin the main thread to CPU HOME");
 	if (pipe(fifo_pipe) || pipe(done_pipe) || pipe(ready_pipe))
 		die("pipe");
 	if (pthread_create(&ft, NULL, fifo, NULL) || pthread_create(&vt, NULL, victim, NULL))
@@ -203,8 +228,8 @@ int main(int argc, char **argv)
 	if (!f)
 		die(argv[1]);
 	fprintf(f, "pid=%d\nmain=%d\nvictim=%d\nfifo=%d\nrounds=%ld\nspin_us=%ld\npinned=%d\n"
-		"running=%d\n", getpid(), getpid(), victim_tid, fifo_tid, rounds, spin_us, pinned,
-		running);
+		"running=%d\nhome=%d\nbusy=%d\n", getpid(), getpid(), victim_tid, fifo_tid, rounds,
+		spin_us, pinned, running, home, busy);
 	if (fclose(f))
 		die(argv[1]);
 	for (int r = 1; r <= rounds; r++) {

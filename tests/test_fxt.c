@@ -457,10 +457,10 @@ static int t_recorder_records(void)
 	a = fxt_find_arg(&rec, "cpus");
 	CHECK(a && a->type == KTRACE_FXT_ARG_UINT64 && a->u == 0x2);
 	/* A thread's slot word: another mask or pid is another word, every CPU is 0. */
-	CHECK(ktrace_affinity_slot(1234, 0x2) != ktrace_affinity_slot(1234, 0x3));
-	CHECK(ktrace_affinity_slot(1234, 0x2) != ktrace_affinity_slot(1235, 0x2));
-	CHECK(ktrace_affinity_slot(1234, 0) == 1234ULL << 32);
-	CHECK(ktrace_affinity_slot(1234, 1ULL << 63) != ktrace_affinity_slot(1234, 0));
+	CHECK(ktrace_affinity_slot(1234, 1, 0x2) != ktrace_affinity_slot(1234, 1, 0x3));
+	CHECK(ktrace_affinity_slot(1234, 1, 0x2) != ktrace_affinity_slot(1235, 1, 0x2));
+	CHECK(ktrace_affinity_slot(1234, 0, 0) == 1234ULL << 32);
+	CHECK(ktrace_affinity_slot(1234, 1, 1ULL << 63) != ktrace_affinity_slot(1234, 0, 0));
 
 	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_EVENT);
 	CHECK(rec.sub == KTRACE_FXT_EV_INSTANT && rec.ts == 7100);
@@ -873,6 +873,91 @@ static int t_decode(void)
 }
 
 
+/* ---- allowed CPUs above 63 ---------------------------------------------- */
+
+/* @rec's uint64 argument @name is @v (and @name is there). */
+static bool arg_is(const struct fxt_record *rec, const char *name, unsigned int type, uint64_t v)
+{
+	const struct fxt_arg *a = fxt_find_arg(rec, name);
+
+	return a && a->type == type && a->u == v;
+}
+
+/*
+ * Masks above CPU 63: every non-zero word named by its index, in order,
+ * "cpus" even when 0, nine words or more cut after the eighth, a machine
+ * of more than 4096 CPUs cut at 4096; a one-word mask as the records of a
+ * small machine have it; the slot word over every word.
+ */
+static int t_wide_masks(void)
+{
+	__u64 mask[KTRACE_FXT_CPUS_MAX_WORDS] = { 0x0, 0x3 }, w[64], one = 0x2;
+	__u64 narrow[16], wide[64];
+	struct readback rb;
+	struct fxt_writer *wr = writer_new(false);
+	struct fxt_record rec;
+	uint32_t n, nargs = 0;
+
+	/* The slot: one word folds to itself; another word anywhere is another slot. */
+	CHECK(ktrace_affinity_fold(&one, 1) == 0x2);
+	CHECK(ktrace_affinity_slot(7, 1, ktrace_affinity_fold(mask, 2)) !=
+	      ktrace_affinity_slot(7, 1, ktrace_affinity_fold((const __u64[]){ 0x0, 0x1 }, 2)));
+	CHECK(ktrace_affinity_slot(7, 1, ktrace_affinity_fold(mask, 2)) !=
+	      ktrace_affinity_slot(7, 0, 0));
+	CHECK(ktrace_affinity_fold((const __u64[]){ 0x1, 0x0, 0x0 }, 3) !=
+	      ktrace_affinity_fold((const __u64[]){ 0x1, 0x0, 0x1 }, 3));
+	/* Every CPU: the wide affinity record is the narrow one, byte for byte. */
+	n = ktrace_fxt_put_affinity(narrow, 500, 10, 11, 0);
+	CHECK(ktrace_fxt_put_affinity_wide(wide, 500, 10, 11, NULL, 2) == n &&
+	      !memcmp(narrow, wide, n * 8));
+	CHECK(ktrace_fxt_put_cpus_extra(w, mask, 1, &nargs) == 0 && nargs == 0);
+
+	fxt_write_preamble(wr, 1, "t");
+	fxt_write_words(wr, w, ktrace_fxt_put_wakeup_wide(w, 3, 100, 11, 120, 12, 0, mask, 2));
+	mask[12] = 1ULL << 63;		/* CPU 831: "cpus12" */
+	fxt_write_words(wr, w, ktrace_fxt_put_affinity_wide(w, 200, 10, 11, mask, 13));
+	fxt_write_words(wr, w, ktrace_fxt_put_kobj_thread_wide(w, 11, 10, "t", 1, mask, 13, 99));
+	for (int k = 2; k <= 10; k++)
+		mask[k] = k;	/* 10 words above CPU 63: cut at the ninth, word 9 */
+	fxt_write_words(wr, w, ktrace_fxt_put_wakeup_wide(w, 3, 300, 11, 120, 12,
+							  KTRACE_CTX_HARDIRQ, mask, 13));
+	memset(mask, 0, sizeof(mask));
+	mask[1] = 1;	/* more than 4096 CPUs: what is above them is not read */
+	fxt_write_words(wr, w, ktrace_fxt_put_affinity_wide(w, 400, 10, 11, mask, 65));
+	rb_open(&rb, wr);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_SCHED_WAKEUP);
+	CHECK(rec.nargs == 4 && rec.nwords == 11);
+	CHECK(arg_is(&rec, "cpus", KTRACE_FXT_ARG_UINT64, 0));
+	CHECK(arg_is(&rec, "cpus1", KTRACE_FXT_ARG_UINT64, 3));
+	CHECK(arg_is(&rec, "waker", KTRACE_FXT_ARG_KOID, 12));
+
+	CHECK(next_body(&rb.r, &rec) == 1 && fxt_str_eq(rec.name, "affinity") && rec.nargs == 3);
+	CHECK(arg_is(&rec, "cpus", KTRACE_FXT_ARG_UINT64, 0));
+	CHECK(arg_is(&rec, "cpus1", KTRACE_FXT_ARG_UINT64, 3));
+	CHECK(arg_is(&rec, "cpus12", KTRACE_FXT_ARG_UINT64, 1ULL << 63));
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.type == KTRACE_FXT_REC_KERNEL_OBJ);
+	CHECK(rec.koid == 11 && rec.nargs == 5 && arg_is(&rec, "process", KTRACE_FXT_ARG_KOID, 10));
+	CHECK(arg_is(&rec, "cpus12", KTRACE_FXT_ARG_UINT64, 1ULL << 63));
+	CHECK(arg_is(&rec, "cgroup_id", KTRACE_FXT_ARG_UINT64, 99));
+
+	CHECK(next_body(&rb.r, &rec) == 1 && rec.sub == KTRACE_FXT_SCHED_WAKEUP);
+	/* weight, irq_context, interrupted, cpus, 8 words, the cut: 13 of FXT's 15 */
+	CHECK(rec.nargs == 13);
+	CHECK(arg_is(&rec, "cpus8", KTRACE_FXT_ARG_UINT64, 8));
+	CHECK(!fxt_find_arg(&rec, "cpus9") && !fxt_find_arg(&rec, "cpus12"));
+	CHECK(arg_is(&rec, KTRACE_FXT_CPUS_CUT, KTRACE_FXT_ARG_UINT32, 9 * 64));
+	CHECK(rec.nwords == KTRACE_FXT_WAKEUP_MAX_WORDS + KTRACE_FXT_CPUS_EXTRA_MAX_WORDS);
+
+	CHECK(next_body(&rb.r, &rec) == 1 && fxt_str_eq(rec.name, "affinity") && rec.nargs == 3);
+	CHECK(arg_is(&rec, "cpus1", KTRACE_FXT_ARG_UINT64, 1));
+	CHECK(arg_is(&rec, KTRACE_FXT_CPUS_CUT, KTRACE_FXT_ARG_UINT32, 4096));
+	CHECK(rb.r.violations == 0);
+	rb_close(&rb);
+	return 1;
+}
+
 /* ---- the compact archive ------------------------------------------------ */
 
 /*
@@ -998,7 +1083,7 @@ static int two_compare(struct two_streams *t, uint64_t *pids, uint64_t npids,
 		       const struct moved *mv)
 {
 	static const char *const wake_args[] = { "weight", "waker", "irq_context", "interrupted",
-						 "cpus" };
+						 "cpus", "cpus1", "cpus2", KTRACE_FXT_CPUS_CUT };
 	struct fxt_reader rf, rc;
 	struct fxt_record a, b;
 	uint64_t n = 0;
@@ -1166,7 +1251,7 @@ static int t_compact_everything(void)
 	struct moved mv = { .tid = 8, .before = 5000, .after = 42 };
 	uint32_t waker;
 	struct two_streams t;
-	__u64 w[16];
+	__u64 w[KTRACE_FXT_WAKEUP_WIDE_MAX_WORDS];
 	uint64_t ts = 1000;
 
 	two_open(&t);
@@ -1193,6 +1278,15 @@ static int t_compact_everything(void)
 			cur[cpu] = in;
 		/* Half the wakers run on the wakeup's CPU (after its first switch). */
 		waker = i % 2 && i > 8 ? cur[i % 3] : 1 + i % 37;
+		if (i % 10 == 7) {	/* CPUs above 63, and a cut mask */
+			const __u64 hi[10] = { 0, 0x1, i % 20 == 7 ? 0x6 : 0, 1, 1, 1, 1, 1, 1,
+					       i % 30 == 7 };
+
+			CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup_wide(w, i % 3, ts++, 1 + i % 29,
+									 120, 1 + i % 37, 0, hi,
+									 10)));
+			continue;
+		}
 		CHECK(!two_add(&t, w, ktrace_fxt_put_wakeup(w, i % 3, ts++, 1 + i % 29,
 							    i % 31 == 0 ? 100 : 120, waker,
 							    i % 13 == 0 ? KTRACE_CTX_HARDIRQ :
@@ -1236,7 +1330,8 @@ int main(void)
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");
 	ok(t_compact_pingpong(), "compact archive: a ping-pong's switch and wakeup in 56 bytes with the waker Perfetto reads, a wakeup from an interrupt in 32, a switch with a blocked-in stack in 24, an event of a named thread 16 bytes less, read back as recorded");
 	ok(t_compact_pingpong_implicit(), "compact archive, wakers left out (record --compact-wakeups): a ping-pong's switch and wakeup in 40 bytes, a wakeup from an interrupt of the CPU's thread in 24, read back as recorded");
-	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, wakers that run on the CPU or not, allowed CPUs, 700 threads in 255 slots, read back as recorded");
+	ok(t_compact_everything(), "compact archive: every state, idle, CPUs above 255, stacks, interrupts, wakers that run on the CPU or not, allowed CPUs (above 63 too), 700 threads in 255 slots, read back as recorded");
+	ok(t_wide_masks(), "allowed CPUs above 63: each word named by its index, a cut mask, the slot over every word");
 	run_violations();
 	return tap_finish();
 }

@@ -221,6 +221,36 @@ run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 1us
 grep -q '^work conservation: CPUs idle while a thread that may run there waited longer than 1.0 us elsewhere (5 such waits): CPU 0 idle 5.6 us in total, longest 4.0 us$' "$tmp/out" &&
 	! grep -qaP '\x00' "$tmp/out"
 ok $? "the text says the same" || diag "$tmp/out"
+# Allowed CPUs above 63 (gen_trace masks, 601 CPUs): a thread allowed
+# CPUs 64-65 only is not blamed on idle CPU 0; one allowed CPUs 1 and 129
+# is blamed on idle CPU 129, not on idle CPU 0; a mask cut at CPU 576
+# allows every CPU from there on.
+"$gen" masks "$tmp/m.fxt"
+run "$ktrace" latency "$tmp/m.fxt" --json --idle-threshold 1us
+jcheck masks_high_only
+ok $? "a thread allowed CPUs 64-65 (its affinity record) is not blamed on idle CPU 0" || diag "$tmp/out"
+jcheck masks_split
+ok $? "a thread allowed CPUs 1 and 129 (its wakeup) is blamed on idle CPU 129, not on idle CPU 0" || diag "$tmp/out"
+jcheck masks_cut
+ok $? "a mask cut at CPU 576 allows CPU 600" || diag "$tmp/out"
+jcheck masks_work_conservation
+ok $? "work conservation counts CPUs 129 and 600, never CPU 0" || diag "$tmp/out"
+run "$ktrace" latency "$tmp/m.fxt" --top 1 --pid 701
+grep -q 'idle_allowed_elsewhere 1.5 us (CPU 129 idle 1.5 us); allowed CPUs 1,129$' "$tmp/out"
+ok $? "the text gives the mask as a CPU list" || diag "$tmp/out"
+run "$ktrace" dump "$tmp/m.fxt"
+grep -q 'instant: 700/700 "ktrace:sched":"affinity" cpus=0 cpus1=3 ' "$tmp/out" &&
+	grep -q 'wakeup: tid=705 .* cpus=0 cpus1=1 cpus2=1 cpus3=1 cpus4=1 cpus5=1 cpus6=1 cpus7=1 cpus8=1 cpus_cut=576 ' "$tmp/out" &&
+	grep -q 'kernel_object: thread koid=701 name="split" process=koid:701 cpus=2 cpus2=2$' "$tmp/out"
+ok $? "dump shows every word of a mask, and where it was cut" || diag "$tmp/out"
+run "$ktrace" convert "$tmp/m.fxt" -o "$tmp/m.json"
+python3 -c "
+import json,sys
+ev = json.load(open('$tmp/m.json'))
+ev = ev['traceEvents'] if isinstance(ev, dict) else ev
+a = [e for e in ev if e.get('name') == 'affinity']
+sys.exit(0 if a and a[0]['args'].get('cpus') == 0 and a[0]['args'].get('cpus1') == 3 else 1)"
+ok $? "convert to JSON keeps every word of a mask" || diag "$tmp/m.json"
 run "$ktrace" latency "$tmp/c.fxt" --idle-threshold 0
 [ $rc -eq 2 ] && grep -q 'idle-threshold' "$tmp/err"
 ok $? "--idle-threshold 0 is refused" || diag "$tmp/err"

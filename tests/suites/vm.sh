@@ -57,6 +57,20 @@ if [ "$krel" = "${KTRACE_VM_MANY_CPUS_KREL-$(scripts/pick-kernel.sh)}" ]; then
 	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.many"
 	mv "$build/vm/$krel.main" "$build/vm/$krel"
 fi
+# One kernel (KTRACE_VM_WIDE_KREL, by default the same) also boots with 72
+# CPUs, where allowed-CPU masks go above CPU 63 (tests/vm/wide-masks-in-vm.sh).
+W=$build/vm/$krel.wide/results
+wide=0
+if [ "$krel" = "${KTRACE_VM_WIDE_KREL-$(scripts/pick-kernel.sh)}" ]; then
+	wide=1 wstart=$(date +%s)
+	mv "$build/vm/$krel" "$build/vm/$krel.main"
+	KTRACE_VM_SMP=72 KTRACE_VM_MEM=3072 KTRACE_VM_SCRIPT=tests/vm/wide-masks-in-vm.sh \
+		scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.wide.log" 2>&1
+	wide_rc=$? wide_secs=$(($(date +%s) - wstart))
+	rm -rf "$build/vm/$krel.wide"
+	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.wide"
+	mv "$build/vm/$krel.main" "$build/vm/$krel"
+fi
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
 # Where the time went: the seconds at which each step began.
 echo "# steps (s): $(tr '\n' ' ' <"$build/vm/$krel/steps.log")"
@@ -452,6 +466,46 @@ if [ $many = 1 ]; then
 	bad=$(grep -E "$DMESG_BAD" "$M/dmesg.txt" 2>/dev/null)
 	[ -s "$M/dmesg.txt" ] && [ -z "$bad" ]
 	ok $? "dmesg of the 32-CPU run has no warning, BUG, oops, lockdep or atomic-context report"
+	[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
+fi
+
+# 72 CPUs: masks above CPU 63 in every record that carries one (the state
+# dump's, a new thread's, a wakeup's, an affinity change's), and the waits
+# of a thread that pins itself to CPU 65 and frees itself (CPUs 64 and 65)
+# while CPUs 0 to 63 idle, each checked against the records and the
+# workload's own log (tests/check_placement.py): never blamed on a CPU it
+# may not use, always on CPU 64 when it may use it and it idled.
+if [ $wide = 1 ]; then
+	wstatus() { awk -v k="$1" '$1 == k {print $2}' "$W/status" 2>/dev/null; }
+	[ $wide_rc = 0 ] && [ "$(cat "$W/nproc" 2>/dev/null)" = 72 ] && [ "$(wstatus insmod)" = 0 ]
+	ok $? "the 72-CPU VM booted $krel and brought the results back ($wide_secs s)" ||
+		tail -20 "$build/vm/$krel.wide.log" | sed 's/^/# /'
+	sleeper=$(sed -n 's/^pinned=//p' "$W/pinned.expect" 2>/dev/null)
+	for b in kmod bpf; do
+		for p in pinned-running running; do
+			t=$W/${b}_wide_$p
+			[ "$(wstatus ${b}_wide_$p)" = 0 ] &&
+				tests/check_placement.py "$ktrace" "$t.fxt" "$t.expect" 1 quiet >"$t.check"
+			okb $b $? "$b on 72 CPUs: placement ($p) on CPUs 64 and 65: each wait's run queues, causes and idle_allowed_elsewhere match the records" ||
+				{ sed 's/^/# /' "$t.err" 2>/dev/null | head -5; grep -E '^not ok|^#' "$t.check" | sed 's/^/#   /'; }
+			[ -s "$t.fxt" ] && check_timeline "$t.fxt" "${b}_wide_$p.fxt, 72 CPUs"
+		done
+		t=$W/${b}_wide_pinned-running
+		victim=$(sed -n 's/^victim=//p' "$t.expect" 2>/dev/null)
+		"$ktrace" dump "$t.fxt" >"$t.dump" 2>&1
+		grep -q "kernel_object: thread koid=$sleeper name=\"sleep\" .*cpus=0 cpus1=64\b" "$t.dump" &&
+			grep -q "kernel_object: thread koid=$victim .*cpus=0 cpus1=1\b" "$t.dump" &&
+			grep -q "wakeup: tid=$victim .*cpus=0 cpus1=3\b" "$t.dump" &&
+			grep -q "instant: [0-9]*/$victim \"ktrace:sched\":\"affinity\" cpus=0 cpus1=2\b" "$t.dump"
+		okb $b $? "$b on 72 CPUs: a thread pinned to CPU 70 before the recording, a new thread on CPU 64, a wakeup allowing 64-65 and a pin to 65 while running each carry their CPUs above 63" ||
+			grep -E "koid=($sleeper|$victim) |tid=$victim |/$victim \"ktrace:sched\":\"affinity\"" "$t.dump" | head -8 | sed 's/^/# /'
+		tests/check_perfetto_rules.py "$t.fxt" >"$t.pf" 2>&1
+		okb $b $? "$b on 72 CPUs: Perfetto's importer would read the recording without an error" ||
+			grep -E '^not ok|^#' "$t.pf" | head -5 | sed 's/^/# /'
+	done
+	bad=$(grep -E "$DMESG_BAD" "$W/dmesg.txt" 2>/dev/null)
+	[ -s "$W/dmesg.txt" ] && [ -z "$bad" ]
+	ok $? "dmesg of the 72-CPU run has no warning, BUG, oops, lockdep or atomic-context report"
 	[ -n "$bad" ] && echo "$bad" | head -20 | sed 's/^/# /'
 fi
 

@@ -383,9 +383,9 @@ static uint64_t sweep_union(struct sweep *s)
 	return ns;
 }
 
-static bool may_use(uint64_t cpus, uint32_t cpu)
+static bool may_use(const struct cpu_mask *cpus, uint32_t cpu)
 {
-	return !cpus || (cpu < 64 && (cpus >> cpu & 1));
+	return cpu_mask_has(cpus, cpu);
 }
 
 /* Disjoint spans in time order. */
@@ -597,7 +597,8 @@ void lat_work_conservation(struct lat_analysis *a, const struct lat_wait *w)
 void lat_causes(struct lat_analysis *a, struct lat_wait *w)
 {
 	struct sweep s = { .e = a->edges, .cap = a->edges_cap };
-	uint64_t at = w->start, cpus = w->cpus;
+	const struct cpu_mask *cpus = w->cpus;
+	uint64_t at = w->start;
 	int32_t cpu = w->queue_cpu;
 
 	memset(w->causes, 0, sizeof(w->causes));

@@ -89,6 +89,7 @@ void lat_free(struct lat_analysis *a)
 	free(a->cgroups);
 	free(a->irq_names);
 	free(a->cpus);
+	cpu_masks_free(&a->masks);
 	free(a->threads);
 	free(a->procs);
 	free(a->groups);
@@ -763,13 +764,14 @@ static void end_timer_on_cpu(struct lat_analysis *a, struct lat_thread *t, uint6
 	t->timer = TIMER_NONE;
 }
 
-/* Who woke @t with @ev, and from what context. */
-static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct sched_event *ev)
+/* Who woke @t with @ev, and from what context; it may run on @cpus from then on. */
+static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struct sched_event *ev,
+		       const struct cpu_mask *cpus)
 {
 	const struct sched_wakeup *wk = &ev->wake;
 
 	/* Recorders give the allowed CPUs of a restricted thread at each wakeup. */
-	t->cpus = wk->cpus;
+	t->cpus = cpus;
 	t->wake_cpu = ev->cpu;
 	t->waker_ctx = wk->ctx;
 	t->has_waker = wk->has_waker;
@@ -780,13 +782,14 @@ static void note_waker(struct lat_analysis *a, struct lat_thread *t, const struc
 		t->waker_irq = lat_cpu_irq(a, ev->cpu, ev->ts);
 }
 
-static void on_wakeup(struct lat_analysis *a, const struct sched_event *ev)
+static void on_wakeup(struct lat_analysis *a, const struct sched_event *ev,
+		      const struct cpu_mask *cpus)
 {
 	struct lat_thread *t = lat_thread_get(a, ev->wake.tid);
 	uint64_t ts = ev->ts;
 
 	if (t->state == ST_RUNNING && t->last_cpu >= 0 && lat_timer_woken(t, ts)) {
-		note_waker(a, t, ev);
+		note_waker(a, t, ev, cpus);
 		end_timer_on_cpu(a, t, ts);
 		return;
 	}
@@ -798,7 +801,7 @@ static void on_wakeup(struct lat_analysis *a, const struct sched_event *ev)
 	if (t->state == ST_RUNNING) {
 		if (!t->early_wake) {
 			t->early_wake = ts;
-			note_waker(a, t, ev);
+			note_waker(a, t, ev, cpus);
 		}
 		return;
 	} else if (t->state == ST_WOKEN && t->raced) {
@@ -829,7 +832,7 @@ static void on_wakeup(struct lat_analysis *a, const struct sched_event *ev)
 	}
 	t->state = ST_WOKEN;
 	t->since = lat_timer_woken(t, ts) ? t->timer_due : ts;
-	note_waker(a, t, ev);
+	note_waker(a, t, ev, cpus);
 	/* Runnable from the wakeup: a timer wait's queues count from there. */
 	wait_begins(a, t, ts);
 }
@@ -933,7 +936,8 @@ void lat_event(struct lat_analysis *a, const struct fxt_reader *r, const struct 
 			on_switch(a, ev);
 			break;
 		}
-		on_wakeup(a, ev);
+		/* The whole mask, above CPU 63 too: the decoder gives CPUs 0-63. */
+		on_wakeup(a, ev, cpu_masks_of(&a->masks, rec));
 		if (tr)
 			publish_wakeup(a, ev, tr);
 		break;
@@ -945,7 +949,7 @@ void lat_event(struct lat_analysis *a, const struct fxt_reader *r, const struct 
 		break;
 	case SCHED_AFFINITY:
 		if (ev->aff.tid)
-			lat_thread_get(a, ev->aff.tid)->cpus = ev->aff.cpus;
+			lat_thread_get(a, ev->aff.tid)->cpus = cpu_masks_of(&a->masks, rec);
 		break;
 	case SCHED_TIMER_EXPIRE:
 		if (ev->timer.tid)
@@ -1010,7 +1014,7 @@ void lat_blame_span(struct lat_analysis *a, uint64_t tid, uint32_t cpu, uint64_t
 	memset(w, 0, sizeof(*w));
 	w->tid = tid;
 	w->weight = t ? t->weight : 0;	/* its latest: what it had then is not kept */
-	w->cpus = t ? t->cpus : 0;
+	w->cpus = t ? t->cpus : NULL;
 	w->start = start;
 	w->end = end;
 	w->cpu = cpu;

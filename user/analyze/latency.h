@@ -8,6 +8,7 @@
 
 #include "fxt/fxt_reader.h"
 #include "lib/utils.h"
+#include "trace/cpu_mask.h"
 #include "trace/sched.h"
 
 enum lat_by { LAT_BY_THREAD, LAT_BY_PROCESS, LAT_BY_CPU, LAT_BY_ALL, LAT_BY_CGROUP };
@@ -99,7 +100,7 @@ struct lat_share {
 struct lat_migration {
 	uint64_t ts;
 	int32_t from, to;
-	uint64_t cpus;			/* allowed CPUs from then on, as lat_wait's */
+	const struct cpu_mask *cpus;	/* allowed CPUs from then on, as lat_wait's */
 };
 
 #define LAT_MIGRATIONS	8	/* kept per wait; later ones replace the last */
@@ -108,7 +109,7 @@ struct lat_migration {
 struct lat_piece {
 	uint64_t start, end;
 	int32_t cpu;			/* -1: not known */
-	uint64_t cpus;			/* allowed CPUs meanwhile, as lat_wait's */
+	const struct cpu_mask *cpus;	/* allowed CPUs meanwhile, as lat_wait's */
 	uint64_t throttled_ns;		/* its cgroup was throttled there (overlapping others) */
 	uint64_t top_tid;		/* the thread that ran longest there, 0: none */
 	int32_t top_weight;
@@ -164,7 +165,7 @@ struct lat_wait {
 	bool throttled_v1;		/* its limit is cgroup v1's */
 	uint64_t throttled_cgroup_id;
 	/* Not a cause but beside them: another CPU it may use was idle meanwhile. */
-	uint64_t cpus;			/* allowed CPUs 0..63 at its start, 0: every CPU */
+	const struct cpu_mask *cpus;	/* allowed CPUs at its start, NULL: every CPU */
 	uint64_t idle_elsewhere_ns;	/* at least one such CPU was idle */
 	int32_t idle_elsewhere_cpu;	/* the one idle longest, -1: none */
 	uint64_t idle_elsewhere_cpu_ns;

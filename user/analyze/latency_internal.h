@@ -62,8 +62,8 @@ struct lat_thread {
 	bool stranded;			/* left its CPU in an untraced stretch, unknown how */
 	/* The run queue it is on, and its moves since its wait began. */
 	int32_t queue_cpu, wait_queue_cpu;
-	uint64_t cpus;			/* allowed CPUs 0..63 if restricted, else 0 */
-	uint64_t wait_cpus;		/* @cpus when its current wait began */
+	const struct cpu_mask *cpus;	/* allowed CPUs, NULL: every CPU */
+	const struct cpu_mask *wait_cpus;	/* @cpus when its current wait began */
 	uint8_t nmig;
 	uint32_t mig_dropped;
 	struct lat_migration mig[LAT_MIGRATIONS];
@@ -149,6 +149,7 @@ struct lat_analysis {
 	uint32_t ngroups, cap_groups;
 	struct lat_cpu *cpus;
 	uint32_t ncpus;
+	struct cpu_masks masks;		/* the threads' allowed CPUs, interned */
 	char **irq_names;
 	uint32_t nirq_names;
 	char **cgroups;			/* cgroup v2 paths the state dump gave threads */

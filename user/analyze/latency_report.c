@@ -312,24 +312,6 @@ void lat_causes_text(const struct lat_wait *w, struct obuf *o)
 		obuf_lit(o, "none");
 }
 
-/* "0-1,3": the CPUs of a mask, as taskset and cpuset lists write them. */
-static void put_cpu_list(struct obuf *o, uint64_t cpus)
-{
-	bool first = true;
-
-	for (int i = 0; i < 64; i++) {
-		int j = i;
-
-		if (!(cpus >> i & 1))
-			continue;
-		while (j + 1 < 64 && (cpus >> (j + 1) & 1))
-			j++;
-		obuf_printf(o, j > i ? "%s%d-%d" : "%s%d", first ? "" : ",", i, j);
-		first = false;
-		i = j;
-	}
-}
-
 /* "idle_allowed_elsewhere 4.0 us (CPU 0 idle 4.0 us); allowed CPUs 0-1" */
 void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o)
 {
@@ -341,10 +323,7 @@ void lat_elsewhere_text(const struct lat_wait *w, struct obuf *o)
 		obuf_putc(o, ')');
 	}
 	obuf_lit(o, "; allowed CPUs ");
-	if (w->cpus)
-		put_cpu_list(o, w->cpus);
-	else
-		obuf_lit(o, "all");
+	cpu_mask_list(o, w->cpus);
 }
 
 /* "woken by T N on CPU C", or the interrupt that woke it. */
@@ -1036,10 +1015,14 @@ static void json_placement(struct lat_analysis *a, const struct lat_wait *w, str
 		    "\"idle_allowed_cpu\":%d,\"idle_allowed_cpu_ns\":%llu,\"cpus_allowed\":",
 		    w->mig_dropped, (unsigned long long)w->idle_elsewhere_ns,
 		    w->idle_elsewhere_cpu, (unsigned long long)w->idle_elsewhere_cpu_ns);
-	if (w->cpus)
-		obuf_printf(o, "%llu", (unsigned long long)w->cpus);
-	else
-		obuf_lit(o, "null");
+	if (w->cpus) {
+		obuf_printf(o, "%llu,\"cpus_allowed_list\":\"",
+			    (unsigned long long)cpu_mask_word0(w->cpus));
+		cpu_mask_list(o, w->cpus);
+		obuf_putc(o, '"');
+	} else {
+		obuf_lit(o, "null,\"cpus_allowed_list\":null");
+	}
 	obuf_lit(o, ",\"pieces\":[");
 	for (uint32_t j = 0; j < w->npiece; j++) {
 		const struct lat_piece *p = &w->piece[j];

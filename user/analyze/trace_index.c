@@ -252,7 +252,7 @@ void lat_index_object(struct lat_analysis *a, const struct fxt_record *rec)
 		x = fxt_find_arg(rec, "process");
 		if (x && x->type == KTRACE_FXT_ARG_KOID)
 			t->pid = x->u;
-		t->cpus = fxt_arg_u64(rec, "cpus", 0);
+		t->cpus = cpu_masks_of(&a->masks, rec);
 		x = fxt_find_arg(rec, "cgroup");
 		if (x && x->type == KTRACE_FXT_ARG_STRING)
 			t->cgroup = cgroup_index(a, x->s);

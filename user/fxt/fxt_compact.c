@@ -203,7 +203,7 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	uint64_t cur = fxt_compact_current_get(&ac->current, rec->cpu);
 	struct fxt_compact_thread *t;
 	uint32_t n = 3, nargs = 0, at = 3, size;
-	bool put_weight, put_cpus;
+	bool put_weight, put_cpus, wide = false;
 	uint64_t cpus_v;
 
 	for (unsigned int i = 0; i < rec->nargs; i++) {
@@ -219,6 +219,8 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 			intr = a;
 		else if (a->type == KTRACE_FXT_ARG_KOID && fxt_str_eq(a->name, "waker"))
 			waker = a;
+		else if (a->name.len > 4 && !memcmp(a->name.p, "cpus", 4))
+			wide = true;	/* "cpus1" .., "cpus_cut": CPUs above 63 */
 	}
 	/* Both, or neither: a reader gives back both, from the header or "interrupt". */
 	if (!ctx || !intr || !ctx->u || ctx->u > KTRACE_CTX_MAX)
@@ -242,6 +244,15 @@ static int compact_wakeup(struct fxt_compact *ac, struct fxt_writer *w,
 	t = thread_get(ac, rec->tid);
 	if (!t)
 		return -ENOMEM;
+	/*
+	 * A mask above CPU 63 stays as the recorder wrote it, and the
+	 * thread's next wakeup says its weight and mask again: the reader
+	 * keeps only "cpus" from one wakeup to the next.
+	 */
+	if (wide) {
+		t->wake.valid = false;
+		return 0;
+	}
 	cpus_v = cpus ? cpus->u : 0;
 	put_weight = !t->wake.valid || t->wake.weight != (int32_t)weight->i;
 	put_cpus = put_weight ? cpus_v != 0 : cpus_v != t->wake.cpus;

@@ -22,7 +22,9 @@
  * - A thread wakeup without a "weight" argument has the weight of the
  *   same thread's previous wakeup, and its allowed CPUs ("cpus") too
  *   unless it says them; an explicit "cpus" of 0 says it may run anywhere.
- *   (The recorders' wakeups always have a weight, so none is lost.)
+ *   (The recorders' wakeups always have a weight, so none is lost.)  A
+ *   wakeup with CPUs above 63 ("cpus1" ...) is never shortened, and the
+ *   thread's next wakeup has its weight.
  * - A wakeup from an interrupt may have, instead of "irq_context" and the
  *   "interrupted" koid, the uint32 "interrupt": the context in bits 30..31
  *   and the interrupted thread's tid in bits 0..29.

@@ -298,23 +298,35 @@ void fxt_write_event_tref(struct fxt_writer *w, unsigned int type, uint64_t ts,
 	write_event(w, type, ts, thread_ref, 0, 0, cat, name, args, nargs, extra);
 }
 
-void fxt_write_kobj(struct fxt_writer *w, unsigned int obj_type, uint64_t koid,
-		    const char *name, const struct fxt_arg *args, unsigned int nargs)
+void fxt_write_kobj_raw(struct fxt_writer *w, unsigned int obj_type, uint64_t koid,
+			const char *name, const struct fxt_arg *args, unsigned int nargs,
+			const void *raw, uint32_t raw_words, unsigned int nraw)
 {
 	struct arg_refs refs[KTRACE_FXT_MAX_ARGS];
 	uint64_t *r = w->scratch;
 	uint16_t nref;
 	uint32_t n = 1;
 
-	if (nargs > KTRACE_FXT_MAX_ARGS)
-		nargs = KTRACE_FXT_MAX_ARGS;
+	if (nraw > KTRACE_FXT_MAX_ARGS)
+		nraw = raw_words = 0;
+	if (nargs > KTRACE_FXT_MAX_ARGS - nraw)
+		nargs = KTRACE_FXT_MAX_ARGS - nraw;
 	nref = fxt_string_ref(w, name, strlen(name));
 	intern_args(w, args, nargs, refs);
 	r[n++] = koid;
 	n += put_sref(r + n, nref, name);
 	n += put_args(r + n, args, nargs, refs);
-	r[0] = ktrace_fxt_kobj_hdr(n, obj_type, nref, nargs);
+	if (raw_words)
+		memcpy(r + n, raw, raw_words * sizeof(*r));
+	n += raw_words;
+	r[0] = ktrace_fxt_kobj_hdr(n, obj_type, nref, nargs + nraw);
 	fxt_write_words(w, r, n);
+}
+
+void fxt_write_kobj(struct fxt_writer *w, unsigned int obj_type, uint64_t koid,
+		    const char *name, const struct fxt_arg *args, unsigned int nargs)
+{
+	fxt_write_kobj_raw(w, obj_type, koid, name, args, nargs, NULL, 0, 0);
 }
 
 void fxt_write_log(struct fxt_writer *w, uint64_t ts, uint64_t pid, uint64_t tid,

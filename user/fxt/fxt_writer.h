@@ -71,6 +71,13 @@ void fxt_write_event_tref(struct fxt_writer *w, unsigned int type, uint64_t ts,
 
 void fxt_write_kobj(struct fxt_writer *w, unsigned int obj_type, uint64_t koid,
 		    const char *name, const struct fxt_arg *args, unsigned int nargs);
+/*
+ * The same with @nraw more arguments after @args, in @raw_words words that
+ * the shared encoders wrote (indexed names must be well-known strings).
+ */
+void fxt_write_kobj_raw(struct fxt_writer *w, unsigned int obj_type, uint64_t koid,
+			const char *name, const struct fxt_arg *args, unsigned int nargs,
+			const void *raw, uint32_t raw_words, unsigned int nraw);
 void fxt_write_log(struct fxt_writer *w, uint64_t ts, uint64_t pid, uint64_t tid,
 		   const char *msg, uint32_t len);
 void fxt_write_blob(struct fxt_writer *w, const char *name, unsigned int blob_type,

@@ -417,7 +417,7 @@ static void drain_buf(struct source_bpf *s, unsigned int buf, bool final)
 			run = tail / 8;
 			continue;
 		}
-		if (!h || words == 0 || words > KTRACE_BPF_MAX_WORDS || words * 8 > head - tail ||
+		if (!h || words == 0 || words > KTRACE_BPF_WIDE_MAX_WORDS || words * 8 > head - tail ||
 		    ktrace_fxt_rec_type(h) == KTRACE_FXT_REC_LARGE) {
 			/* Never published, or not a record: skip what is left. */
 			spool_run(s, buf, d, run, pos - run);

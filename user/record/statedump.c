@@ -45,26 +45,12 @@ static bool is_number(const char *s)
 	return true;
 }
 
-/*
- * @tid's allowed CPUs 0..63 when it may not run on all @ncpus, else 0: the
- * wakeup records carry the same ("cpus"), for threads woken later.
- */
-static uint64_t restricted_cpus(pid_t tid, long ncpus)
-{
-	uint64_t mask = 0;
-	cpu_set_t set;
-
-	if (sched_getaffinity(tid, sizeof(set), &set) || CPU_COUNT(&set) >= ncpus)
-		return 0;
-	for (int i = 0; i < 64 && i < CPU_SETSIZE; i++)
-		if (CPU_ISSET(i, &set))
-			mask |= 1ULL << i;
-	return mask;
-}
-
 /* What the dump reads once: the CPUs, where cgroup v2 is, the latest cgroup's id. */
 struct statedump {
 	long ncpus;
+	uint32_t mask_words;		/* of an allowed-CPU mask, at most 64 */
+	cpu_set_t *set;			/* for ncpus */
+	size_t set_size;
 	char *cgroup_root;		/* NULL: cgroup v2 is not mounted */
 	char last_path[512];
 	uint64_t last_id;
@@ -118,6 +104,24 @@ static uint64_t cgroup_id_of(struct statedump *sd, const char *path)
 }
 
 /*
+ * @tid's allowed CPUs into @mask (sd->mask_words words) when it may not
+ * run on every CPU: false when it may, or is gone.  The wakeup records
+ * carry the same ("cpus", and above CPU 63 "cpus1" ...), for threads woken
+ * later.
+ */
+static bool restricted_mask(struct statedump *sd, pid_t tid, __u64 *mask)
+{
+	if (sched_getaffinity(tid, sd->set_size, sd->set) ||
+	    CPU_COUNT_S(sd->set_size, sd->set) >= sd->ncpus)
+		return false;
+	memset(mask, 0, sd->mask_words * sizeof(*mask));
+	for (uint32_t i = 0; i < sd->mask_words * 64; i++)
+		if (CPU_ISSET_S(i, sd->set_size, sd->set))
+			mask[i / 64] |= 1ULL << (i % 64);
+	return true;
+}
+
+/*
  * A thread (@tid) or process (@tid 0) record, from the recorders' encoders;
  * with a cgroup, written by the archive writer instead (its name interned),
  * with "cgroup_id" and "cgroup" (its path), as a process its main thread's.
@@ -125,16 +129,21 @@ static uint64_t cgroup_id_of(struct statedump *sd, const char *path)
 static void write_kobj(struct fxt_writer *w, struct statedump *sd, unsigned long tid,
 		       unsigned long pid, const char *comm, size_t len)
 {
-	__u64 rec[KTRACE_FXT_KOBJ_THREAD_MAX_WORDS];
-	uint64_t cpus = tid ? restricted_cpus(tid, sd->ncpus) : 0, id;
+	__u64 rec[KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS], mask[KTRACE_FXT_CPUS_MAX_WORDS];
+	__u64 raw[2 + KTRACE_FXT_CPUS_EXTRA_MAX_WORDS];
+	bool restricted = tid && restricted_mask(sd, tid, mask);
+	bool wide = restricted && sd->ncpus > 64;
+	uint64_t cpus = restricted && !wide ? mask[0] : 0, id;
 	char cgroup[512], name[KTRACE_FXT_COMM_LEN + 1];
+	uint32_t nraw = 0, raw_words = 0;
 	struct fxt_arg args[4];
 	unsigned int n = 0;
 
 	if (!read_cgroup(pid, tid ?: pid, cgroup, sizeof(cgroup))) {
-		fxt_write_words(w, rec, tid ? ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len,
-									 cpus, 0) :
-				ktrace_fxt_put_kobj_process(rec, pid, comm, len, 0));
+		fxt_write_words(w, rec, !tid ? ktrace_fxt_put_kobj_process(rec, pid, comm, len, 0) :
+				wide ? ktrace_fxt_put_kobj_thread_wide(rec, tid, pid, comm, len,
+								       mask, sd->mask_words, 0) :
+				ktrace_fxt_put_kobj_thread(rec, tid, pid, comm, len, cpus, 0));
 		return;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(len < KTRACE_FXT_COMM_LEN ? len :
@@ -147,8 +156,15 @@ static void write_kobj(struct fxt_writer *w, struct statedump *sd, unsigned long
 	if (id)
 		args[n++] = fxt_arg_int(KTRACE_FXT_ARG_UINT64, "cgroup_id", id);
 	args[n++] = fxt_arg_str("cgroup", cgroup);
-	fxt_write_kobj(w, tid ? KTRACE_FXT_OBJ_THREAD : KTRACE_FXT_OBJ_PROCESS, tid ?: pid, name,
-		       args, n);
+	if (wide) {
+		raw_words = ktrace_fxt_put_arg(raw, KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS,
+					       mask[0]);
+		nraw = 1;
+		raw_words += ktrace_fxt_put_cpus_extra(raw + raw_words, mask, sd->mask_words,
+						       &nraw);
+	}
+	fxt_write_kobj_raw(w, tid ? KTRACE_FXT_OBJ_THREAD : KTRACE_FXT_OBJ_PROCESS, tid ?: pid,
+			   name, args, n, raw, raw_words, nraw);
 }
 
 int statedump_write(struct fxt_writer *w, uint64_t *threads)
@@ -158,9 +174,20 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads)
 	struct dirent *pe, *te;
 	char path[64], comm[64];
 
+	long set_cpus = sd.ncpus > CPU_SETSIZE ? sd.ncpus : CPU_SETSIZE;
+
 	*threads = 0;
 	if (!proc)
 		return -errno;
+	sd.mask_words = sd.ncpus > 0 ? (sd.ncpus + 63) / 64 : 1;
+	if (sd.mask_words > KTRACE_FXT_CPUS_MAX_WORDS)
+		sd.mask_words = KTRACE_FXT_CPUS_MAX_WORDS;
+	sd.set = CPU_ALLOC(set_cpus);
+	if (!sd.set) {
+		closedir(proc);
+		return -ENOMEM;
+	}
+	sd.set_size = CPU_ALLOC_SIZE(set_cpus);
 	sd.cgroup_root = cgroup2_mount();
 	while ((pe = readdir(proc))) {
 		unsigned long pid;
@@ -196,5 +223,6 @@ int statedump_write(struct fxt_writer *w, uint64_t *threads)
 	}
 	closedir(proc);
 	free(sd.cgroup_root);
+	CPU_FREE(sd.set);
 	return 0;
 }

@@ -48,7 +48,7 @@ struct sched_wakeup {
 	uint32_t ctx;			/* KTRACE_CTX_*: what woke it */
 	bool has_waker;
 	uint64_t waker;			/* the thread, or the one an interrupt interrupted */
-	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU */
+	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU (all: cpu_mask.h) */
 };
 
 struct sched_migrate {
@@ -58,7 +58,7 @@ struct sched_migrate {
 
 struct sched_affinity {
 	uint64_t tid;
-	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU */
+	uint64_t cpus;			/* allowed CPUs 0-63, 0: every CPU (all: cpu_mask.h) */
 };
 
 struct sched_timer_expire {

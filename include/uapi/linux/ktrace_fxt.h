@@ -864,6 +864,81 @@ static inline __u32 ktrace_irq_context(__u32 preempt_count)
 #define KTRACE_FXT_WAKEUP_WORDS		6
 #define KTRACE_FXT_WAKEUP_MAX_WORDS	9
 
+/*
+ * Allowed CPUs on a machine with more than 64 possible CPUs.  "cpus"
+ * (uint64) holds CPUs 0..63, word 0 of the mask, and is written for every
+ * thread that may not run on every CPU, even as 0.  Each non-zero word k
+ * of 1..63 (CPUs 64k..64k+63) follows as the uint64 argument "cpus<k>",
+ * named inline ("cpus1" .. "cpus63"), in increasing order; a word left
+ * out is 0.  A record holds at most KTRACE_FXT_CPUS_MAX_EXTRA of them
+ * (FXT allows 15 arguments); where the mask has more, or the machine has
+ * CPUs above 4095, "cpus_cut" (uint32) says from which CPU on the record
+ * does not describe the mask, and readers take every CPU from there on as
+ * allowed.  A machine of 64 CPUs or fewer writes none of these arguments.
+ */
+#define KTRACE_FXT_CPUS_MAX_WORDS	64	/* CPUs 0..4095 */
+#define KTRACE_FXT_CPUS_MAX_EXTRA	8
+#define KTRACE_FXT_CPUS_CUT		"cpus_cut"
+/* The words the arguments beyond "cpus" can take: 3 per word, 2 for the cut. */
+#define KTRACE_FXT_CPUS_EXTRA_MAX_WORDS	(KTRACE_FXT_CPUS_MAX_EXTRA * 3 + 2)
+
+/* The inline name "cpus<@k>" (1 <= @k <= 63) as one stream word, and its length. */
+static inline __u64 ktrace_fxt_cpus_word_name(__u32 k)
+{
+	__u64 s = 'c' | 'p' << 8 | (__u64)'u' << 16 | (__u64)'s' << 24;
+
+	if (k >= 10)
+		return s | (__u64)('0' + k / 10) << 32 | (__u64)('0' + k % 10) << 40;
+	return s | (__u64)('0' + k) << 32;
+}
+
+static inline __u32 ktrace_fxt_cpus_word_name_len(__u32 k)
+{
+	return k >= 10 ? 6 : 5;
+}
+
+/*
+ * The arguments after "cpus" for a mask of @nwords words (the machine's
+ * possible CPUs; @mask holds the first min(@nwords, 64)): returns the
+ * words written at @w and adds the arguments to *@nargs.
+ */
+static inline __u32 ktrace_fxt_put_cpus_extra(__u64 *w, const __u64 *mask, __u32 nwords,
+					      __u32 *nargs)
+{
+	__u32 n = 0, extra = 0, cut = 0, k;
+
+	for (k = 1; k < KTRACE_FXT_CPUS_MAX_WORDS; k++) {
+		if (k >= nwords)
+			break;
+		if (!mask[k])
+			continue;
+		if (extra == KTRACE_FXT_CPUS_MAX_EXTRA) {
+			cut = k * 64;
+			break;
+		}
+		w[n] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT64, 3,
+					  ktrace_fxt_sref_inline(ktrace_fxt_cpus_word_name_len(k)),
+					  0);
+		w[n + 1] = ktrace_fxt_cpus_word_name(k);
+		w[n + 2] = mask[k];
+		n += 3;
+		extra++;
+	}
+	if (!cut && nwords > KTRACE_FXT_CPUS_MAX_WORDS)
+		cut = KTRACE_FXT_CPUS_MAX_WORDS * 64;
+	if (cut) {
+		w[n] = ktrace_fxt_arg_hdr(KTRACE_FXT_ARG_UINT32, 2, ktrace_fxt_sref_inline(8), cut);
+		/* "cpus_cut" */
+		w[n + 1] = 'c' | 'p' << 8 | (__u64)'u' << 16 | (__u64)'s' << 24 |
+			   (__u64)'_' << 32 | (__u64)'c' << 40 | (__u64)'u' << 48 |
+			   (__u64)'t' << 56;
+		n += 2;
+		extra++;
+	}
+	*nargs += extra;
+	return n;
+}
+
 /* Words of a wakeup from @irq_ctx, of a thread restricted to @cpus (0: not). */
 static inline __u32 ktrace_fxt_wakeup_words(__u32 irq_ctx, __u64 cpus)
 {
@@ -913,6 +988,35 @@ static inline __u32 ktrace_fxt_put_wakeup(__u64 *w, __u32 cpu, __u64 ts, __u32 t
 	return n;
 }
 
+#define KTRACE_FXT_WAKEUP_WIDE_MAX_WORDS \
+	(KTRACE_FXT_WAKEUP_MAX_WORDS + KTRACE_FXT_CPUS_EXTRA_MAX_WORDS)
+
+/*
+ * The wakeup of a thread that may not run on every CPU of a machine of
+ * more than 64 (@nwords mask words): as ktrace_fxt_put_wakeup(), with
+ * "cpus" always and the words above it (ktrace_fxt_put_cpus_extra()).
+ */
+static inline __u32 ktrace_fxt_put_wakeup_wide(__u64 *w, __u32 cpu, __u64 ts, __u32 tid,
+					       int prio, __u32 waker_tid, __u32 irq_ctx,
+					       const __u64 *mask, __u32 nwords)
+{
+	__u32 nargs = 3 + (irq_ctx ? 1 : 0), i = 4;
+
+	w[1] = ts;
+	w[2] = tid;
+	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
+	if (irq_ctx) {
+		w[i++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
+	} else {
+		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_WAKER, waker_tid);
+	}
+	i += ktrace_fxt_put_arg(&w[i], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, mask[0]);
+	i += ktrace_fxt_put_cpus_extra(&w[i], mask, nwords, &nargs);
+	w[0] = ktrace_fxt_wakeup_hdr(i, nargs, cpu);
+	return i;
+}
+
 /*
  * Latency trigger (record --stop-on-latency): each thread's latest wakeup,
  * in a table of 2^16 words indexed by pid.  A word packs the pid (22 bits:
@@ -954,12 +1058,31 @@ static inline __u64 ktrace_wake_latency(__u64 slot, __u32 pid, __u64 now)
  */
 #define KTRACE_AFFINITY_SLOTS		65536U
 
-static inline __u64 ktrace_affinity_slot(__u32 pid, __u64 cpus)
+/*
+ * A mask of more than one word folded into one for ktrace_affinity_slot():
+ * @mask holds the first min(@nwords, 64) words of the mask, which are the
+ * words the records give.  A one-word mask is its own fold.
+ */
+static inline __u64 ktrace_affinity_fold(const __u64 *mask, __u32 nwords)
+{
+	__u64 h = mask[0];
+	__u32 k;
+
+	for (k = 1; k < KTRACE_FXT_CPUS_MAX_WORDS; k++) {
+		if (k >= nwords)
+			break;
+		h = (h ^ h >> 29) * 0xbf58476d1ce4e5b9ULL ^ mask[k];
+	}
+	return h;
+}
+
+/* @restricted: the thread may not run on every CPU; @cpus: its mask (folded). */
+static inline __u64 ktrace_affinity_slot(__u32 pid, int restricted, __u64 cpus)
 {
 	/* Multiplicative hashing: the product's high half depends on every bit. */
 	__u64 h = cpus * 0x9e3779b97f4a7c15ULL;
 
-	return (__u64)pid << 32 | (cpus ? (h >> 32) | 1 : 0);
+	return (__u64)pid << 32 | (restricted ? (h >> 32) | 1 : 0);
 }
 
 /*
@@ -1114,6 +1237,29 @@ static inline __u32 ktrace_fxt_put_affinity(__u64 *w, __u64 ts, __u32 pid, __u32
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_AFFINITY, 0);
 }
 
+#define KTRACE_FXT_AFFINITY_WIDE_MAX_WORDS \
+	(KTRACE_FXT_AFFINITY_WORDS + KTRACE_FXT_CPUS_EXTRA_MAX_WORDS)
+
+/*
+ * The "affinity" record on a machine of more than 64 CPUs (@nwords mask
+ * words): @mask NULL when the task may run on every CPU ("cpus" 0 and
+ * nothing more), else its mask, with the words above CPU 63
+ * (ktrace_fxt_put_cpus_extra()).
+ */
+static inline __u32 ktrace_fxt_put_affinity_wide(__u64 *w, __u64 ts, __u32 pid, __u32 tid,
+						 const __u64 *mask, __u32 nwords)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_SCHED, 0,
+					KTRACE_FXT_STR_AFFINITY, 0), nargs = 1;
+
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS,
+				mask ? mask[0] : 0);
+	if (mask)
+		n += ktrace_fxt_put_cpus_extra(&w[n], mask, nwords, &nargs);
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, nargs, 0,
+				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_AFFINITY, 0);
+}
+
 #define KTRACE_FXT_THROTTLE_WORDS	7
 
 /*
@@ -1203,6 +1349,39 @@ static inline __u32 ktrace_fxt_put_kobj_thread(__u64 *w, __u32 tid, __u32 pid,
 					cgroup_id);
 	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len),
 				   1 + (cpus ? 1 : 0) + (cgroup_id ? 1 : 0));
+	return n;
+}
+
+#define KTRACE_FXT_KOBJ_THREAD_WIDE_MAX_WORDS \
+	(KTRACE_FXT_KOBJ_THREAD_MAX_WORDS + KTRACE_FXT_CPUS_EXTRA_MAX_WORDS)
+
+/*
+ * The thread record of a thread that may not run on every CPU of a
+ * machine of more than 64 (@nwords mask words): as
+ * ktrace_fxt_put_kobj_thread(), with "cpus" always and the words above it
+ * (ktrace_fxt_put_cpus_extra()).
+ */
+static inline __u32 ktrace_fxt_put_kobj_thread_wide(__u64 *w, __u32 tid, __u32 pid,
+						    const char *name, __u32 len,
+						    const __u64 *mask, __u32 nwords,
+						    __u64 cgroup_id)
+{
+	__u32 n, nargs = 2;
+
+	if (len > KTRACE_FXT_COMM_LEN)
+		len = KTRACE_FXT_COMM_LEN;
+	n = 2 + ktrace_fxt_str_words(len);
+	w[1] = tid;
+	ktrace_fxt_put_stream(&w[2], name, len);
+	n += ktrace_fxt_put_arg_koid(&w[n], KTRACE_FXT_STR_PROCESS, pid);
+	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, mask[0]);
+	n += ktrace_fxt_put_cpus_extra(&w[n], mask, nwords, &nargs);
+	if (cgroup_id) {
+		n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CGROUP_ID,
+					cgroup_id);
+		nargs++;
+	}
+	w[0] = ktrace_fxt_kobj_hdr(n, KTRACE_FXT_OBJ_THREAD, ktrace_fxt_sref_inline(len), nargs);
 	return n;
 }
 
