@@ -121,6 +121,14 @@ struct {
 	__type(value, __u64);
 } affinity_slots SEC(".maps");
 
+/* Each running thread's switch counts at its last sched_waking (see ktrace_waking_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KTRACE_WAKING_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} waking_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -1215,10 +1223,46 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 		trigger_note_wakeup(p, ts);
 }
 
+/*
+ * A running thread's switch counts are noted, for the wakeup that
+ * completes only after it ran again (ktrace_waking_late()).
+ */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
+	struct task_struct *task = p;	/* BPF_CORE_READ_BITFIELD() has a "p" of its own */
+	__u32 key = p->pid & (KTRACE_WAKING_SLOTS - 1);
+	__u64 *slot;
+
 	wakeup(p, false, false);
+	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
+	if (!BPF_CORE_READ_BITFIELD(task, on_cpu) || !p->pid)
+		return 0;
+	slot = bpf_map_lookup_elem(&waking_slots, &key);
+	if (slot)
+		*slot = ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw);
+	return 0;
+}
+
+/*
+ * try_to_wake_up() has made @p runnable, on the waker's CPU or on @p's
+ * from an IPI: written again only when @p blocked after running again
+ * since its sched_waking.
+ */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(ktrace_sched_wakeup, struct task_struct *p)
+{
+	__u32 pid = p->pid, key = pid & (KTRACE_WAKING_SLOTS - 1);
+	__u64 *slot = bpf_map_lookup_elem(&waking_slots, &key), v;
+
+	if (!slot || !pid)
+		return 0;
+	v = *slot;
+	if (v >> 32 != pid)
+		return 0;
+	*slot = 0;
+	if (ktrace_waking_late(v, pid, p->nvcsw, p->nivcsw))
+		wakeup(p, false, false);
 	return 0;
 }
 

@@ -88,6 +88,12 @@ struct ktrace_session {
 	 */
 	u64 *affinity_slots;		/* KTRACE_AFFINITY_SLOTS words */
 	/*
+	 * Each running thread's switch counts at its last sched_waking
+	 * (ktrace_waking_slot()): the same life cycle, written lock-free by
+	 * the sched_waking and sched_wakeup probes.
+	 */
+	u64 *waking_slots;		/* KTRACE_WAKING_SLOTS words */
+	/*
 	 * The span: every writer drops a record timed before @start_ts or
 	 * after @stop_ts.  START sets @start_ts once every probe is
 	 * registered and @stop_ts to U64_MAX, before the session is

@@ -5,7 +5,9 @@
  *
  * Wakeups come from sched_waking, which runs in the waker's context (so
  * current is the waker); sched_wakeup can run later on the target CPU from
- * an IPI, where current is whoever was running there.  Exit and free need
+ * an IPI, where current is whoever was running there, and is written only
+ * for a wakeup that completed after its thread ran again
+ * (ktrace_waking_late()).  Exit and free need
  * no probe: a dying task's last switch carries its Z or X state, and names
  * the task once more (below).
  */
@@ -334,14 +336,11 @@ static noinline_for_stack bool write_wakeup_wide(struct ktrace_cpu_buf *b,
 								   ctx, mask, mask_words()), ts);
 }
 
-static void probe_wakeup(void *data, struct task_struct *p)
+static void write_wakeup(struct ktrace_cpu_buf *b, struct task_struct *p)
 {
-	struct ktrace_cpu_buf *b = this_buf();
 	u32 ctx = irq_context(), bytes;
 	u64 pos, *rec, ts, cpus, v;
 
-	if (!b)
-		return;
 	ts = ktrace_now();
 	cpus = wide_masks() ? 0 : restricted_cpus(p);
 	v = affinity_slot_of(p, cpus);
@@ -361,6 +360,61 @@ static void probe_wakeup(void *data, struct task_struct *p)
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
+}
+
+/* Whether @p is on a CPU now (it may still be on its way off one). */
+static bool task_on_a_cpu(const struct task_struct *p)
+{
+#ifdef CONFIG_SMP
+	return READ_ONCE(p->on_cpu);
+#else
+	return p == current;
+#endif
+}
+
+/*
+ * sched_waking: a running thread's switch counts are noted, for the
+ * wakeup that completes only after it ran again (ktrace_waking_late()).
+ */
+static void probe_waking(void *data, struct task_struct *p)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+
+	if (!b)
+		return;
+	write_wakeup(b, p);
+	if (task_on_a_cpu(p) && p->pid)
+		WRITE_ONCE(b->session->waking_slots[p->pid & (KTRACE_WAKING_SLOTS - 1)],
+			   ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw));
+}
+
+static void probe_wakeup_new(void *data, struct task_struct *p)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+
+	if (b)
+		write_wakeup(b, p);
+}
+
+/*
+ * sched_wakeup, where try_to_wake_up() has made @p runnable: on the
+ * waker's CPU, or on @p's from an IPI.  Written again only when @p
+ * blocked after running again since its sched_waking.
+ */
+static void probe_wakeup(void *data, struct task_struct *p)
+{
+	struct ktrace_cpu_buf *b = this_buf();
+	u64 *slot, v;
+
+	if (!b || !p->pid)
+		return;
+	slot = &b->session->waking_slots[p->pid & (KTRACE_WAKING_SLOTS - 1)];
+	v = READ_ONCE(*slot);
+	if (likely(v >> 32 != p->pid))
+		return;
+	WRITE_ONCE(*slot, 0);
+	if (ktrace_waking_late(v, p->pid, p->nvcsw, p->nivcsw))
+		write_wakeup(b, p);
 }
 
 /*
@@ -513,8 +567,9 @@ static void probe_rename(void *data, struct task_struct *task, const char *comm)
 
 static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_switch", .probe = probe_sched_switch },
-	{ .name = "sched_waking", .probe = probe_wakeup },
-	{ .name = "sched_wakeup_new", .probe = probe_wakeup },
+	{ .name = "sched_waking", .probe = probe_waking },
+	{ .name = "sched_wakeup", .probe = probe_wakeup },
+	{ .name = "sched_wakeup_new", .probe = probe_wakeup_new },
 	{ .name = "sched_migrate_task", .probe = probe_migrate },
 	{ .name = "sched_process_fork", .probe = probe_fork },
 	{ .name = "sched_process_exec", .probe = probe_exec },

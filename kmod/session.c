@@ -41,6 +41,7 @@ void ktrace_session_free(struct ktrace_session *s)
 	ktrace_bufs_free(s);
 	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
+	vfree(s->waking_slots);
 	vfree(s->affinity_slots);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -107,11 +108,16 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	s->affinity_slots = vzalloc(KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
 	if (!s->affinity_slots)
 		return -ENOMEM;
+	s->waking_slots = vzalloc(KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
+	if (!s->waking_slots) {
+		ret = -ENOMEM;
+		goto err_free_affinity_slots;
+	}
 	if (cfg->flags & KTRACE_CFG_TRIGGER) {
 		s->wake_slots = vzalloc(KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
 		if (!s->wake_slots) {
 			ret = -ENOMEM;
-			goto err_free_affinity_slots;
+			goto err_free_waking_slots;
 		}
 		s->trigger_ns = cfg->trigger_ns;
 		s->after_ns = cfg->after_ns;
@@ -132,6 +138,9 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
 	s->wake_slots = NULL;
+err_free_waking_slots:
+	vfree(s->waking_slots);
+	s->waking_slots = NULL;
 err_free_affinity_slots:
 	vfree(s->affinity_slots);
 	s->affinity_slots = NULL;
@@ -150,6 +159,7 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
 	ktrace_stacks_reset_locked(s);
 	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
+	memset(s->waking_slots, 0, KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
 	if (s->wake_slots) {
 		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
 		atomic_set(&s->fired, 0);

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
-from tap import finish, ok, read_expect  # noqa: E402
+from tap import finish, ok, read_expect, skip  # noqa: E402
 
 ktrace, trace, expect_path = sys.argv[1:4]
 max_factor = float(sys.argv[4]) if len(sys.argv) > 4 else 1.5
@@ -18,8 +18,11 @@ e = read_expect(expect_path)
 hog_ns = e['hog_us'] * 1000
 
 
+# Every wait of the victim: on a busy machine it has many besides the
+# rounds' (woken for the preemption round behind other threads, preempted
+# by them), and a cut at the longest few left out waits behind the hog.
 out = subprocess.run([ktrace, 'latency', trace, '--json', '--pid', str(e['victim']),
-                      '--top', str(2 * e['rounds'] + 10)], capture_output=True, text=True)
+                      '--top', '100000'], capture_output=True, text=True)
 ok(out.returncode == 0, 'ktrace latency --json reads the recording', out.stderr.strip())
 if out.returncode:
     finish()
@@ -50,14 +53,26 @@ def hog_waits(kind):
 unmeasured = sum(r['not_measured'].values())
 for kind in ('wakeup', 'preemption'):
     waits = hog_waits(kind)
-    lats = sorted(w['latency'] for w in waits)
+    parts = sorted(hog_share(w) for w in waits)
     ok(e['rounds'] - unmeasured <= len(waits) <= e['rounds'],
        f"{kind}: {len(waits)} of {e['rounds']} waits behind the hog (tid {e['hog']}) found"
        + (f" (the report counts {unmeasured} of the victim's waits as not measured)"
           if unmeasured else ""),
        [(w['latency'], hog_share(w)) for w in r['top'] if w['kind'] == kind][:12])
-    ok(waits and lo <= lats[len(lats) // 2] <= hi,
-       f"{kind}: their median is within {lo / 1e6:.2f}..{hi / 1e6:.2f} ms", lats)
+    # The hog's part: other threads lengthen a wait on a busy machine (the
+    # blame, checked to add up to each wait below, says by how much).
+    ok(waits and lo <= parts[len(parts) // 2] <= hi,
+       f"{kind}: the median of the hog's part of them is within {lo / 1e6:.2f}..{hi / 1e6:.2f} ms",
+       parts)
+    # The waits nothing but the hog (and interrupts) lengthened: their whole.
+    alone = sorted(w['latency'] for w in waits if hog_share(w) >= 0.95 * w['latency'])
+    if alone:
+        ok(lo <= alone[len(alone) // 2] <= hi,
+           f"{kind}: the median of the {len(alone)} spent behind the hog alone is within "
+           f"{lo / 1e6:.2f}..{hi / 1e6:.2f} ms", alone)
+    else:
+        skip(f"{kind}: the median of those spent behind the hog alone",
+             "other threads lengthened every one (a busy machine)")
     ok(waits and all(t['prio'] == 89 for w in waits for t in w['blame']['threads'] if t['tid'] == e['hog']),
        f"{kind}: the hog is named with its priority, 89 (SCHED_FIFO 10)")
     ok(waits and all(abs(accounted(w) - w['latency']) <= 0.01 * w['latency'] for w in waits),

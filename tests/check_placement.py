@@ -112,6 +112,24 @@ def masks_at(ts):
     return [cur]
 
 
+# The victim's runs, from the switch records: (start, end, cpu).
+victim_runs = sorted((a, b, cpu) for cpu in cpus for a, b, tid, _ in runs[cpu] if tid == victim)
+
+
+def queue_at(ts, first):
+    """The run queue the victim is on at ts, from the records alone: the CPU
+    it last ran on, or the destination of a move since (@first, what the
+    report says, before its first run: a new thread is placed unrecorded).  A sleeping thread
+    can be moved: on 6.12 a fair thread that blocks while owing CPU time
+    stays queued (delayed dequeue) and the balancer may move it; its
+    wakeup then finds it queued and makes it runnable where it is, with no
+    move of its own."""
+    ran = [r for r in victim_runs if r[0] < ts]
+    at, cpu = (ran[-1][1], ran[-1][2]) if ran else (0, first)
+    since = [mv for mv in moves if at <= mv[0] <= ts]
+    return since[-1][2] if since else cpu
+
+
 def reported(mask):
     """A mask as the report lists it (cpus_allowed_list): None for every CPU."""
     if mask & all_cpus == all_cpus:
@@ -137,7 +155,7 @@ def expected(w):
     queued = w.get('woken', w['start'])
     within = [mv for mv in moves if queued <= mv[0] < w['end']]
     pieces, at = [], w['start']
-    cpu = within[0][1] if within else w['pieces'][-1]['cpu']
+    cpu = within[0][1] if within else queue_at(queued, w['pieces'][-1]['cpu'])
     for ts, src, dst in within:
         pieces.append((cpu, at, ts))
         cpu, at = dst, ts

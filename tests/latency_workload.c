@@ -171,7 +171,13 @@ int main(int argc, char **argv)
 	wait_asleep(hog_tid);
 	wait_asleep(victim_tid);
 	for (long i = 0; i < rounds; i++) {
-		/* Wakeup latency: the victim wakes behind a spinning hog. */
+		/*
+		 * Wakeup latency: the victim wakes behind a spinning hog.  It
+		 * must be asleep in read() first: on a busy machine it may
+		 * not be back there yet from the round before, and then the
+		 * hog would preempt it instead (no wakeup wait this round).
+		 */
+		wait_asleep(victim_tid);
 		__atomic_store_n(&spin_until_base, 0, __ATOMIC_SEQ_CST);
 		put(hog_pipe[1], 'w');
 		wait_flag(&hog_spinning);

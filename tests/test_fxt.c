@@ -478,6 +478,31 @@ static int t_recorder_records(void)
 }
 
 /* The recorders' threshold for where a thread blocked: off-CPU time per thread. */
+/*
+ * Wakeups written again at sched_wakeup: only for a thread that blocked
+ * after being switched out once more since its sched_waking.
+ */
+static int t_waking_slots(void)
+{
+	__u64 v = ktrace_waking_slot(4321, 100, 7);
+
+	/* Still running, or preempted and running again: the wakeup came since it ran. */
+	CHECK(!ktrace_waking_late(v, 4321, 100, 7));
+	CHECK(!ktrace_waking_late(v, 4321, 100, 9));
+	/* It blocked (the usual race with its switch-out): no record again. */
+	CHECK(!ktrace_waking_late(v, 4321, 101, 7));
+	/* Preempted, switched in again, then blocked: the record again. */
+	CHECK(ktrace_waking_late(v, 4321, 101, 8));
+	/* Another thread's slot, or none. */
+	CHECK(!ktrace_waking_late(v, 4322, 101, 8));
+	CHECK(!ktrace_waking_late(0, 4321, 101, 8));
+	/* The counts wrap at 16 bits. */
+	v = ktrace_waking_slot(4321, 0x1ffff, 0x2ffff);
+	CHECK(ktrace_waking_late(v, 4321, 0x20000, 0x30000));
+	CHECK(!ktrace_waking_late(v, 4321, 0x1ffff, 0x30000));
+	return 1;
+}
+
 static int t_off_slots(void)
 {
 	const __u64 ms = 1000000, t0 = 5000 * ms;
@@ -1299,6 +1324,7 @@ int main(void)
 	ok(t_state_mapping(), "sched_switch's state to Linux and FXT states (an exiting task's "
 	   "voluntary switch included), and weights");
 	ok(t_off_slots(), "off-CPU slots: a block is long from the threshold, to the nanosecond");
+	ok(t_waking_slots(), "waking slots: a wakeup is written again only for a thread that ran again and blocked before it completed");
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");

@@ -1086,6 +1086,38 @@ static inline __u64 ktrace_affinity_slot(__u32 pid, int restricted, __u64 cpus)
 }
 
 /*
+ * A wakeup that completes after the woken thread ran again.  try_to_wake_up()
+ * fires sched_waking (the wakeup record) under the thread's pi_lock before
+ * it looks at whether the thread is still queued; a thread that had set a
+ * sleeping state but was still running may meanwhile be preempted, run
+ * again and block, and the waker's sched_wakeup then activates it: the
+ * wakeup record lies before the thread's last switch-in, and the block
+ * seems never woken.  (Seen in virtual machines, whose virtual CPUs stop
+ * for milliseconds at a time: a waker on a stopped one.)  The recorders
+ * note, at each sched_waking of a running thread, its voluntary and
+ * involuntary switch counts (the low 16 bits of each) in a table of 2^16
+ * words indexed by pid; at sched_wakeup, a thread that has both blocked and
+ * been switched out once more since gets a second wakeup record, at the
+ * activation.  A thread that only blocked (the usual race with its
+ * switch-out) gets none: its wakeup came since it last ran.
+ */
+#define KTRACE_WAKING_SLOTS		65536U
+
+static inline __u64 ktrace_waking_slot(__u32 pid, __u64 nvcsw, __u64 nivcsw)
+{
+	return (__u64)pid << 32 | (nvcsw & 0xffff) << 16 | (nivcsw & 0xffff);
+}
+
+/* Whether @pid, activated with these switch counts, needs a wakeup record again. */
+static inline int ktrace_waking_late(__u64 slot, __u32 pid, __u64 nvcsw, __u64 nivcsw)
+{
+	__u32 blocks = (__u32)(nvcsw - (slot >> 16)) & 0xffff;
+	__u32 preempts = (__u32)(nivcsw - slot) & 0xffff;
+
+	return pid && slot >> 32 == pid && blocks && blocks + preempts >= 2;
+}
+
+/*
  * Each thread's last switch-out, for the threshold: a pid-indexed slot
  * (ktrace_wake_slot()) holding when it blocked, or KTRACE_OFF_NOT_BLOCKED
  * in place of the time when it was switched out runnable or dying.
