@@ -45,8 +45,12 @@ static long spin_us;
 static int pinned, running;
 static int home, busy = 1;	/* CPU 0's part, CPU 1's */
 
-/* The victim's changes of its allowed CPUs, written out at the end. */
-#define CHANGES_MAX	4096
+/*
+ * The victim's changes of its allowed CPUs, written out at the end.  Two a
+ * try to reach CPU BUSY, and a busy or real-time kernel may take thousands
+ * of tries in a run (6.12-rt in the VM took over 2048).
+ */
+#define CHANGES_MAX	(1 << 16)
 static struct change {
 	uint64_t before, after;
 	int first, last;	/* HOME or BUSY, and the same or the other */
