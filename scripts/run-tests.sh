@@ -65,6 +65,12 @@ else
 fi
 for t in $(ls tests/suites/*.sh 2>/dev/null); do
 	wanted "$(basename "$t" .sh)" || continue
+	# The VM suite runs watch-vm's boot for each kernel; the ten-minute soak
+	# is make vm-watch-soak's.  Either runs alone when SUITES names it.
+	case " ${SUITES:-} " in
+	*" $(basename "$t" .sh) "*) ;;
+	*) case $(basename "$t" .sh) in watch-vm|watch-soak) continue ;; esac ;;
+	esac
 	if [ "$(basename "$t")" = vm.sh ]; then
 		kernels=${VM_KERNELS:-${KREL:-$(scripts/pick-kernel.sh)}}
 		[ -n "$kernels" ] || suite "vm" env KREL= "$t" "$build"	# a SKIP: no headers
