@@ -811,6 +811,28 @@ static int watch_start(struct record_run *rs, const struct source_ops *ops,
 	return 0;
 }
 
+/*
+ * A recorder that cannot re-arm, started again after its window; -1 after
+ * saying why it could not be (the module unloaded meanwhile, say).
+ */
+static int restart(struct watch_state *ws, struct record_run *rs, const struct source_ops *ops,
+		   const char *why)
+{
+	ws->restarts++;
+	if (watch_start(rs, ops, ws->wa, why)) {
+		if (ops == &source_kmod_ops && access(KTRACE_DEVICE, F_OK))
+			pr_err("watch: %s is gone: the module was unloaded between two windows; stopping (the %llu spikes saved in %s are whole)",
+			       KTRACE_DEVICE, (unsigned long long)ws->saved, ws->wa->dir);
+		else
+			pr_err("watch: cannot start the recorder again");
+		record_close(rs);
+		return -1;
+	}
+	/* The loss record of the stretch ends where this recording's span begins. */
+	ws->window_start = ops->span_start ? ops->span_start(rs->src[0].priv) : now_mono_ns();
+	return 0;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch_args wa = { .dir = "ktrace-spikes", .before_ns = 200000000ULL,
@@ -886,21 +908,11 @@ int cmd_watch(int argc, char **argv)
 				running = false;
 				if (stopping)
 					break;
-				ws.restarts++;
-				if (watch_start(&rs, ops, &wa, why)) {
-					if (ops == &source_kmod_ops && access(KTRACE_DEVICE, F_OK))
-						pr_err("watch: %s is gone: the module was unloaded between two windows; stopping (the %llu spikes saved in %s are whole)",
-						       KTRACE_DEVICE, (unsigned long long)ws.saved, wa.dir);
-					else
-						pr_err("watch: cannot start the recorder again");
-					record_close(&rs);
+				if (restart(&ws, &rs, ops, why)) {
 					status = 1;
 					break;
 				}
 				running = true;
-				/* The loss record of the stretch ends where this recording's span begins. */
-				ws.window_start = ops->span_start ? ops->span_start(rs.src[0].priv) :
-						  now_mono_ns();
 			}
 			continue;
 		}
