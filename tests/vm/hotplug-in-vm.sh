@@ -8,19 +8,7 @@
 uname -r >"$R/uname"
 nproc >"$R/nproc"
 step insmod insmod ./ktrace.ko
-cat >/tmp/hotplug.sh <<'HOTPLUG'
-known_workload "$1" 3000 >/dev/null 2>&1 &
-w=$!
-i=0
-while [ $i -lt 5 ]; do
-	for c in 1 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
-	sleep 0.2
-	for c in 1 2 3; do echo 1 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
-	sleep 0.2
-	i=$((i + 1))
-done
-wait $w
-HOTPLUG
+write_hotplug_script
 for c in kmod: bpf: kmod:--ring bpf:--ring; do
 	b=${c%:*} mode=${c#*:}
 	step hotplug_${b}${mode#--} ktrace record --backend $b $mode -o $R/hotplug_${b}${mode#--}.fxt -- \

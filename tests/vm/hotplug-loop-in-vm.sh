@@ -11,19 +11,7 @@
 
 uname -r >"$R/uname"
 step insmod insmod ./ktrace.ko
-cat >/tmp/hotplug.sh <<'HOTPLUG'
-workload "$1" 3000 >/dev/null 2>&1 &
-w=$!
-i=0
-while [ $i -lt 5 ]; do
-	for c in 1 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
-	sleep 0.2
-	for c in 1 2 3; do echo 1 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
-	sleep 0.2
-	i=$((i + 1))
-done
-wait $w
-HOTPLUG
+write_hotplug_script
 modes="kmod: kmod:--ring"
 # BPF where the kernel has it (its error, if not, in bpf-probe.err).
 ktrace record --backend bpf -o /tmp/probe.fxt -d 0.1 >/dev/null 2>"$R/bpf-probe.err" &&

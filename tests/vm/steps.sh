@@ -16,3 +16,21 @@ step() {	# step NAME COMMAND... : run, keep output and status
 	"$@" >"$R/$name.out" 2>"$R/$name.err"
 	echo "$name $?" >>"$R/status"
 }
+
+# /tmp/hotplug.sh EXPECT: the known workload while CPUs 1 to 3 go offline and
+# come back five times (hotplug-in-vm.sh, hotplug-loop-in-vm.sh).
+write_hotplug_script() {
+	cat >/tmp/hotplug.sh <<'HOTPLUG'
+known_workload "$1" 3000 >/dev/null 2>&1 &
+w=$!
+i=0
+while [ $i -lt 5 ]; do
+	for c in 1 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
+	sleep 0.2
+	for c in 1 2 3; do echo 1 >/sys/devices/system/cpu/cpu$c/online || exit 1; done
+	sleep 0.2
+	i=$((i + 1))
+done
+wait $w
+HOTPLUG
+}
