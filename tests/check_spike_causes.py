@@ -12,12 +12,12 @@ is the culprit's thread: a wait queued behind it names the culprit even
 where the window holds no name of it (a thread gone before the window was
 taken).  TAP output.
 usage: check_spike_causes.py KTRACE DIR THREAD CAUSE CULPRIT MIN [CULPRIT_TID]"""
-import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from spikes import dump_check, read_index  # noqa: E402
 from tap import finish, ok, read_expect, skip  # noqa: E402
 
 ktrace, d, thread, cause, culprit, least = sys.argv[1:7]
@@ -35,9 +35,7 @@ def thread_of(spec):
 
 tid = thread_of(thread)
 culprit_tid = thread_of(sys.argv[7]) if len(sys.argv) > 7 else None
-index = os.path.join(d, 'spikes.jsonl')
-lines = open(index).read().splitlines() if os.path.exists(index) else []
-spikes = [json.loads(line) for line in lines]
+lines, spikes, bad = read_index(d)
 saved = [s for s in spikes if s['tid'] == tid and s['status'] == 'saved']
 print(f"# {len(spikes)} spikes, {len(saved)} saved of thread {tid}: "
       + '; '.join(s.get('verdict', '?')[:160] for s in saved[:4]))
@@ -91,9 +89,9 @@ else:
 bad = []
 for s in saved:
     first = open(os.path.join(d, s['txt'])).readline().strip()
-    r = subprocess.run([ktrace, 'dump', '--check', os.path.join(d, s['fxt'])], capture_output=True, text=True)
-    if first != s['verdict'] or r.returncode:
-        bad.append((s['fxt'], first[:80], r.stdout[-200:]))
+    rc, said = dump_check(ktrace, os.path.join(d, s['fxt']))
+    if first != s['verdict'] or rc:
+        bad.append((s['fxt'], first[:80], said[-200:]))
 ok(saved and not bad, "each report starts with its verdict, each window passes ktrace dump --check", bad[:3])
 ok(not [n for n in os.listdir(d) if n.endswith('.tmp')] if os.path.isdir(d) else False,
    'no temporary file is left')

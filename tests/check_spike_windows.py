@@ -24,25 +24,20 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from spikes import dump_check, read_index  # noqa: E402
 from tap import finish, ok, read_expect, skip  # noqa: E402
 
 ktrace, d = sys.argv[1:3]
 expect = read_expect(sys.argv[3]) if len(sys.argv) > 4 else None
 late = len(sys.argv) > 4 and sys.argv[4] == 'late'
-lines = open(os.path.join(d, 'spikes.jsonl')).read().splitlines()
-spikes, bad = [], []
-for line in lines:
-    try:
-        spikes.append(json.loads(line))
-    except ValueError:
-        bad.append(line[:200])
+lines, spikes, bad = read_index(d)
 ok(lines and not bad, f'spikes.jsonl: {len(lines)} lines, each one JSON object', bad[:2])
 saved = [s for s in spikes if s['status'] == 'saved']
 failed = []
 for s in saved:
-    r = subprocess.run([ktrace, 'dump', '--check', os.path.join(d, s['fxt'])], capture_output=True, text=True)
-    if r.returncode:
-        failed.append((s['fxt'], r.stdout[-300:] + r.stderr[-300:]))
+    rc, said = dump_check(ktrace, os.path.join(d, s['fxt']))
+    if rc:
+        failed.append((s['fxt'], said[-600:]))
 ok(saved and not failed, f"each of the {len(saved)} saved windows passes ktrace dump --check", failed[:3])
 
 # A window may start while a thread runs (a hog switched in before it):

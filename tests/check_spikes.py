@@ -15,19 +15,14 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lib'))
+from spikes import dump_check, read_index  # noqa: E402
 from tap import finish, ok, read_expect  # noqa: E402
 
 ktrace, d, expect_path = sys.argv[1:4]
 want_saved = int(sys.argv[4])
 want_over = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 e = read_expect(expect_path)
-lines = open(os.path.join(d, 'spikes.jsonl')).read().splitlines()
-spikes, bad = [], []
-for line in lines:
-    try:
-        spikes.append(json.loads(line))
-    except ValueError:
-        bad.append(line[:200])
+lines, spikes, bad = read_index(d)
 ok(lines and not bad, f'spikes.jsonl: {len(lines)} lines, each one JSON object', bad[:2])
 # The hog's bursts: waits of kt_victim of about hog_us, behind kt_hog.
 mine = [s for s in spikes if s['tid'] == e['victim']]
@@ -51,10 +46,10 @@ for s in saved:
     first = open(txt).readline().strip() if os.path.exists(txt) else None
     if first != s['verdict']:
         files.append((s['txt'], first, s['verdict']))
-    r = subprocess.run([ktrace, 'dump', '--check', fxt], capture_output=True, text=True)
-    if r.returncode or 'trigger' not in subprocess.run([ktrace, 'dump', fxt], capture_output=True,
-                                                       text=True).stdout:
-        files.append((s['fxt'], r.stdout[-300:]))
+    rc, said = dump_check(ktrace, fxt)
+    if rc or 'trigger' not in subprocess.run([ktrace, 'dump', fxt], capture_output=True,
+                                             text=True).stdout:
+        files.append((s['fxt'], said[-300:]))
 ok(saved and not files, "each saved spike's .txt starts with its verdict; its .fxt is a whole timeline with the trigger",
    files[:3])
 names = sorted(os.listdir(d))
