@@ -1000,17 +1000,10 @@ static inline __u32 ktrace_fxt_put_wakeup_wide(__u64 *w, __u32 cpu, __u64 ts, __
 					       int prio, __u32 waker_tid, __u32 irq_ctx,
 					       const __u64 *mask, __u32 nwords)
 {
-	__u32 nargs = 3 + (irq_ctx ? 1 : 0), i = 4;
+	/* The body of a wakeup with no mask, then "cpus" and the words above it. */
+	__u32 nargs = 3 + (irq_ctx ? 1 : 0);
+	__u32 i = ktrace_fxt_put_wakeup_body(w, ts, tid, prio, waker_tid, irq_ctx, 0);
 
-	w[1] = ts;
-	w[2] = tid;
-	w[3] = ktrace_fxt_arg_i32(KTRACE_FXT_STR_WEIGHT, ktrace_fxt_weight(tid, prio));
-	if (irq_ctx) {
-		w[i++] = ktrace_fxt_arg_u32(KTRACE_FXT_STR_IRQ_CONTEXT, irq_ctx);
-		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_INTERRUPTED, waker_tid);
-	} else {
-		i += ktrace_fxt_put_arg_koid(&w[i], KTRACE_FXT_STR_WAKER, waker_tid);
-	}
 	i += ktrace_fxt_put_arg(&w[i], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, mask[0]);
 	i += ktrace_fxt_put_cpus_extra(&w[i], mask, nwords, &nargs);
 	w[0] = ktrace_fxt_wakeup_hdr(i, nargs, cpu);
