@@ -7,6 +7,8 @@
 . /ktrace/steps.sh
 
 uname -r >"$R/uname"
+# PREEMPT_DYNAMIC's model now, "none voluntary (full) lazy" (absent without it).
+cat /sys/kernel/debug/sched/preempt >"$R/preempt" 2>/dev/null
 step insmod insmod ./ktrace.ko
 step api_insmod insmod ./ktrace_api_test.ko
 
