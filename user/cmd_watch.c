@@ -812,6 +812,27 @@ static int watch_start(struct record_run *rs, const struct source_ops *ops,
 }
 
 /*
+ * Whether the module is unloaded or being unloaded: rmmod marks it going
+ * before its exit removes the device, and an open in between fails with
+ * the device still there.
+ */
+static bool kmod_unloading(void)
+{
+	char state[16] = "";
+	FILE *f;
+
+	if (access(KTRACE_DEVICE, F_OK))
+		return true;
+	f = fopen("/sys/module/ktrace/initstate", "r");
+	if (!f)
+		return errno == ENOENT;
+	if (!fgets(state, sizeof(state), f))
+		state[0] = 0;
+	fclose(f);
+	return !strncmp(state, "going", 5);
+}
+
+/*
  * A recorder that cannot re-arm, started again after its window; -1 after
  * saying why it could not be (the module unloaded meanwhile, say).
  */
@@ -820,7 +841,7 @@ static int restart(struct watch_state *ws, struct record_run *rs, const struct s
 {
 	ws->restarts++;
 	if (watch_start(rs, ops, ws->wa, why)) {
-		if (ops == &source_kmod_ops && access(KTRACE_DEVICE, F_OK))
+		if (ops == &source_kmod_ops && kmod_unloading())
 			pr_err("watch: %s is gone: the module was unloaded between two windows; stopping (the %llu spikes saved in %s are whole)",
 			       KTRACE_DEVICE, (unsigned long long)ws->saved, ws->wa->dir);
 		else
