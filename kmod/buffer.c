@@ -173,7 +173,7 @@ void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
 	void *rec;
 
 	/* Outside the session's span (internal.h): not recorded, and not lost either. */
-	if (unlikely(ts < s->start_ts || ts > READ_ONCE(s->stop_ts)))
+	if (unlikely(ts < READ_ONCE(s->start_ts) || ts > READ_ONCE(s->stop_ts)))
 		return NULL;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
 	if (unlikely(b->trigger)) {

@@ -113,8 +113,10 @@ static int ktrace_ioctl_locked(struct ktrace_session *s, unsigned int cmd,
 	case KTRACE_IOC_FLUSH:
 		if (!s->configured)
 			return -EINVAL;
-		ktrace_bufs_flush(s);
+		ktrace_session_flush_locked(s);
 		return 0;
+	case KTRACE_IOC_REARM:
+		return ktrace_session_rearm_locked(s);
 	case KTRACE_IOC_CONSUME:
 		if (memchr_inv(u->con.reserved, 0, sizeof(u->con.reserved)))
 			return -EINVAL;

@@ -100,7 +100,8 @@ struct ktrace_session {
 	 * published; STOP sets @stop_ts before it unpublishes the session,
 	 * so a probe already past ktrace_active writes nothing later (one
 	 * that reads it a moment stale is left to the reader, which keeps
-	 * nothing after it).
+	 * nothing after it).  REARM starts it again, past a trigger's
+	 * window, with the probes registered.
 	 */
 	u64 start_ts;
 	u64 stop_ts;
@@ -110,7 +111,8 @@ struct ktrace_session {
 	 * running, @wake_slots is written by the wakeup probes and cleared by
 	 * the switch probe; the first switch-in past @trigger_ns wins @fired
 	 * and writes @trigger_*, then @stop_at (release), which every writer
-	 * reads: past it nothing is recorded.  START resets them.
+	 * reads: past it nothing is recorded.  START and REARM reset them,
+	 * and a wait that began before @start_ts does not fire it.
 	 */
 	u64 *wake_slots;		/* KTRACE_WAKE_SLOTS words, NULL if no trigger */
 	u64 trigger_ns;
@@ -188,6 +190,8 @@ void ktrace_session_free(struct ktrace_session *s);
 int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrace_config *cfg);
 int ktrace_session_start_locked(struct ktrace_session *s);
 int ktrace_session_stop_locked(struct ktrace_session *s);
+void ktrace_session_flush_locked(struct ktrace_session *s);
+int ktrace_session_rearm_locked(struct ktrace_session *s);
 void ktrace_session_stats_locked(struct ktrace_session *s, struct ktrace_stats *st);
 
 /* probes_sched.c */

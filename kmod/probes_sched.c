@@ -129,7 +129,9 @@ static void trigger_check(struct ktrace_cpu_buf *b, struct task_struct *next, u6
 	if (cmpxchg64(slot, v, 0) != v)
 		return;
 	lat = ktrace_wake_latency(v, next->pid, ts);
-	if (lat < s->trigger_ns || !trigger_watches(s, next) || atomic_cmpxchg(&s->fired, 0, 1))
+	/* A wait that began before the span's start (REARM) was not recorded whole. */
+	if (lat < s->trigger_ns || ts - lat < READ_ONCE(s->start_ts) || !trigger_watches(s, next) ||
+	    atomic_cmpxchg(&s->fired, 0, 1))
 		return;
 	s->trigger_ts = ts;
 	s->trigger_latency = lat;

@@ -221,6 +221,65 @@ int ktrace_session_stop_locked(struct ktrace_session *s)
 	return 0;
 }
 
+/* Whether the latency trigger fired and its window is over: every writer drops records. */
+static bool window_over(struct ktrace_session *s)
+{
+	u64 stop = s->wake_slots ? smp_load_acquire(&s->stop_at) : 0;
+
+	return s->running && stop && ktrace_now() > stop;
+}
+
+/*
+ * FLUSH: every CPU's current sub-buffer closed.  Once a trigger's window
+ * is over, a writer that took its time before the stop may still be
+ * writing (ktrace_buf_reserve()): after a grace period none is, and every
+ * later one drops its record.
+ */
+void ktrace_session_flush_locked(struct ktrace_session *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (window_over(s))
+		synchronize_rcu();
+	ktrace_bufs_flush(s);
+}
+
+/*
+ * REARM (uapi ktrace.h), after FLUSH and the reader: no writer writes
+ * until the stop is cleared, so the heads stand still, and the slots that
+ * follow what the trace said start afresh, as at START, for the next
+ * window to say it again.  The stop is cleared before the span's new
+ * start is read: a record timed after that start finds it cleared.  The
+ * trigger, still fired until the end, writes no new stop before.
+ */
+int ktrace_session_rearm_locked(struct ktrace_session *s)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&s->lock);
+	if (!s->running || !s->wake_slots)
+		return -EINVAL;
+	if (!window_over(s))
+		return -EAGAIN;
+	for_each_possible_cpu(cpu) {
+		struct ktrace_meta *m = s->bufs[cpu]->meta;
+
+		smp_store_release(&m->consumed, READ_ONCE(m->head) & ~((u64)s->subbuf_size - 1));
+	}
+	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
+	memset(s->waking_slots, 0, KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
+	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
+	WRITE_ONCE(s->stop_at, 0);
+	smp_mb();	/* the stop cleared before the new start is taken */
+	WRITE_ONCE(s->start_ts, ktrace_now());
+	s->trigger_ts = 0;
+	s->trigger_latency = 0;
+	s->trigger_tid = 0;
+	s->trigger_cpu = 0;
+	smp_mb__before_atomic();
+	atomic_set(&s->fired, 0);
+	return 0;
+}
+
 void ktrace_session_stats_locked(struct ktrace_session *s, struct ktrace_stats *st)
 {
 	unsigned int cpu;

@@ -62,7 +62,7 @@ struct watch_state {
 	 * before any) to it.
 	 */
 	uint64_t window_start, gap_first;
-	uint64_t spikes, saved, over_rate, unsaved, restarts;
+	uint64_t spikes, saved, over_rate, unsaved;
 	uint64_t merged, in_window;	/* more spikes in a saved window: same main cause, other */
 	uint64_t rate_times[WATCH_MAX_RATE];	/* when the last saved spikes fired */
 	uint32_t nrate;
@@ -535,10 +535,9 @@ static int save_report(struct watch_state *ws, const struct trigger_report *t, c
 }
 
 /*
- * The trigger fired and its window has passed: the rings read (the
- * recorder armed again, or stopped to be started again by the caller),
- * then the window saved and explained, or counted.  Returns 1 when the
- * recorder was stopped, 0 when it records on, -errno when it failed.
+ * The trigger fired and its window has passed: the rings read and the
+ * recorder armed again, then the window saved and explained, or counted.
+ * Returns 0, or -errno when the recorder failed.
  */
 static int take_window(struct watch_state *ws, struct record_run *rs,
 		       const struct trigger_report *t)
@@ -551,19 +550,14 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	int gap_cpus;
 	const char *status = "saved", *main_cause = NULL;
 	char name[NAME_MAX - 16], comm[32];
-	bool stopped = !ops->window;
 	int ret;
 
-	if (ops->window) {
-		ret = ops->window(rs->src[0].priv, &rs->st, &rearmed);
-		if (ret)
-			return ret;
-		record_end_names(rs);
-		cgroup_paths_free(&rs->cgroups);
-		cgroup_paths_read(&rs->cgroups);
-	} else {
-		record_stop(rs);
-	}
+	ret = ops->window(rs->src[0].priv, &rs->st, &rearmed);
+	if (ret)
+		return ret;
+	record_end_names(rs);
+	cgroup_paths_free(&rs->cgroups);
+	cgroup_paths_read(&rs->cgroups);
 	ws->spikes++;
 	thread_comm(t->tid, comm, sizeof(comm));
 	window_span(ws, rs, t, &span, &gap);
@@ -633,9 +627,8 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 		return -EIO;
 	}
 	ws->gap_first = t->stop_at;
-	if (!stopped)
-		ws->window_start = rearmed;
-	return stopped;
+	ws->window_start = rearmed;
+	return 0;
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -811,49 +804,6 @@ static int watch_start(struct record_run *rs, const struct source_ops *ops,
 	return 0;
 }
 
-/*
- * Whether the module is unloaded or being unloaded: rmmod marks it going
- * before its exit removes the device, and an open in between fails with
- * the device still there.
- */
-static bool kmod_unloading(void)
-{
-	char state[16] = "";
-	FILE *f;
-
-	if (access(KTRACE_DEVICE, F_OK))
-		return true;
-	f = fopen("/sys/module/ktrace/initstate", "r");
-	if (!f)
-		return errno == ENOENT;
-	if (!fgets(state, sizeof(state), f))
-		state[0] = 0;
-	fclose(f);
-	return !strncmp(state, "going", 5);
-}
-
-/*
- * A recorder that cannot re-arm, started again after its window; -1 after
- * saying why it could not be (the module unloaded meanwhile, say).
- */
-static int restart(struct watch_state *ws, struct record_run *rs, const struct source_ops *ops,
-		   const char *why)
-{
-	ws->restarts++;
-	if (watch_start(rs, ops, ws->wa, why)) {
-		if (ops == &source_kmod_ops && kmod_unloading())
-			pr_err("watch: %s is gone: the module was unloaded between two windows; stopping (the %llu spikes saved in %s are whole)",
-			       KTRACE_DEVICE, (unsigned long long)ws->saved, ws->wa->dir);
-		else
-			pr_err("watch: cannot start the recorder again");
-		record_close(rs);
-		return -1;
-	}
-	/* The loss record of the stretch ends where this recording's span begins. */
-	ws->window_start = ops->span_start ? ops->span_start(rs->src[0].priv) : now_mono_ns();
-	return 0;
-}
-
 int cmd_watch(int argc, char **argv)
 {
 	struct watch_args wa = { .dir = "ktrace-spikes", .before_ns = 200000000ULL,
@@ -865,7 +815,6 @@ int cmd_watch(int argc, char **argv)
 	struct record_run rs;
 	char why[256] = "";
 	uint64_t start;
-	bool running = false;
 	int ret, status = 0;
 
 	ret = cli_parse_options(&watch_cmd, argc, argv, &wa);
@@ -899,7 +848,6 @@ int cmd_watch(int argc, char **argv)
 		close(ws.dirfd);
 		return 1;
 	}
-	running = true;
 	start = now_mono_ns();
 	ws.window_start = start;
 	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s%s%s into %s; Ctrl-C stops",
@@ -920,20 +868,10 @@ int cmd_watch(int argc, char **argv)
 		if (ret == 1 && now_mono_ns() > t.stop_at) {
 			ret = take_window(&ws, &rs, &t);
 			if (ret < 0) {
+				pr_err("watch: taking the window of %u and arming the trigger again: %s; stopping (the %llu spikes saved in %s are whole)",
+				       t.tid, strerror(-ret), (unsigned long long)ws.saved, wa.dir);
 				status = 1;
 				break;
-			}
-			if (ret == 1) {
-				/* This recorder cannot re-arm: started again, the gap counted. */
-				record_close(&rs);
-				running = false;
-				if (stopping)
-					break;
-				if (restart(&ws, &rs, ops, why)) {
-					status = 1;
-					break;
-				}
-				running = true;
 			}
 			continue;
 		}
@@ -941,16 +879,13 @@ int cmd_watch(int argc, char **argv)
 			break;
 		usleep(50000);
 	}
-	if (running) {
-		record_stop(&rs);
-		record_close(&rs);
-	}
-	pr_info("watch: %llu spikes in %.1f s: %llu saved, %llu over --max-rate, %llu could not be saved; %llu merged into a saved one, %llu more in a saved window%s",
+	record_stop(&rs);
+	record_close(&rs);
+	pr_info("watch: %llu spikes in %.1f s: %llu saved, %llu over --max-rate, %llu could not be saved; %llu merged into a saved one, %llu more in a saved window",
 		(unsigned long long)ws.spikes, (now_mono_ns() - start) / 1e9,
 		(unsigned long long)ws.saved, (unsigned long long)ws.over_rate,
 		(unsigned long long)ws.unsaved, (unsigned long long)ws.merged,
-		(unsigned long long)ws.in_window,
-		ws.restarts ? " (the recorder was started again after each)" : "");
+		(unsigned long long)ws.in_window);
 	close(ws.dirfd);
 	return status;
 }

@@ -385,6 +385,64 @@ TEST_F(dev, trigger_fires_on_this_thread)
 	EXPECT_EQ(st.trigger_ts + cfg.after_ns, st.stop_at);
 }
 
+/*
+ * REARM: refused without a trigger or before its window is over; after
+ * it, the span starts again, the trigger fires again, and only on a wait
+ * that began after the new start.
+ */
+TEST_F(dev, trigger_rearms)
+{
+	struct ktrace_config cfg = { .size = sizeof(cfg),
+				     .flags = KTRACE_CFG_RING | KTRACE_CFG_TRIGGER,
+				     .buffer_size = 1 << 20, .trigger_ns = 1,
+				     .after_ns = 1000000 };
+	struct ktrace_stats st = { .size = sizeof(st) }, again = { .size = sizeof(st) };
+	int fd;
+
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_REARM));	/* not configured */
+	EXPECT_EQ(EINVAL, errno);
+	cfg.trigger_pid = gettid();
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_REARM));	/* not running */
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	/* No wakeup of this thread yet: nothing fired. */
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_REARM));
+	EXPECT_EQ(EAGAIN, errno);
+	for (int i = 0; i < 20 && !st.stop_at; i++) {
+		usleep(2000);
+		ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &st));
+	}
+	ASSERT_NE(0, st.stop_at);
+	usleep(2000);	/* past the window's 1 ms */
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_FLUSH));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_REARM));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &again));
+	EXPECT_EQ(0, again.stop_at);
+	EXPECT_LT(st.stop_at, again.start_ts);
+	EXPECT_EQ(0, again.stop_ts);
+	for (int i = 0; i < 20 && !again.stop_at; i++) {
+		usleep(2000);
+		ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &again));
+	}
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+	EXPECT_NE(0, again.stop_at);
+	EXPECT_EQ(cfg.trigger_pid, again.trigger_tid);
+	EXPECT_LE(again.start_ts, again.trigger_ts - again.trigger_latency);
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_REARM));	/* stopped */
+	EXPECT_EQ(EINVAL, errno);
+
+	/* A ring without a trigger has no window to re-arm. */
+	close(self->fd);
+	self->fd = fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, configure(fd, 1 << 20, 0, KTRACE_CFG_RING));
+	ASSERT_EQ(0, ioctl(fd, KTRACE_IOC_START));
+	EXPECT_EQ(-1, ioctl(fd, KTRACE_IOC_REARM));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ioctl(fd, KTRACE_IOC_STOP));
+}
+
 TEST_F(dev, configure_bad_sizes)
 {
 	EXPECT_EQ(-1, configure(self->fd, 3 << 20, 0, 0));	/* not a power of two */

@@ -49,14 +49,14 @@
 #define MAX_THREADS	64
 
 enum kind {
-	K_OPEN, K_DUP, K_CLOSE, K_ABI, K_CONFIGURE, K_GEOMETRY, K_START, K_STOP, K_FLUSH,
+	K_OPEN, K_DUP, K_CLOSE, K_ABI, K_CONFIGURE, K_GEOMETRY, K_START, K_STOP, K_FLUSH, K_REARM,
 	K_CONSUME, K_STATS, K_ADD_PROBE, K_NEAR_MISS, K_RANDOM_IOCTL, K_MMAP, K_MPROTECT,
 	K_MREMAP, K_MUNMAP, K_TOUCH, K_POLL, K_READ_WRITE, K_MARK, K_MARK_REOPEN, NR_KINDS
 };
 
 static const char *const kind_name[NR_KINDS] = {
 	"open", "dup", "close", "ioctl ABI_VERSION", "ioctl CONFIGURE", "ioctl GEOMETRY",
-	"ioctl START", "ioctl STOP", "ioctl FLUSH", "ioctl CONSUME", "ioctl STATS",
+	"ioctl START", "ioctl STOP", "ioctl FLUSH", "ioctl REARM", "ioctl CONSUME", "ioctl STATS",
 	"ioctl ADD_PROBE", "ioctl near miss", "ioctl random", "mmap", "mprotect", "mremap",
 	"munmap", "touch mapping", "poll", "read/write/lseek", "mark write", "mark reopen",
 };
@@ -70,7 +70,7 @@ static const char *const kind_name[NR_KINDS] = {
  */
 static const unsigned int kind_weight[NR_KINDS] = {
 	[K_OPEN] = 25, [K_DUP] = 10, [K_CLOSE] = 8, [K_ABI] = 100, [K_CONFIGURE] = 40,
-	[K_GEOMETRY] = 300, [K_START] = 4, [K_STOP] = 3, [K_FLUSH] = 20, [K_CONSUME] = 800,
+	[K_GEOMETRY] = 300, [K_START] = 4, [K_STOP] = 3, [K_FLUSH] = 20, [K_REARM] = 20, [K_CONSUME] = 800,
 	[K_STATS] = 300, [K_ADD_PROBE] = 5, [K_NEAR_MISS] = 1500, [K_RANDOM_IOCTL] = 600,
 	[K_MMAP] = 300, [K_MPROTECT] = 100, [K_MREMAP] = 60, [K_MUNMAP] = 120,
 	[K_TOUCH] = 1200, [K_POLL] = 300, [K_READ_WRITE] = 300, [K_MARK] = 3000,
@@ -668,12 +668,13 @@ static void do_stats(struct thread *t)
 	slot_put(s);
 }
 
-/* START, STOP, FLUSH and ABI_VERSION take no argument: give them garbage. */
+/* START, STOP, FLUSH, REARM and ABI_VERSION take no argument: give them garbage. */
 static void do_noarg(struct thread *t, enum kind k)
 {
 	static const unsigned long cmd[NR_KINDS] = {
 		[K_ABI] = KTRACE_IOC_ABI_VERSION, [K_START] = KTRACE_IOC_START,
 		[K_STOP] = KTRACE_IOC_STOP, [K_FLUSH] = KTRACE_IOC_FLUSH,
+		[K_REARM] = KTRACE_IOC_REARM,
 	};
 	struct slot *s = slot_get(t);
 	unsigned long arg = chance(t, 2) ? 0 : rnd(t);
@@ -804,7 +805,7 @@ static void do_near_miss(struct thread *t)
 	static const unsigned long real[] = {
 		KTRACE_IOC_ABI_VERSION, KTRACE_IOC_CONFIGURE, KTRACE_IOC_GEOMETRY,
 		KTRACE_IOC_START, KTRACE_IOC_STOP, KTRACE_IOC_FLUSH, KTRACE_IOC_CONSUME,
-		KTRACE_IOC_STATS, KTRACE_IOC_ADD_PROBE,
+		KTRACE_IOC_STATS, KTRACE_IOC_ADD_PROBE, KTRACE_IOC_REARM,
 	};
 	unsigned int nreal = sizeof(real) / sizeof(*real);
 	unsigned long cmd = real[below(t, nreal)];
@@ -868,7 +869,8 @@ static void do_random_ioctl(struct thread *t)
 	describe(t, "cmd %#lx", cmd);
 	ret = ioctl(s->fd, cmd, chance(t, 2) ? t->arg : (void *)(uintptr_t)rnd(t));
 	account(K_RANDOM_IOCTL, ret, errno);
-	if (_IOC_TYPE(cmd) == KTRACE_IOC_MAGIC && _IOC_NR(cmd) > 8 && ret != -1)
+	if (_IOC_TYPE(cmd) == KTRACE_IOC_MAGIC && _IOC_NR(cmd) > 8 && cmd != KTRACE_IOC_REARM &&
+	    ret != -1)
 		fail("unknown ioctl %#lx succeeded", cmd);
 	slot_put(s);
 }
@@ -1363,7 +1365,8 @@ static void *run(void *arg)
 		case K_ABI:
 		case K_START:
 		case K_STOP:
-		case K_FLUSH:		do_noarg(t, k); break;
+		case K_FLUSH:
+		case K_REARM:		do_noarg(t, k); break;
 		case K_CONFIGURE:	do_configure(t); break;
 		case K_GEOMETRY:	do_geometry(t); break;
 		case K_CONSUME:		do_consume(t); break;

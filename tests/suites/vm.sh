@@ -190,8 +190,8 @@ for b in kmod bpf; do
 	done
 done
 
-# ktrace watch: each of the three bursts saved and explained (the module
-# started again after each window, BPF re-armed in place).
+# ktrace watch: each of the three bursts saved and explained (each
+# backend re-armed in place after each window).
 for b in kmod bpf; do
 	if [ "$(status ${b}_watchload)" = $EXIT_CANNOT_RUN_HERE ]; then
 		skip "$b: ktrace watch beside three hog bursts" "the workload cannot run here: $(head -1 "$R/${b}_watchload.err")"

@@ -43,8 +43,8 @@ echo "${cg2:-none}" >"$R/cgroup2"
 for b in kmod bpf; do
 	# --cgroup: three bursts of the hog, the workload in a child of the
 	# watched cgroup (its victim's: under emulation the other threads wait
-	# 10 ms too, and a window they took could hold a burst); four seconds apart (the module starts again after
-	# each window, which takes seconds under emulation).
+	# 10 ms too, and a window they took could hold a burst); four seconds
+	# apart.
 	if [ -n "$cg2" ] && mkdir -p "$cg2/ktrace-watch-$b/child"; then
 		watch_start ${b}_wcg --backend $b --threshold 10ms --cgroup "$cg2/ktrace-watch-$b" \
 			--comm kt_victim
@@ -55,8 +55,7 @@ for b in kmod bpf; do
 		rmdir "$cg2/ktrace-watch-$b/child" "$cg2/ktrace-watch-$b"
 	fi
 	# A spinner in a cgroup limited to 10 ms of every 100 ms, watched by
-	# its cgroup: throttled, in that cgroup.
-	# Eight seconds: the module takes seconds to start again after a window.
+	# its cgroup: throttled, in that cgroup, for eight seconds.
 	step ${b}_wthr sh ./throttle_workload.sh ktrace $b $R/${b}_wthr/ $R/${b}_wthr.pid 8
 	# A SCHED_FIFO thread woken where a fair thread spins 20 ms in the
 	# kernel (the test module's spin parameter): not_preempted behind
@@ -69,25 +68,30 @@ for b in kmod bpf; do
 	watch_stop ${b}_wspin
 done
 step api_rmmod rmmod ktrace_api_test
+# The module's bursts 120 ms apart, closer than a window and its re-arm
+# take: windows reach back past the last re-arm and mark the stretch the
+# re-arm left unrecorded as loss records.
+watch_start kmod_wclose --backend kmod --threshold 10ms --comm kt_victim
+step kmod_wcloseload spike_workload $R/kmod_wclose.expect 8 20000 120
+sleep 1
+watch_stop kmod_wclose
 
 # The module unloaded under a running watch: refused while it records (the
-# open device holds the module); tried again and again while spikes come,
-# so that it may land between two windows, when the watch has closed the
-# device to start it again: then the watch ends with an error, and what
-# it saved is whole.
+# open device holds the module), and tried again and again while spikes
+# come and the watch takes their windows and re-arms the trigger in place,
+# the device open all along: refused every time, what it saved is whole.
 watch_start kmod_wunload --backend kmod --threshold 10ms --comm kt_victim
 step kmod_wunload_busy rmmod ktrace
 kill -0 $wpid
 echo "kmod_wunload_alive $?" >>"$R/status"
 spike_workload $R/kmod_wunload.expect 4 20000 1500 >/dev/null 2>&1 &
 load=$!
-unloaded=1
+tries=0 unloaded=0
 while kill -0 $load 2>/dev/null; do
-	if rmmod ktrace 2>/dev/null; then
-		unloaded=0
-		break
-	fi
+	tries=$((tries + 1))
+	rmmod ktrace 2>/dev/null && unloaded=$((unloaded + 1)) && break
 done
+echo "kmod_wunload_tries $tries" >>"$R/status"
 echo "kmod_wunload_rmmod $unloaded" >>"$R/status"
 wait $load
 sleep 1

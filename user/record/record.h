@@ -181,15 +181,10 @@ struct source_ops {
 	 * Ring mode with a latency trigger, once the trigger's window has
 	 * passed (every writer drops records after its stop): the rings into
 	 * the spools, as stop() leaves them, and the trigger armed again,
-	 * recording on from *@rearmed (CLOCK_MONOTONIC ns).  NULL where the
-	 * source can only be stopped and started again.
+	 * recording on from *@rearmed (CLOCK_MONOTONIC ns).  NULL for a
+	 * source without the trigger.
 	 */
 	int (*window)(void *priv, struct record_stats *st, uint64_t *rearmed);
-	/*
-	 * Once started: when its span began (CLOCK_MONOTONIC ns), from which
-	 * every kind of record is recorded on every CPU, as stop() will say.
-	 */
-	uint64_t (*span_start)(void *priv);
 	/* A source on its own clock: a sync marker in its buffers, and alignment at the end. */
 	int (*marker)(void *priv, const char *id);
 	/*

@@ -768,11 +768,6 @@ static int bpf_window(void *priv, struct record_stats *st, uint64_t *rearmed)
 	return s->err;
 }
 
-static uint64_t bpf_span_start(void *priv)
-{
-	return ((struct source_bpf *)priv)->start_ns;
-}
-
 static int bpf_trigger(void *priv, struct trigger_report *t)
 {
 	struct source_bpf *s = priv;
@@ -822,7 +817,6 @@ const struct source_ops source_bpf_ops = {
 	.poll = bpf_poll,
 	.stop = bpf_stop,
 	.trigger = bpf_trigger,
-	.span_start = bpf_span_start,
 	.window = bpf_window,
 	.throttling = bpf_throttling,
 	.head = bpf_head,

@@ -438,6 +438,47 @@ static uint64_t kmod_span_start(void *priv)
 	return ks.start_ts;
 }
 
+/*
+ * `ktrace watch`: the trigger's window is over, so every probe drops what
+ * it would write.  FLUSH waits for the writers that came before the stop
+ * and closes every sub-buffer; the rings go into the spools, and REARM
+ * releases them and arms the trigger again, the probes registered all
+ * along: the stretch from the window's stop to the span's new start is
+ * the gap between two windows.
+ */
+static int kmod_window(void *priv, struct record_stats *st, uint64_t *rearmed)
+{
+	struct source_kmod *s = priv;
+	struct ktrace_stats ks = { .size = sizeof(ks) };
+
+	if (ioctl(s->fd, KTRACE_IOC_STATS, &ks))
+		return -errno;
+	if (!ks.stop_at || now_mono_ns() <= ks.stop_at)
+		return -EAGAIN;
+	if (ioctl(s->fd, KTRACE_IOC_FLUSH))
+		return -errno;
+	st->span_start = ks.start_ts ? ks.start_ts : s->start_ns;
+	st->span_stop = ks.stop_at;
+	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus; cpu++) {
+		int ret = drain_cpu(s, cpu);
+
+		if (ret)
+			return ret;
+	}
+	if (s->opts->stack_depth) {
+		kstacks_free(&s->kstacks);
+		read_kstacks(s);
+	}
+	if (ioctl(s->fd, KTRACE_IOC_REARM))
+		return -errno;
+	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus; cpu++)
+		if (s->cpus[cpu].meta)
+			s->cpus[cpu].next = __atomic_load_n(&s->cpus[cpu].meta->consumed,
+							    __ATOMIC_ACQUIRE);
+	*rearmed = kmod_span_start(s);
+	return 0;
+}
+
 static int kmod_trigger(void *priv, struct trigger_report *t)
 {
 	struct source_kmod *s = priv;
@@ -485,7 +526,7 @@ const struct source_ops source_kmod_ops = {
 	.poll = kmod_poll,
 	.stop = kmod_stop,
 	.trigger = kmod_trigger,
-	.span_start = kmod_span_start,
+	.window = kmod_window,
 	.throttling = kmod_throttling,
 	.head = kmod_head,
 	.close = kmod_close,

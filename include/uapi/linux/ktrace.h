@@ -16,7 +16,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KTRACE_ABI_VERSION	1
+#define KTRACE_ABI_VERSION	2
 
 /*
  * Per-CPU buffer sizes: a power of two from 8 KiB (two sub-buffers of the
@@ -307,7 +307,12 @@ struct ktrace_bench {
 #define KTRACE_IOC_GEOMETRY	_IOWR(KTRACE_IOC_MAGIC, 2, struct ktrace_geometry)
 #define KTRACE_IOC_START	_IO(KTRACE_IOC_MAGIC, 3)
 #define KTRACE_IOC_STOP		_IO(KTRACE_IOC_MAGIC, 4)
-/* Close every CPU's current sub-buffer so its records can be read. */
+/*
+ * Close every CPU's current sub-buffer so its records can be read.  Once
+ * a latency trigger's window is over (past STATS' stop_at), the writers
+ * that took their time before the stop are waited for first: what is read
+ * then is the whole window.
+ */
 #define KTRACE_IOC_FLUSH	_IO(KTRACE_IOC_MAGIC, 5)
 #define KTRACE_IOC_CONSUME	_IOW(KTRACE_IOC_MAGIC, 6, struct ktrace_consume)
 #define KTRACE_IOC_STATS	_IOC(_IOC_READ | _IOC_WRITE, KTRACE_IOC_MAGIC, 7, \
@@ -315,5 +320,14 @@ struct ktrace_bench {
 #define KTRACE_IOC_ADD_PROBE	_IOW(KTRACE_IOC_MAGIC, 8, struct ktrace_probe)
 #define KTRACE_IOC_STACKS	_IOWR(KTRACE_IOC_MAGIC, 9, struct ktrace_stacks)
 #define KTRACE_IOC_BENCH	_IOWR(KTRACE_IOC_MAGIC, 20, struct ktrace_bench)
+/*
+ * A running session with a latency trigger, once its window is over and
+ * read (FLUSH, then the buffers): every CPU's records so far are released
+ * and the trigger is armed again, the probes registered all along.  The
+ * span starts again (STATS' start_ts): nothing is recorded from the
+ * window's stop to it, and a wait that began before it does not fire the
+ * trigger.  EAGAIN before the window is over, EINVAL without a trigger.
+ */
+#define KTRACE_IOC_REARM	_IO(KTRACE_IOC_MAGIC, 10)
 
 #endif /* _UAPI_LINUX_KTRACE_H */
