@@ -66,6 +66,7 @@ struct watch_state {
 	uint64_t merged, in_window;	/* more spikes in a saved window: same main cause, other */
 	uint64_t rate_times[WATCH_MAX_RATE];	/* when the last saved spikes fired */
 	uint32_t nrate;
+	struct names_carry names;	/* the last window's threads alive */
 };
 
 /* ---- the spike's files ---------------------------------------------------- */
@@ -556,6 +557,8 @@ static int take_window(struct watch_state *ws, struct record_run *rs,
 	if (ret)
 		return ret;
 	record_end_names(rs);
+	if (record_end_names_carry(rs, &ws->names))
+		pr_warn("watch: cannot name this window's threads from the last window's");
 	cgroup_paths_free(&rs->cgroups);
 	cgroup_paths_read(&rs->cgroups);
 	ws->spikes++;
@@ -850,6 +853,10 @@ int cmd_watch(int argc, char **argv)
 	}
 	start = now_mono_ns();
 	ws.window_start = start;
+	/* The threads alive now name those of the first window gone before it is taken. */
+	record_end_names(&rs);
+	record_end_names_carry(&rs, &ws.names);
+	spool_close(&rs.end_names);
 	pr_info("watching with the %s backend: waits of %.3f ms or more%s%s%s%s%s into %s; Ctrl-C stops",
 		ops->name, wa.ro.trigger_ns / 1e6, wa.ro.trigger_rt ? " of real-time threads" : "",
 		wa.ro.trigger_comm[0] ? " of " : "", wa.ro.trigger_comm,
@@ -886,6 +893,7 @@ int cmd_watch(int argc, char **argv)
 		(unsigned long long)ws.saved, (unsigned long long)ws.over_rate,
 		(unsigned long long)ws.unsaved, (unsigned long long)ws.merged,
 		(unsigned long long)ws.in_window);
+	names_carry_free(&ws.names);
 	close(ws.dirfd);
 	return status;
 }

@@ -57,6 +57,36 @@ ok $? "watch beside five bursts of a SCHED_FIFO hog: recorded, and SIGTERM ends 
 tap_include < <(tests/check_spikes.py "$ktrace" "$tmp/known" "$tmp/known.expect" 5)
 sed -n 's/^ktrace: \(watch: .*\)/#   \1/p' "$tmp/known.log"
 
+# A victim gone before its window is taken, past the window's end (the
+# watch stopped meanwhile): no record of its exit is in the window, and
+# /proc no longer lists it; the window before named it, and so does this.
+watch_bg gone "$tmp/gone"
+rc=$?
+if [ $rc -eq 0 ]; then
+	"$workload" "$tmp/gone.expect" 2 20000 3000 >/dev/null 2>&1 &
+	load=$!
+	wait_for "$tmp/gone/spikes.jsonl" '"tid"' || rc=1
+	kill -STOP $wpid
+	lines=$(wc -l <"$tmp/gone/spikes.jsonl")
+	wait $load
+	kill -CONT $wpid
+	for i in $(seq 600); do
+		[ "$(wc -l <"$tmp/gone/spikes.jsonl")" -ge 2 ] && break
+		sleep 0.1
+	done
+fi
+watch_end
+victim=$(sed -n 's/^victim=//p' "$tmp/gone.expect" 2>/dev/null)
+if [ $rc -ne 0 ] || [ "${lines:-0}" -ne 1 ]; then
+	ok 1 "a victim gone before its window is taken: the first spike alone saved before the watch was stopped (${lines:-0})" ||
+		diag "$tmp/gone.log"
+else
+	second=$(sed -n 2p "$tmp/gone/spikes.jsonl")
+	[ -n "$victim" ] && [ ! -d /proc/$victim ] && case $second in *"\"verdict\":\""*" latency of kt_victim $victim on CPU"*) true ;; *) false ;; esac
+	ok $? "a victim gone before its window is taken is named from the window before (kt_victim $victim)" ||
+		echo "$second" | cut -c1-400 | diag /dev/stdin
+fi
+
 # --max-rate 2/min: four bursts, two saved, two counted.
 watch_bg rate "$tmp/rate" --max-rate 2/min
 rc=$?

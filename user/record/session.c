@@ -16,6 +16,7 @@
 
 #include <linux/ktrace.h>
 
+#include "lib/u64map.h"
 #include "lib/utils.h"
 #include "record/session.h"
 
@@ -392,6 +393,63 @@ void record_end_names(struct record_run *rs)
 		pr_warn("cannot list the running threads from /proc: %s; names come only from events",
 			strerror(-err));
 	spool_writer_free(w);
+}
+
+void names_carry_free(struct names_carry *c)
+{
+	free(c->words);
+	*c = (struct names_carry){ 0 };
+}
+
+static int carry_collect(void *ctx, const uint64_t *rec, uint32_t words, uint64_t ts)
+{
+	struct names_carry *c = ctx;
+
+	(void)ts;
+	for (uint32_t i = 0; i < words; i++) {
+		uint64_t *w = vec_add(&c->words, &c->nwords, &c->cap, sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		*w = rec[i];
+	}
+	return 0;
+}
+
+/* A kernel object record's type and koid, as one key. */
+static uint64_t kobj_key(const uint64_t *rec)
+{
+	return (rec[0] >> 16 & 0xff) << 56 | (rec[1] & ((1ULL << 56) - 1));
+}
+
+/* The next record of @c from word @i: its size in words, 0 at the end. */
+static uint32_t carry_next(const struct names_carry *c, uint32_t i)
+{
+	uint32_t words = i + 2 <= c->nwords ? ktrace_fxt_rec_words(c->words[i]) : 0;
+
+	return words >= 2 && i + words <= c->nwords ? words : 0;
+}
+
+int record_end_names_carry(struct record_run *rs, struct names_carry *c)
+{
+	struct names_carry now = { 0 };
+	struct u64map alive = { 0 };
+	uint32_t words;
+	int ret = 0;
+
+	if (!rs->end_names.f)
+		return 0;	/* no list now: the last one is kept for the next */
+	ret = spool_for_each_kobj(&rs->end_names, carry_collect, &now);
+	for (uint32_t i = 0; !ret && (words = carry_next(&now, i)); i += words)
+		if (u64map_add(&alive, kobj_key(&now.words[i]), 0) == U64MAP_NONE)
+			ret = -ENOMEM;
+	for (uint32_t i = 0; !ret && (words = carry_next(c, i)); i += words)
+		if (u64map_find(&alive, kobj_key(&c->words[i])) == U64MAP_NONE)
+			ret = spool_add(&rs->end_names, &c->words[i], words * 8);
+	u64map_free(&alive);
+	names_carry_free(c);
+	*c = now;
+	return ret;
 }
 
 /*

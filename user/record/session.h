@@ -70,6 +70,24 @@ void record_loop(struct record_run *rs, uint64_t duration_ns);
 void record_stop(struct record_run *rs);
 /* The threads alive now, named into @rs->end_names (a ring may keep none of their names). */
 void record_end_names(struct record_run *rs);
+
+/*
+ * `ktrace watch`: the names the last window's threads alive had, as
+ * kernel object records.  A thread that ran in a window but exited before
+ * it was taken (after its stop, so no record of its exit is in it) is
+ * named from the window before, if it was alive then.
+ */
+struct names_carry {
+	uint64_t *words;
+	uint32_t nwords, cap;
+};
+
+/*
+ * After record_end_names(): the names in @c of threads and processes gone
+ * since added to @rs->end_names, and @c holds this window's alive ones.
+ */
+int record_end_names_carry(struct record_run *rs, struct names_carry *c);
+void names_carry_free(struct names_carry *c);
 int record_write(struct record_run *rs, const char *out_path);
 void record_close(struct record_run *rs);
 
