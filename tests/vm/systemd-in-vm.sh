@@ -25,12 +25,14 @@ EOF
 
 # The unit's journal lines (all its runs) that match PATTERN.
 jcount() { journalctl -q -u ktrace-watch -o cat 2>/dev/null | grep -c "$1"; }
-# Waits until the unit's journal holds N lines matching PATTERN, at most
-# 600 s: each window takes seconds to write under emulation, and the watch
-# records again only after.
+# Waits until the unit's journal holds N lines matching PATTERN: each
+# window takes seconds to write under emulation, and the watch records
+# again only after.  At most 240 s, less than the host's stall limit
+# (scripts/vm-run.sh), so that a line that never comes is a failed check
+# with the journal to show, not a killed VM.
 wait_journal() {	# wait_journal PATTERN N
 	i=0
-	while [ $i -lt 600 ] && [ "$(jcount "$1")" -lt "$2" ]; do
+	while [ $i -lt 240 ] && [ "$(jcount "$1")" -lt "$2" ]; do
 		sleep 1
 		i=$((i + 1))
 	done
