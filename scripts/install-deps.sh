@@ -39,7 +39,8 @@ packages=(
 # the DKMS suite builds against, and openssl for DKMS's signing key); the
 # kselftest harness from the 6.1 source; cyclictest (rt-tests), which the
 # timer suite checks ktrace against; make deb's tools and lintian, for the
-# package suite (which installs them into a debootstrap root).
+# package suite (which installs them into a debootstrap root); systemd,
+# which boots the VM that runs ktrace-watch.service (tests/suites/watch-systemd.sh).
 test_packages=(
 	python3 trace-cmd libbpf-tools linux-perf openssl rt-tests
 	qemu-system-x86 busybox-static cpio dkms linux-source-6.1
@@ -48,7 +49,7 @@ test_packages=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
 	debootstrap gcc-aarch64-linux-gnu qemu-system-arm
-	debhelper dh-dkms lintian
+	debhelper dh-dkms lintian systemd
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
 )
 if [ $test -eq 1 ]; then

@@ -22,7 +22,9 @@
 #   -> BUILD_DIR/vm/KERNEL_RELEASE/{results/,console.log,steps.log}
 # KTRACE_VM_SCRIPT: another script to run inside (it prints its own step
 # lines); KTRACE_VM_LOGLEVEL: the guest's console log level (1);
-# KTRACE_VM_SMP: CPUs (2); KTRACE_VM_MEM: MiB of memory (1536).
+# KTRACE_VM_SMP: CPUs (2); KTRACE_VM_MEM: MiB of memory (1536);
+# KTRACE_VM_INIT=systemd: systemd as PID 1 (this machine's, added by
+# scripts/vm-systemd-root.sh), the script run by a unit of its own.
 set -eu
 build=${1:-build}
 krel=${2:?usage: scripts/vm-run.sh BUILD_DIR KERNEL_RELEASE}
@@ -43,6 +45,7 @@ script=${KTRACE_VM_SCRIPT:-tests/vm/run-in-vm.sh}
 loglevel=${KTRACE_VM_LOGLEVEL:-1}
 smp=${KTRACE_VM_SMP:-2}
 mem=${KTRACE_VM_MEM:-1536}	# MiB
+init=${KTRACE_VM_INIT:-busybox}
 
 die() { echo "vm-run: $krel: $*" >&2; exit 1; }
 [ -r "$kernel" ] || die "$kernel missing: install linux-image-$krel (scripts/install-deps.sh --test)"
@@ -152,9 +155,21 @@ else
 	done
 fi
 
+case $init in
+busybox) ;;
+systemd)
+	[ "$karch" = x86_64 ] || die "KTRACE_VM_INIT=systemd: this machine's systemd runs on x86_64 guests only"
+	scripts/vm-systemd-root.sh "$build" "$root" || die "the root with systemd could not be made"
+	;;
+*) die "KTRACE_VM_INIT=$init: busybox or systemd" ;;
+esac
+
 # The guest writes /results as a tar to the start of /dev/vda, and after
 # it results-complete: the disk starts as zeroes, which tar reads as an
-# empty archive, and a tar cut short lacks results-complete.
+# empty archive, and a tar cut short lacks results-complete.  /init mounts
+# and loads the modules; vm-main waits for the disk, runs the script and
+# writes the results; with systemd, /init hands over to it, and its
+# ktrace-vm.service runs vm-main.
 cat >"$root/init" <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc
@@ -168,6 +183,11 @@ vm-step boot "$(uname -r)"
 for m in $(cat /lib/modules/load); do
 	insmod /lib/modules/$m || echo "ktrace-vm: insmod $m failed"
 done
+[ -x /lib/systemd/systemd ] && exec /lib/systemd/systemd
+exec /bin/vm-main
+INIT
+cat >"$root/bin/vm-main" <<'INIT'
+#!/bin/sh
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 300 ]; do
 	sleep 0.1
@@ -184,7 +204,7 @@ fi
 poweroff -f
 INIT
 sed -i "s/LOGLEVEL/$loglevel/" "$root/init"
-chmod +x "$root/init"
+chmod +x "$root/init" "$root/bin/vm-main"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 truncate -s 512M "$out/results.img"
 

@@ -552,5 +552,13 @@ ok $? "dmesg has no warning, BUG, oops, lockdep or atomic-context report"
 # ktrace watch's known spikes of other causes and the module unloaded under
 # it, in a boot of their own (tests/suites/watch-vm.sh).
 tap_include < <(KREL=$krel tests/suites/watch-vm.sh "$build")
+# ktrace-watch.service under systemd as PID 1 (tests/suites/watch-systemd.sh),
+# on one kernel only (KTRACE_VM_SYSTEMD_KREL, by default bookworm's generic
+# 6.1, whose systemd the guest runs): the unit does not depend on the
+# kernel, and each boot costs a minute or more under emulation.
+systemd_krel=${KTRACE_VM_SYSTEMD_KREL-$(scripts/pick-kernel.sh --matrix | grep -m 1 '^6\.1\.[0-9.-]*-amd64$')}
+if [ "$krel" = "$systemd_krel" ]; then
+	tap_include < <(KREL=$krel tests/suites/watch-systemd.sh "$build")
+fi
 
 finish
