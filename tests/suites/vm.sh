@@ -12,10 +12,9 @@ krel=${KREL:-$(scripts/pick-kernel.sh)}
 ktrace=$build/ktrace
 R=$build/vm/$krel/results
 source "$(dirname "$0")/../lib/tap.sh"
-status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
-hstatus() { awk -v k="$1" '$1 == k {print $2}' "$H/status" 2>/dev/null; }
-# What the kernel says when something is wrong.
-DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context'
+source "$(dirname "$0")/../lib/vm.sh"
+status() { status_in "$R" "$1"; }
+hstatus() { status_in "$H" "$1"; }
 
 
 echo "TAP version 13"
@@ -34,12 +33,8 @@ start=$(date +%s)
 # First a 4-CPU boot in which three CPUs go offline and online while
 # recording (its results move aside: each boot starts afresh), then the rest.
 H=$build/vm/$krel.hotplug/results
-mkdir -p "$build/vm"
-KTRACE_VM_SMP=4 KTRACE_VM_SCRIPT=tests/vm/hotplug-in-vm.sh scripts/vm-run.sh "$build" "$krel" \
-	>"$build/vm/$krel.hotplug.log" 2>&1
+vm_boot "$build" "$krel" hotplug KTRACE_VM_SMP=4 KTRACE_VM_SCRIPT=tests/vm/hotplug-in-vm.sh
 hotplug_rc=$?
-rm -rf "$build/vm/$krel.hotplug"
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.hotplug"
 scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.log" 2>&1
 ok $? "the VM booted $krel, ran the tests and brought the results back ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.log" | tail -30
@@ -49,13 +44,9 @@ M=$build/vm/$krel.many/results
 many=0
 if [ "$krel" = "${KTRACE_VM_MANY_CPUS_KREL-$(scripts/pick-kernel.sh)}" ]; then
 	many=1 mstart=$(date +%s)
-	mv "$build/vm/$krel" "$build/vm/$krel.main"
-	KTRACE_VM_SMP=32 KTRACE_VM_MEM=2048 KTRACE_VM_SCRIPT=tests/vm/many-cpus-in-vm.sh \
-		scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.many.log" 2>&1
+	vm_boot "$build" "$krel" many KTRACE_VM_SMP=32 KTRACE_VM_MEM=2048 \
+		KTRACE_VM_SCRIPT=tests/vm/many-cpus-in-vm.sh
 	many_rc=$? many_secs=$(($(date +%s) - mstart))
-	rm -rf "$build/vm/$krel.many"
-	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.many"
-	mv "$build/vm/$krel.main" "$build/vm/$krel"
 fi
 # One kernel (KTRACE_VM_WIDE_KREL, by default the same) also boots with 72
 # CPUs, where allowed-CPU masks go above CPU 63 (tests/vm/wide-masks-in-vm.sh).
@@ -63,13 +54,9 @@ W=$build/vm/$krel.wide/results
 wide=0
 if [ "$krel" = "${KTRACE_VM_WIDE_KREL-$(scripts/pick-kernel.sh)}" ]; then
 	wide=1 wstart=$(date +%s)
-	mv "$build/vm/$krel" "$build/vm/$krel.main"
-	KTRACE_VM_SMP=72 KTRACE_VM_MEM=3072 KTRACE_VM_SCRIPT=tests/vm/wide-masks-in-vm.sh \
-		scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.wide.log" 2>&1
+	vm_boot "$build" "$krel" wide KTRACE_VM_SMP=72 KTRACE_VM_MEM=3072 \
+		KTRACE_VM_SCRIPT=tests/vm/wide-masks-in-vm.sh
 	wide_rc=$? wide_secs=$(($(date +%s) - wstart))
-	rm -rf "$build/vm/$krel.wide"
-	[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.wide"
-	mv "$build/vm/$krel.main" "$build/vm/$krel"
 fi
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
 # Where the time went: the seconds at which each step began.
@@ -440,7 +427,7 @@ ok $? "dmesg of the hotplug run has no warning, BUG, oops, lockdep or atomic-con
 # 32 CPUs: every recording complete, nothing lost, every timeline whole,
 # the default buffers as ktrace record chose them for 32 CPUs, clean dmesg.
 if [ $many = 1 ]; then
-	mstatus() { awk -v k="$1" '$1 == k {print $2}' "$M/status" 2>/dev/null; }
+	mstatus() { status_in "$M" "$1"; }
 	[ $many_rc = 0 ] && [ "$(cat "$M/nproc" 2>/dev/null)" = 32 ] && [ "$(mstatus insmod)" = 0 ]
 	ok $? "the 32-CPU VM booted $krel and brought the results back ($many_secs s)" ||
 		tail -20 "$build/vm/$krel.many.log" | sed 's/^/# /'
@@ -476,7 +463,7 @@ fi
 # workload's own log (tests/check_placement.py): never blamed on a CPU it
 # may not use, always on CPU 64 when it may use it and it idled.
 if [ $wide = 1 ]; then
-	wstatus() { awk -v k="$1" '$1 == k {print $2}' "$W/status" 2>/dev/null; }
+	wstatus() { status_in "$W" "$1"; }
 	[ $wide_rc = 0 ] && [ "$(cat "$W/nproc" 2>/dev/null)" = 72 ] && [ "$(wstatus insmod)" = 0 ]
 	ok $? "the 72-CPU VM booted $krel and brought the results back ($wide_secs s)" ||
 		tail -20 "$build/vm/$krel.wide.log" | sed 's/^/# /'

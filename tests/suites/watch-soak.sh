@@ -17,7 +17,8 @@ ktrace=$build/ktrace
 S=$build/vm/$krel.soak
 R=$S/results
 source "$(dirname "$0")/../lib/tap.sh"
-status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
+source "$(dirname "$0")/../lib/vm.sh"
+status() { status_in "$R" "$1"; }
 
 echo "TAP version 13"
 [ -n "$krel" ] || skip_all "ktrace watch soak in a VM" "no kernel headers to pick a kernel from"
@@ -32,15 +33,9 @@ trap 'rm -f "$script"' EXIT
   tail -n +2 tests/vm/soak-watch-in-vm.sh; } >"$script"
 chmod +x "$script"
 start=$(date +%s)
-mkdir -p "$build/vm"
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.aside"
 nb=$(echo $backends | wc -w)
-KTRACE_VM_TIMEOUT=$((nb * (secs + 300) + 600)) KTRACE_VM_SCRIPT=$script \
-	scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.soak.log" 2>&1
+vm_boot "$build" "$krel" soak KTRACE_VM_TIMEOUT=$((nb * (secs + 300) + 600)) KTRACE_VM_SCRIPT=$script
 rc=$?
-rm -rf "$S"
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$S"
-[ -d "$build/vm/$krel.aside" ] && mv "$build/vm/$krel.aside" "$build/vm/$krel"
 ok $rc "the VM booted $krel and ran $secs s of watch with $backends ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.soak.log" | tail -20
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }

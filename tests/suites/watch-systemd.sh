@@ -16,10 +16,10 @@ ktrace=$build/ktrace
 S=$build/vm/$krel.systemd
 R=$S/results
 source "$(dirname "$0")/../lib/tap.sh"
-status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
+source "$(dirname "$0")/../lib/vm.sh"
+status() { status_in "$R" "$1"; }
 # prop FILE NAME: a property of a systemctl show that the guest kept.
 prop() { sed -n "s/^$2=//p" "$R/$1.show" 2>/dev/null; }
-DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context'
 D=/var/lib/ktrace-test
 OPTS="--threshold=10ms --comm=kt_victim --before=100ms --after=10ms"
 
@@ -36,15 +36,8 @@ command -v qemu-system-x86_64 >/dev/null ||
 	skip_all "ktrace-watch.service under systemd on $krel" "ktrace.ko or the spike workload is not built (make vm-check KREL=$krel)"
 
 start=$(date +%s)
-mkdir -p "$build/vm"
-# Another boot's results, if any, are kept aside while this one runs.
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.aside"
-KTRACE_VM_INIT=systemd KTRACE_VM_SCRIPT=tests/vm/systemd-in-vm.sh scripts/vm-run.sh "$build" "$krel" \
-	>"$build/vm/$krel.systemd.log" 2>&1
+vm_boot "$build" "$krel" systemd KTRACE_VM_INIT=systemd KTRACE_VM_SCRIPT=tests/vm/systemd-in-vm.sh
 rc=$?
-rm -rf "$S"
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$S"
-[ -d "$build/vm/$krel.aside" ] && mv "$build/vm/$krel.aside" "$build/vm/$krel"
 [ $rc -eq 0 ] && [ "$(cat "$R/pid1" 2>/dev/null)" = systemd ]
 ok $? "the VM booted $krel with systemd as PID 1 ($(cat "$R/systemd-version" 2>/dev/null)) and ran the steps ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.systemd.log" | tail -20

@@ -15,8 +15,8 @@ ktrace=$build/ktrace
 W=$build/vm/$krel.watch
 R=$W/results
 source "$(dirname "$0")/../lib/tap.sh"
-status() { awk -v k="$1" '$1 == k {print $2}' "$R/status" 2>/dev/null; }
-DMESG_BAD='WARNING:|BUG:|Oops|general protection|lockdep|possible circular locking|INFO: task .* blocked|KASAN|UBSAN|sleeping function called from invalid context|scheduling while atomic|inconsistent lock state|Invalid wait context'
+source "$(dirname "$0")/../lib/vm.sh"
+status() { status_in "$R" "$1"; }
 
 echo "TAP version 13"
 [ -n "$krel" ] || skip_all "ktrace watch in a VM" "no kernel headers to pick a kernel from"
@@ -27,15 +27,8 @@ command -v qemu-system-x86_64 >/dev/null || skip_all "ktrace watch in a VM on $k
 	skip_all "ktrace watch in a VM on $krel" "ktrace.ko or the test module is not built (make vm-check KREL=$krel)"
 
 start=$(date +%s)
-mkdir -p "$build/vm"
-# Another boot's results, if any, are kept aside while this one runs.
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$build/vm/$krel.aside"
-KTRACE_VM_SCRIPT=tests/vm/watch-in-vm.sh scripts/vm-run.sh "$build" "$krel" >"$build/vm/$krel.watch.log" 2>&1
-rc=$?
-rm -rf "$W"
-[ -d "$build/vm/$krel" ] && mv "$build/vm/$krel" "$W"
-[ -d "$build/vm/$krel.aside" ] && mv "$build/vm/$krel.aside" "$build/vm/$krel"
-ok $rc "the VM booted $krel and ran the watch steps ($(($(date +%s) - start)) s)" ||
+vm_boot "$build" "$krel" watch KTRACE_VM_SCRIPT=tests/vm/watch-in-vm.sh
+ok $? "the VM booted $krel and ran the watch steps ($(($(date +%s) - start)) s)" ||
 	sed 's/^/# /' "$build/vm/$krel.watch.log" | tail -20
 [ -f "$R/status" ] || { echo "1..$n"; exit 1; }
 echo "# steps (s): $(tr '\n' ' ' <"$W/steps.log")"

@@ -90,11 +90,7 @@ for b in kmod bpf; do
 	ktrace watch --backend $b --threshold 10ms --comm kt_victim -o $R/${b}_watch --before 100ms \
 		--after 10ms -d 120 >"$R/${b}_watch.out" 2>"$R/${b}_watch.err" &
 	pid=$!
-	i=0
-	while [ $i -lt 1200 ] && ! grep -q 'watching with' "$R/${b}_watch.err"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	watching "$R/${b}_watch.err" $pid
 	step ${b}_watchload spike_workload $R/${b}_watch.expect 3 20000 1000
 	sleep 3
 	kill -TERM $pid

@@ -12,11 +12,7 @@ for b in ${backends:-kmod bpf}; do
 	ktrace watch --backend $b --threshold 10ms --comm kt_victim -o $R/${b}_soak --before 100ms \
 		--after 10ms --max-rate 20/min >"$R/${b}_soak.out" 2>"$R/${b}_soak.err" &
 	wpid=$!
-	i=0
-	while [ $i -lt 1200 ] && ! grep -q 'watching with' "$R/${b}_soak.err" && kill -0 $wpid 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	watching "$R/${b}_soak.err" $wpid
 	spike_workload $R/${b}_soak.expect $((${soak_secs:-600} / 5)) 20000 5000 \
 		>"$R/${b}_soakload.out" 2>"$R/${b}_soakload.err" &
 	load=$!

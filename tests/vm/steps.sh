@@ -9,6 +9,15 @@ cd /ktrace || exit 1
 export PATH=/ktrace:$PATH
 
 mark() { vm-step "$1"; }	# the host's watchdog reads these
+# watching LOG PID: until ktrace watch PID says in LOG that it records, or
+# has ended (two minutes at most).
+watching() {
+	i=0
+	while [ $i -lt 1200 ] && ! grep -q 'watching with' "$1" && kill -0 "$2" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 step() {	# step NAME COMMAND... : run, keep output and status
 	name=$1
 	shift

@@ -49,8 +49,7 @@ show started
 pid=$(systemctl show -p MainPID --value ktrace-watch)
 echo "$pid" >"$R/started.pid"
 tr '\0' ' ' <"/proc/$pid/cmdline" >"$R/cmdline" 2>/dev/null
-# Three bursts, four seconds apart (the module starts again after each
-# window, which takes seconds under emulation), and their three lines.
+# Three bursts, four seconds apart, and their three lines.
 step load1 spike_workload "$R/run1.expect" 3 20000 4000
 wait_journal 'ktrace: spike: ' 3
 step stop systemctl stop ktrace-watch

@@ -21,11 +21,7 @@ watch_start() {
 	ktrace watch "$@" -o "$R/$name" --before 100ms --after 10ms -d 300 \
 		>"$R/$name.out" 2>"$R/$name.err" &
 	wpid=$!
-	i=0
-	while [ $i -lt 1200 ] && ! grep -q 'watching with' "$R/$name.err" && kill -0 $wpid 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	watching "$R/$name.err" $wpid
 }
 # watch_stop NAME: SIGTERM, and its exit status as NAME's.
 watch_stop() {
