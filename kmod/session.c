@@ -147,6 +147,21 @@ err_free_affinity_slots:
 	return ret;
 }
 
+/*
+ * What the probes remember the trace said (each thread's allowed CPUs,
+ * its switch counts at a waking) forgotten, and the API's strings to be
+ * written again: a new span says it all again.  No probe writes a record
+ * meanwhile (START: not published yet; REARM: past the trigger's stop),
+ * so no allowed-CPU slot is set; a waking slot set meanwhile at most
+ * writes one wakeup twice.
+ */
+static void forget_said(struct ktrace_session *s)
+{
+	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
+	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
+	memset(s->waking_slots, 0, KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
+}
+
 int ktrace_session_start_locked(struct ktrace_session *s)
 {
 	int ret;
@@ -156,10 +171,8 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 		return -EINVAL;
 	if (s->running || rcu_access_pointer(ktrace_active))
 		return -EBUSY;
-	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
+	forget_said(s);
 	ktrace_stacks_reset_locked(s);
-	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
-	memset(s->waking_slots, 0, KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
 	if (s->wake_slots) {
 		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
 		atomic_set(&s->fired, 0);
@@ -224,6 +237,7 @@ int ktrace_session_stop_locked(struct ktrace_session *s)
 /* Whether the latency trigger fired and its window is over: every writer drops records. */
 static bool window_over(struct ktrace_session *s)
 {
+	/* Pairs with the trigger's release of the stop (trigger_check()). */
 	u64 stop = s->wake_slots ? smp_load_acquire(&s->stop_at) : 0;
 
 	return s->running && stop && ktrace_now() > stop;
@@ -263,11 +277,10 @@ int ktrace_session_rearm_locked(struct ktrace_session *s)
 	for_each_possible_cpu(cpu) {
 		struct ktrace_meta *m = s->bufs[cpu]->meta;
 
+		/* Pairs with the acquire in reserve(), as CONSUME's release does. */
 		smp_store_release(&m->consumed, READ_ONCE(m->head) & ~((u64)s->subbuf_size - 1));
 	}
-	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
-	memset(s->waking_slots, 0, KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
-	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
+	forget_said(s);
 	WRITE_ONCE(s->stop_at, 0);
 	smp_mb();	/* the stop cleared before the new start is taken */
 	WRITE_ONCE(s->start_ts, ktrace_now());
@@ -275,8 +288,8 @@ int ktrace_session_rearm_locked(struct ktrace_session *s)
 	s->trigger_latency = 0;
 	s->trigger_tid = 0;
 	s->trigger_cpu = 0;
-	smp_mb__before_atomic();
-	atomic_set(&s->fired, 0);
+	/* The trigger's fields cleared before a new firing may write them. */
+	atomic_set_release(&s->fired, 0);
 	return 0;
 }
 
