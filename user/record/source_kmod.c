@@ -427,17 +427,6 @@ static int kmod_stop(void *priv, struct record_stats *st)
 	return ret;
 }
 
-static uint64_t kmod_span_start(void *priv)
-{
-	struct source_kmod *s = priv;
-	struct ktrace_stats ks = { .size = sizeof(ks) };
-
-	if (ioctl(s->fd, KTRACE_IOC_STATS, &ks) ||
-	    ks.size < offsetof(struct ktrace_stats, start_ts) + sizeof(ks.start_ts) || !ks.start_ts)
-		return s->start_ns;
-	return ks.start_ts;
-}
-
 /*
  * `ktrace watch`: the trigger's window is over, so every probe drops what
  * it would write.  FLUSH waits for the writers that came before the stop
@@ -457,7 +446,7 @@ static int kmod_window(void *priv, struct record_stats *st, uint64_t *rearmed)
 		return -EAGAIN;
 	if (ioctl(s->fd, KTRACE_IOC_FLUSH))
 		return -errno;
-	st->span_start = ks.start_ts ? ks.start_ts : s->start_ns;
+	st->span_start = ks.start_ts;
 	st->span_stop = ks.stop_at;
 	for (unsigned int cpu = 0; cpu < s->geo.nr_cpus; cpu++) {
 		int ret = drain_cpu(s, cpu);
@@ -475,7 +464,10 @@ static int kmod_window(void *priv, struct record_stats *st, uint64_t *rearmed)
 		if (s->cpus[cpu].meta)
 			s->cpus[cpu].next = __atomic_load_n(&s->cpus[cpu].meta->consumed,
 							    __ATOMIC_ACQUIRE);
-	*rearmed = kmod_span_start(s);
+	/* The span's new start: STATS' start_ts, which REARM set. */
+	if (ioctl(s->fd, KTRACE_IOC_STATS, &ks))
+		return -errno;
+	*rearmed = ks.start_ts;
 	return 0;
 }
 
