@@ -54,6 +54,12 @@ static inline u64 complete_at(const struct ktrace_cpu_buf *b, u64 pos)
  * must not become IRQ_WORK_INIT_HARD.  A busier SCHED_FIFO task on that CPU
  * delays it; the reader also polls every 100 ms, so the wakeup is late, not
  * lost, and a stream buffer that fills meanwhile counts its losses.
+ *
+ * Never queued from a CPU going offline (no longer active): there the
+ * hotplug code runs what is queued (smpcfd_dying_cpu() -> irq_work_run())
+ * after the CPU was emptied of tasks, which on PREEMPT_RT wakes irq_work/N
+ * on it, and 5.10-rt's sched_cpu_dying() BUGs on a task left there.  The
+ * reader's poll picks the sub-buffer up.
  */
 static void ktrace_wakeup(struct irq_work *work)
 {
@@ -212,7 +218,7 @@ void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes)
 	/* The record's bytes before the count that makes them readable. */
 	smp_wmb();
 	if (local64_add_return(bytes, meta_local(&sm->commit)) == complete_at(b, pos) &&
-	    wq_has_sleeper(&b->session->wq))
+	    wq_has_sleeper(&b->session->wq) && cpu_active(smp_processor_id()))
 		irq_work_queue(&b->wakeup);
 }
 
