@@ -10,13 +10,15 @@ a tid, or @FILE to read it from (a pid file), or KEY=FILE for the KEY= line
 of a workload's EXPECT file.  CULPRIT_TID (the same forms), where given,
 is the culprit's thread: a wait queued behind it names the culprit even
 where the window holds no name of it (a thread gone before the window was
-taken); and only the waits CULPRIT_TID held the CPU for half their time
-or more, by the window's switch records, are judged: the others are the
-machine's own (a kernel thread that spun there), listed and not judged.
-MIN 0, with CULPRIT_TID: the kernel takes the CPU from the culprit (full
-or lazy preemption), so no saved wait is held by it that long or blamed
-on it.  TAP output.
-usage: check_spike_causes.py KTRACE DIR THREAD CAUSE CULPRIT MIN [CULPRIT_TID]"""
+taken); and only the waits CULPRIT_TID held the CPU for half their
+runnable time or more (from the wakeup on: not a timer's lateness nor
+interrupts), by the window's switch records, are judged: the others are
+the machine's own (a kernel thread that spun there), listed and not
+judged.  MIN 0, with CULPRIT_TID and LONG_US: the kernel takes the CPU
+from the culprit (full or lazy preemption): no saved wait is held by it,
+or put down to CAUSE, for LONG_US or more (an emulated CPU may take a few
+milliseconds to preempt).  TAP output.
+usage: check_spike_causes.py KTRACE DIR THREAD CAUSE CULPRIT MIN [CULPRIT_TID [LONG_US]]"""
 import os
 import re
 import subprocess
@@ -46,6 +48,7 @@ saved = [s for s in spikes if s['tid'] == tid and s['status'] == 'saved']
 print(f"# {len(spikes)} spikes, {len(saved)} saved of thread {tid}: "
       + '; '.join(s.get('verdict', '?')[:160] for s in saved[:4]))
 none = int(least) == 0 and culprit_tid is not None
+long_ns = int(sys.argv[8]) * 1000 if len(sys.argv) > 8 else 0
 if not none:
     ok(len(saved) >= int(least), f'{least} or more waits of thread {tid} saved as spikes (got {len(saved)})')
 
@@ -85,9 +88,15 @@ def began_throttled(s):
 SWITCH = re.compile(r'^@\S+\s+(\d+)\.(\d+) \[(\d+)\] switch: tid=(\d+) .*?==> tid=(\d+)', re.M)
 
 
+def runnable_ns(s):
+    """The part of the wait the thread was runnable: not the timer's lateness, not interrupts."""
+    c = s['wait']['causes']
+    return s['wait']['latency'] - c.get('timer_late', 0) - c.get('interrupts', 0)
+
+
 def held_ns(s, holder):
     """How long thread HOLDER ran, by the window's switch records, on the
-    CPU the wait queued on, within the wait (each piece of it)."""
+    CPU the wait queued on, from the wakeup on (each piece of the wait)."""
     out = subprocess.run([ktrace, 'dump', os.path.join(d, s['fxt'])], capture_output=True,
                          text=True).stdout
     runs, since, first = [], {}, None
@@ -101,22 +110,26 @@ def held_ns(s, holder):
             since[cpu] = ts
     runs += [(cpu, t, 1 << 63) for cpu, t in since.items()]
     w = s['wait']
-    spans = [(p['cpu'], p['start'], p['end']) for p in w.get('pieces') or []] or \
-        [(w['cpu'], w['start'], w['end'])]
+    woken = w['start'] + w['causes'].get('timer_late', 0)
+    spans = [(p['cpu'], max(p['start'], woken), p['end']) for p in w.get('pieces') or []] or \
+        [(w['cpu'], woken, w['end'])]
     return sum(max(0, min(e, re_) - max(b, rb)) for c, b, e in spans for rc, rb, re_ in runs if rc == c)
 
 
 judged = saved
 if culprit_tid is not None:
     held = {id(s): held_ns(s, culprit_tid) for s in saved}
-    judged = [s for s in saved if 2 * held[id(s)] >= s['wait']['latency']]
+    judged = [s for s in saved if 2 * held[id(s)] >= runnable_ns(s)]
     for s in saved:
         if s not in judged:
             print(f'# not judged, {culprit} held its CPU {held[id(s)] / 1e6:.3f} ms of it: {s.get("verdict")}')
 if none:
-    blamed = [s.get('verdict') for s in saved if main_cause(s) == cause and names_culprit(s)]
-    ok(not judged and not blamed, f'the kernel takes the CPU from {culprit}: no saved wait of thread {tid} held '
-       f'by it for half its time ({len(judged)} of {len(saved)}) or put down to {cause} behind it', blamed[:3])
+    held_long = [s.get('verdict') for s in saved if held[id(s)] >= long_ns]
+    blamed = [s.get('verdict') for s in saved if s['wait']['causes'].get(cause, 0) >= long_ns and
+              names_culprit(s)]
+    ok(not held_long and not blamed, f'the kernel takes the CPU from {culprit}: no saved wait of thread {tid} '
+       f'held by it, or put down to {cause} behind it, for {long_ns / 1e6:.3f} ms or more '
+       f'({len(held_long)} and {len(blamed)} of {len(saved)})', (held_long + blamed)[:3])
 elif cause == 'throttled':
     judged = [s for s in saved if not began_throttled(s)]
     if len(judged) < len(saved):
