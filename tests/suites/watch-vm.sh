@@ -78,13 +78,13 @@ for b in kmod bpf; do
 			"PREEMPT_RT preempts the spinner: no kernel-side delay"
 	else
 		# Full or lazy preemption (PREEMPT_DYNAMIC's choice, Debian's
-		# since 6.13) takes the CPU from the spinner: no spike behind it
-		# for a quarter of a spin (check_preempt.py's rule).
+		# since 6.13) may take the CPU from the spinner at once: no spike
+		# need come, and those the spinner held are judged all the same
+		# (under emulation 7.2's lazy model kept kt_rt behind it 7.5 ms).
 		model=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' "$R/preempt" 2>/dev/null)
 		case $model in full | lazy) least=0 ;; *) least=1 ;; esac
-		spin_us=$(sed -n 's/^spin_us=//p' "$R/${b}_wspin.expect")
 		tap_include < <(tests/check_spike_causes.py "$ktrace" "$R/${b}_wspin" "rt=$R/${b}_wspin.expect" \
-			not_preempted kt_spinner $least "spinner=$R/${b}_wspin.expect" $((${spin_us:-20000} / 4)) |
+			not_preempted kt_spinner $least "spinner=$R/${b}_wspin.expect" |
 			sed 's/^\(\(not \)\?ok [0-9]* - \)/\1'"$b"': kernel spin'"${model:+ ($model preemption)}"': /')
 	fi
 done
