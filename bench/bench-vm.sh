@@ -77,6 +77,9 @@ awk '
 	function med(s,   a, m, i, j, t) { m = split(substr(s, 2), a, " ")
 		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+	function least(s,   a, m, i, x) { m = split(substr(s, 2), a, " "); x = a[1]
+		for (i = 2; i <= m; i++) if (a[i] + 0 < x + 0) x = a[i]
+		return x }
 	END {
 		printf "\nVM (TCG), the record path alone (KTRACE_IOC_BENCH, %d rounds, each way in alternating batches on one CPU; clocksource %s):\n", n, cs
 		printf "  ns per context switch record, fastest batch (median of rounds): ktrace.ko %.1f (%d bytes), ftrace %.1f (%d bytes of fields)\n",
@@ -85,4 +88,14 @@ awk '
 			med(v["ktrace_ns"]), med(v["ftrace_ns"])
 		printf "  ktrace.ko / ftrace per record: %.3f from the fastest batches, %.3f over all (target: at most 0.5)\n",
 			med(v["best_ratio"]), med(v["ratio"])
+		if (v["call_best"] == "") { print "  (no floor: the module has no stages)"; exit }
+		# The stages from the fastest batch of all rounds: under TCG a
+		# round runs in one of two speeds as a whole, the host'"'"'s doing.
+		c = least(v["call_best"]); k = least(v["clock_best"]); r = least(v["reserve_best"]); w = least(v["ktrace_best"])
+		printf "  the module'"'"'s record path a stage at a time, ns per record (the fastest batch of all rounds):\n"
+		printf "    %-48s %7.1f\n", "the tracepoint call to an empty probe", c
+		printf "    %-48s %7.1f  (+%.1f, %.0f%%)\n", "and the clock read", k, k - c, 100 * (k - c) / w
+		printf "    %-48s %7.1f  (+%.1f, %.0f%%)\n", "and reserving and committing it (its header)", r, r - k, 100 * (r - k) / w
+		printf "    %-48s %7.1f  (+%.1f, %.0f%%)\n", "the whole record, encoded from the task", w, w - r, 100 * (w - r) / w
+		printf "    (the call is %.0f%% of it; ftrace'"'"'s event %.1f, ratio %.3f)\n", 100 * c / w, least(v["ftrace_best"]), w / least(v["ftrace_best"])
 	}' cs="$(cat "$R/clocksource" 2>/dev/null)" "$R/record.txt"

@@ -4,8 +4,11 @@
  * (KTRACE_IOC_BENCH): a ring session is set up on /dev/ktrace, then each
  * round writes COUNT context-switch records through the module and COUNT
  * ktrace_bench:ktrace_bench_switch events (sched_switch's fields) through
- * ftrace, which a tracefs instance must have enabled.  One line per round:
- * ns per record for each, and their ratio.
+ * ftrace, which a tracefs instance must have enabled; then the floor under
+ * the module's record, cut short a stage at a time (enum
+ * ktrace_bench_stage): the tracepoint call to an empty probe, with the
+ * clock read, with the reservation and the commit (a header stored).  One
+ * line per round: ns per record for each, and the ratio to ftrace.
  * usage: kmod_bench [ROUNDS] [COUNT] [CPU]   (as root, ktrace.ko loaded)
  */
 #include <errno.h>
@@ -29,7 +32,7 @@ int main(int argc, char **argv)
 	unsigned int count = argc > 2 ? strtoul(argv[2], NULL, 0) : 100000;
 	int cpu = argc > 3 ? atoi(argv[3]) : 0;
 	cpu_set_t set;
-	int fd, ret = 0;
+	int fd, ret = 0, stages = 1;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -45,6 +48,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int r = 0; r < rounds && !ret; r++) {
+		static const char *const stage_names[KTRACE_BENCH_NR_STAGES] = {
+			[KTRACE_BENCH_CALL] = "call", [KTRACE_BENCH_CLOCK] = "clock",
+			[KTRACE_BENCH_RESERVE] = "reserve",
+		};
 		struct ktrace_bench b = { .size = sizeof(b), .count = count };
 
 		if (ioctl(fd, KTRACE_IOC_BENCH, &b)) {
@@ -58,13 +65,29 @@ int main(int argc, char **argv)
 			break;
 		}
 		/* All records, and the fastest batch each way, which noise only slows. */
-		printf("ktrace_ns=%.1f ftrace_ns=%.1f ratio=%.3f ktrace_best=%.1f ftrace_best=%.1f best_ratio=%.3f ktrace_bytes=%u ftrace_bytes=%u\n",
+		printf("ktrace_ns=%.1f ftrace_ns=%.1f ratio=%.3f ktrace_best=%.1f ftrace_best=%.1f best_ratio=%.3f ktrace_bytes=%u ftrace_bytes=%u",
 		       (double)b.ktrace_ns / count, (double)b.ftrace_ns / count,
 		       (double)b.ktrace_ns / b.ftrace_ns,
 		       (double)b.ktrace_batch_ns / KTRACE_BENCH_BATCH,
 		       (double)b.ftrace_batch_ns / KTRACE_BENCH_BATCH,
 		       b.ftrace_batch_ns ? (double)b.ktrace_batch_ns / b.ftrace_batch_ns : 0.0,
 		       b.ktrace_bytes, b.ftrace_bytes);
+		/* The floor, its fastest batches: a module without stages says so once. */
+		for (__u32 st = KTRACE_BENCH_CALL; st < KTRACE_BENCH_NR_STAGES && stages; st++) {
+			struct ktrace_bench f = { .size = sizeof(f), .count = count, .stage = st };
+
+			if (ioctl(fd, KTRACE_IOC_BENCH, &f)) {
+				fprintf(stderr, "kmod_bench: KTRACE_IOC_BENCH, stage %s: %s%s\n",
+					stage_names[st], strerror(errno),
+					errno == EINVAL ? " (a module without the floor's stages)" : "");
+				stages = 0;
+				break;
+			}
+			printf(" %s_best=%.1f %s_ns=%.1f", stage_names[st],
+			       (double)f.ktrace_batch_ns / KTRACE_BENCH_BATCH, stage_names[st],
+			       (double)f.ktrace_ns / count);
+		}
+		printf("\n");
 		fflush(stdout);
 	}
 	ioctl(fd, KTRACE_IOC_STOP);

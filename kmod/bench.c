@@ -38,6 +38,48 @@ static void bench_probe(void *data, struct task_struct *prev, struct task_struct
 	ktrace_buf_commit(b, pos, bytes);
 }
 
+/* The floor under it, a stage at a time (enum ktrace_bench_stage). */
+static void bench_probe_call(void *data, struct task_struct *prev, struct task_struct *next)
+{
+}
+
+static u64 bench_sink;
+
+static void bench_probe_clock(void *data, struct task_struct *prev, struct task_struct *next)
+{
+	WRITE_ONCE(bench_sink, ktrace_now());
+}
+
+/*
+ * The header bench_probe_reserve() stores, of a record encoded once per
+ * run (one session at a time, its lock held).  The rest of the record is
+ * whatever the ring held there: this session's earlier records, or zeros.
+ */
+static u64 bench_rec[KTRACE_FXT_CSWITCH_WORDS];
+
+static void bench_probe_reserve(void *data, struct task_struct *prev, struct task_struct *next)
+{
+	struct ktrace_session *s = data;
+	struct ktrace_cpu_buf *b = s->bufs[smp_processor_id()];
+	const u32 bytes = KTRACE_FXT_CSWITCH_WORDS * 8;
+	u64 pos, *rec, ts;
+
+	ts = ktrace_now();
+	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
+	if (!rec)
+		return;
+	WRITE_ONCE(rec[0], bench_rec[0]);
+	ktrace_buf_commit(b, pos, bytes);
+}
+
+static void (*const bench_probes[KTRACE_BENCH_NR_STAGES])(void *, struct task_struct *,
+							     struct task_struct *) = {
+	[KTRACE_BENCH_RECORD] = bench_probe,
+	[KTRACE_BENCH_CALL] = bench_probe_call,
+	[KTRACE_BENCH_CLOCK] = bench_probe_clock,
+	[KTRACE_BENCH_RESERVE] = bench_probe_reserve,
+};
+
 /*
  * @count switches each way in batches short enough to reschedule between;
  * the time each recorder took in all, and in its fastest whole batch.
@@ -81,13 +123,14 @@ static void bench_run(u32 count, bool ftrace, struct ktrace_bench *bench)
 int ktrace_bench_locked(struct ktrace_session *s, struct ktrace_bench *bench)
 {
 	bool ftrace = trace_ktrace_bench_switch_enabled();
+	void (*probe)(void *, struct task_struct *, struct task_struct *);
 	int ret;
 
 	lockdep_assert_held(&s->lock);
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (!bench->count || bench->count > KTRACE_BENCH_MAX_COUNT ||
-	    memchr_inv(bench->reserved, 0, sizeof(bench->reserved)))
+	    bench->stage >= KTRACE_BENCH_NR_STAGES || bench->reserved32 || bench->reserved)
 		return -EINVAL;
 	/* Stream mode drops once a buffer is full: a cheaper path than writing. */
 	if (!s->running || !(s->flags & KTRACE_CFG_RING))
@@ -95,11 +138,14 @@ int ktrace_bench_locked(struct ktrace_session *s, struct ktrace_bench *bench)
 	/* Enabled in ftrace too, the module's figure would include ftrace's. */
 	if (trace_ktrace_bench_record_enabled())
 		return -EBUSY;
-	ret = register_trace_ktrace_bench_record(bench_probe, s);
+	probe = bench_probes[bench->stage];
+	ktrace_fxt_put_cswitch(bench_rec, raw_smp_processor_id(), ktrace_now(), current->pid,
+			       current->prio, KTRACE_LINUX_RUNNING, current->pid, current->prio, 0);
+	ret = register_trace_ktrace_bench_record(probe, s);
 	if (ret)
 		return ret;
-	bench_run(bench->count, ftrace, bench);
-	unregister_trace_ktrace_bench_record(bench_probe, s);
+	bench_run(bench->count, ftrace && bench->stage == KTRACE_BENCH_RECORD, bench);
+	unregister_trace_ktrace_bench_record(probe, s);
 	/* No probe may still run on @s once this returns. */
 	tracepoint_synchronize_unregister();
 	bench->ktrace_bytes = KTRACE_FXT_CSWITCH_WORDS * 8;

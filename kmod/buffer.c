@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -33,17 +34,6 @@ static inline local64_t *meta_local(u64 *field)
 {
 	BUILD_BUG_ON(sizeof(local64_t) != sizeof(u64));
 	return (local64_t *)field;
-}
-
-static inline u32 slot_of(const struct ktrace_cpu_buf *b, u64 pos)
-{
-	return (pos / b->subbuf_size) & (b->nr_subbufs - 1);
-}
-
-/* The commit count at which the sub-buffer holding @pos is complete. */
-static inline u64 complete_at(const struct ktrace_cpu_buf *b, u64 pos)
-{
-	return (pos / b->size + 1) * b->subbuf_size;
 }
 
 /*
@@ -91,6 +81,8 @@ int ktrace_bufs_alloc_locked(struct ktrace_session *s)
 		b->size = s->buffer_size;
 		b->subbuf_size = s->subbuf_size;
 		b->nr_subbufs = s->nr_subbufs;
+		b->size_shift = ilog2(s->buffer_size);
+		b->subbuf_shift = ilog2(s->subbuf_size);
 		b->cpu = cpu;
 		b->ring = s->flags & KTRACE_CFG_RING;
 		b->trigger = s->wake_slots;
@@ -126,14 +118,14 @@ void ktrace_bufs_free(struct ktrace_session *s)
 /* Ends the sub-buffer starting at @start after @len bytes of records. */
 static void close_subbuf(struct ktrace_cpu_buf *b, u64 start, u32 len)
 {
-	struct ktrace_subbuf_meta *sm = &b->meta->subbuf[slot_of(b, start)];
+	struct ktrace_subbuf_meta *sm = &b->meta->subbuf[ktrace_buf_slot(b, start)];
 
 	WRITE_ONCE(sm->data_len, len);
 	if (len < b->subbuf_size)
 		ktrace_buf_commit(b, start + len, b->subbuf_size - len);
 }
 
-static void count_loss(struct ktrace_cpu_buf *b, u64 ts)
+void ktrace_buf_count_loss(struct ktrace_cpu_buf *b, u64 ts)
 {
 	if (local64_add_return(1, &b->pending_lost) == 1)
 		WRITE_ONCE(b->meta->lost_first_ts, ts);
@@ -141,59 +133,44 @@ static void count_loss(struct ktrace_cpu_buf *b, u64 ts)
 	local64_inc(meta_local(&b->meta->lost));
 }
 
-/* Reserves @bytes without writing a pending loss record first. */
-static void *reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
+/*
+ * A reservation from @old to [@start, @new) that closed the sub-buffer
+ * @old was in (no room left there), began one, or filled one exactly.
+ */
+void ktrace_buf_edge(struct ktrace_cpu_buf *b, u64 old, u64 start, u64 new)
 {
-	local64_t *head = meta_local(&b->meta->head);
-	u64 old, start, new, off, mask = b->subbuf_size - 1;
-
-	do {
-		old = local64_read(head);
-		off = old & mask;
-		start = off + bytes > b->subbuf_size ? old - off + b->subbuf_size : old;
-		new = start + bytes;
-		/* Stream mode never overwrites what the reader has not released. */
-		if (!b->ring && new - smp_load_acquire(&b->meta->consumed) > b->size)
-			return NULL;
-	} while (local64_cmpxchg(head, old, new) != old);
+	u64 mask = b->subbuf_size - 1;
 
 	if (start != old)
-		close_subbuf(b, old - off, off);
+		close_subbuf(b, old & ~mask, old & mask);
 	if ((start & mask) == 0 && b->ring && start >= b->size)
 		local64_inc(meta_local(&b->meta->overwritten));
 	if ((new & mask) == 0)
-		WRITE_ONCE(b->meta->subbuf[slot_of(b, start)].data_len, b->subbuf_size);
-	*pos = start;
-	return b->data + (start & (b->size - 1));
+		WRITE_ONCE(b->meta->subbuf[ktrace_buf_slot(b, start)].data_len, b->subbuf_size);
 }
 
 /*
- * Room for a record of @bytes (at most a sub-buffer) on this CPU's buffer,
- * or NULL when it is full (the loss is counted).  Callers have preemption
- * off and call ktrace_buf_commit() once the record is written.
+ * ktrace_buf_reserve() with a latency trigger, or with losses to report
+ * first: a loss record before the record, if there is room for both.
  */
-void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
+void *ktrace_buf_reserve_slow(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
 {
-	struct ktrace_session *s = b->session;
 	u64 n, lpos, *loss, stop;
 	void *rec;
 
-	/* Outside the session's span (internal.h): not recorded, and not lost either. */
-	if (unlikely(ts < READ_ONCE(s->start_ts) || ts > READ_ONCE(s->stop_ts)))
-		return NULL;
 	/* After a latency trigger's window: the recording is over, nothing is lost. */
-	if (unlikely(b->trigger)) {
-		stop = READ_ONCE(s->stop_at);
+	if (b->trigger) {
+		stop = READ_ONCE(b->session->stop_at);
 		if (stop && ts > stop)
 			return NULL;
 	}
-	if (unlikely(local64_read(&b->pending_lost))) {
+	if (local64_read(&b->pending_lost)) {
 		n = local64_xchg(&b->pending_lost, 0);
 		if (n) {
-			loss = reserve(b, KTRACE_FXT_DROP_WORDS * 8, &lpos);
+			loss = ktrace_buf_reserve_room(b, KTRACE_FXT_DROP_WORDS * 8, &lpos);
 			if (!loss) {
 				local64_add(n, &b->pending_lost);
-				count_loss(b, ts);
+				ktrace_buf_count_loss(b, ts);
 				return NULL;
 			}
 			ktrace_fxt_put_drop(loss, ts, b->cpu, n, b->meta->lost_first_ts,
@@ -203,22 +180,18 @@ void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos)
 			local64_inc(meta_local(&b->meta->records));
 		}
 	}
-	rec = reserve(b, bytes, pos);
+	rec = ktrace_buf_reserve_room(b, bytes, pos);
 	if (rec)
 		local64_inc(meta_local(&b->meta->records));
 	else
-		count_loss(b, ts);
+		ktrace_buf_count_loss(b, ts);
 	return rec;
 }
 
-void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes)
+/* A sub-buffer just completed (ktrace_buf_commit()): wake a waiting reader. */
+void ktrace_buf_complete(struct ktrace_cpu_buf *b)
 {
-	struct ktrace_subbuf_meta *sm = &b->meta->subbuf[slot_of(b, pos)];
-
-	/* The record's bytes before the count that makes them readable. */
-	smp_wmb();
-	if (local64_add_return(bytes, meta_local(&sm->commit)) == complete_at(b, pos) &&
-	    wq_has_sleeper(&b->session->wq) && cpu_active(smp_processor_id()))
+	if (wq_has_sleeper(&b->session->wq) && cpu_active(smp_processor_id()))
 		irq_work_queue(&b->wakeup);
 }
 
@@ -276,7 +249,7 @@ static bool cpu_readable(struct ktrace_cpu_buf *b)
 	u64 next = READ_ONCE(b->meta->consumed);
 
 	return next < local64_read(meta_local(&b->meta->head)) &&
-	       READ_ONCE(b->meta->subbuf[slot_of(b, next)].commit) >= complete_at(b, next);
+	       READ_ONCE(b->meta->subbuf[ktrace_buf_slot(b, next)].commit) >= ktrace_buf_complete_at(b, next);
 }
 
 bool ktrace_bufs_readable(struct ktrace_session *s)

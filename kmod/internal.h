@@ -40,6 +40,8 @@ struct ktrace_cpu_buf {
 	u64 size;			/* data bytes, power of two */
 	u32 subbuf_size;
 	u32 nr_subbufs;
+	u8 size_shift;			/* log2 of size, of subbuf_size: */
+	u8 subbuf_shift;		/* no division in the record path */
 	unsigned int cpu;
 	bool ring;
 	bool trigger;			/* the session has a latency trigger */
@@ -163,8 +165,88 @@ static __always_inline u64 ktrace_now(void)
 /* buffer.c */
 int ktrace_bufs_alloc_locked(struct ktrace_session *s);
 void ktrace_bufs_free(struct ktrace_session *s);
-void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos);
-void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes);
+void ktrace_buf_count_loss(struct ktrace_cpu_buf *b, u64 ts);
+void ktrace_buf_edge(struct ktrace_cpu_buf *b, u64 old, u64 start, u64 new);
+void *ktrace_buf_reserve_slow(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *pos);
+void ktrace_buf_complete(struct ktrace_cpu_buf *b);
+
+/*
+ * The writers' path, inline: a call and its return cost about a tenth of
+ * a record (KTRACE_IOC_BENCH's stages under TCG); the rare parts are calls.
+ */
+
+/* The sub-buffer slot holding @pos. */
+static inline u32 ktrace_buf_slot(const struct ktrace_cpu_buf *b, u64 pos)
+{
+	return (pos >> b->subbuf_shift) & (b->nr_subbufs - 1);
+}
+
+/* The commit count at which the sub-buffer holding @pos is complete. */
+static inline u64 ktrace_buf_complete_at(const struct ktrace_cpu_buf *b, u64 pos)
+{
+	return ((pos >> b->size_shift) + 1) << b->subbuf_shift;
+}
+
+/* Reserves @bytes without writing a pending loss record first. */
+static __always_inline void *ktrace_buf_reserve_room(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
+{
+	local64_t *head = (local64_t *)&b->meta->head;
+	u64 old, start, new, off, mask = b->subbuf_size - 1;
+
+	do {
+		old = local64_read(head);
+		off = old & mask;
+		start = off + bytes > b->subbuf_size ? old - off + b->subbuf_size : old;
+		new = start + bytes;
+		/* Stream mode never overwrites what the reader has not released. */
+		if (!b->ring && new - smp_load_acquire(&b->meta->consumed) > b->size)
+			return NULL;
+	} while (local64_cmpxchg(head, old, new) != old);
+	if (unlikely(start != old || !(start & mask) || !(new & mask)))
+		ktrace_buf_edge(b, old, start, new);
+	*pos = start;
+	return b->data + (start & (b->size - 1));
+}
+
+/*
+ * Room for a record of @bytes (at most a sub-buffer) on this CPU's buffer,
+ * or NULL when it is full (the loss is counted).  Callers have preemption
+ * off and call ktrace_buf_commit() once the record is written.
+ */
+static __always_inline void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 bytes, u64 ts,
+						u64 *pos)
+{
+	struct ktrace_session *s = b->session;
+	void *rec;
+
+	/* Outside the session's span (above): not recorded, and not lost either. */
+	if (unlikely(ts < READ_ONCE(s->start_ts) || ts > READ_ONCE(s->stop_ts)))
+		return NULL;
+	if (unlikely(b->trigger || local64_read(&b->pending_lost)))
+		return ktrace_buf_reserve_slow(b, bytes, ts, pos);
+	rec = ktrace_buf_reserve_room(b, bytes, pos);
+	if (likely(rec))
+		local64_inc((local64_t *)&b->meta->records);
+	else
+		ktrace_buf_count_loss(b, ts);
+	return rec;
+}
+
+/*
+ * Commits a record of @bytes reserved at @pos: the sub-buffer it lies in
+ * may be read once its commit count reaches a whole sub-buffer for the
+ * lap it is in.
+ */
+static __always_inline void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes)
+{
+	local64_t *commit = (local64_t *)&b->meta->subbuf[ktrace_buf_slot(b, pos)].commit;
+
+	/* The record's bytes before the count that makes them readable. */
+	smp_wmb();
+	if (unlikely(local64_add_return(bytes, commit) == ktrace_buf_complete_at(b, pos)))
+		ktrace_buf_complete(b);
+}
+
 bool ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 ts);
 void ktrace_bufs_flush(struct ktrace_session *s);
 bool ktrace_bufs_readable(struct ktrace_session *s);

@@ -273,10 +273,18 @@ TEST_F(dev, bench_writes_its_records)
 	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.count = 1000;
-	b.reserved[1] = 1;
+	b.reserved = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
-	b.reserved[1] = 0;
+	b.reserved = 0;
+	b.reserved32 = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.reserved32 = 0;
+	b.stage = KTRACE_BENCH_NR_STAGES;
+	EXPECT_EQ(-1, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.stage = KTRACE_BENCH_RECORD;
 	b.ftrace_ns = b.ftrace_batch_ns = b.ftrace_bytes = ~0u;	/* outputs: overwritten */
 	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &before));
 	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
@@ -290,6 +298,32 @@ TEST_F(dev, bench_writes_its_records)
 	EXPECT_EQ(KTRACE_FXT_CSWITCH_WORDS * 8, b.ktrace_bytes);
 	EXPECT_GE(b.ftrace_bytes, 64);	/* sched_switch's fields and the common ones (more on RT) */
 	EXPECT_GE(after.records - before.records, 1000);
+	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
+}
+
+/* The floor's stages: each is timed; those that reserve write a record per call. */
+TEST_F(dev, bench_stages)
+{
+	static const struct { __u32 stage, records; } stages[] = {
+		{ KTRACE_BENCH_CALL, 0 }, { KTRACE_BENCH_CLOCK, 0 },
+		{ KTRACE_BENCH_RESERVE, 1000 }, { KTRACE_BENCH_RECORD, 1000 },
+	};
+
+	ASSERT_EQ(0, configure(self->fd, 1 << 20, 0, KTRACE_CFG_RING));
+	ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_START));
+	for (unsigned int i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+		struct ktrace_bench b = { .size = sizeof(b), .count = 1000, .stage = stages[i].stage };
+		struct ktrace_stats before = { .size = sizeof(before) };
+		struct ktrace_stats after = { .size = sizeof(after) };
+
+		ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &before));
+		ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_BENCH, &b));
+		ASSERT_EQ(0, ioctl(self->fd, KTRACE_IOC_STATS, &after));
+		EXPECT_GT(b.ktrace_ns, 0);
+		EXPECT_EQ(0, b.ftrace_ns);
+		/* The session's own probes write records meanwhile: at least. */
+		EXPECT_GE(after.records - before.records, stages[i].records);
+	}
 	EXPECT_EQ(0, ioctl(self->fd, KTRACE_IOC_STOP));
 }
 

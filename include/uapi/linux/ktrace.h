@@ -280,9 +280,24 @@ struct ktrace_mark {
  * through ftrace when a tracefs instance has it enabled; in alternating
  * batches, each timed.  The session must be running in ring mode (stream
  * mode would stop writing once full, and time a cheaper path).
+ *
+ * @stage cuts the module's path short, for its floor: the tracepoint call
+ * to a probe that does nothing, that and the clock read, those and the
+ * reservation and commit of a record (its header stored, the rest left
+ * as the ring held it), or (0) the whole record, encoded from the task.  ftrace's events are timed with
+ * the whole record only.  A module from before @stage (a reserved word
+ * then) refuses a non-zero one with EINVAL.
  */
 #define KTRACE_BENCH_MAX_COUNT	(1U << 20)
 #define KTRACE_BENCH_BATCH	256	/* records each way per timed batch */
+
+enum ktrace_bench_stage {
+	KTRACE_BENCH_RECORD	= 0,	/* the whole record */
+	KTRACE_BENCH_CALL	= 1,	/* the tracepoint call to an empty probe */
+	KTRACE_BENCH_CLOCK	= 2,	/* and the clock read */
+	KTRACE_BENCH_RESERVE	= 3,	/* and reserve and commit, a header stored */
+	KTRACE_BENCH_NR_STAGES	= 4,
+};
 
 struct ktrace_bench {
 	__u32 size;
@@ -297,7 +312,9 @@ struct ktrace_bench {
 	 */
 	__u64 ktrace_batch_ns;
 	__u64 ftrace_batch_ns;
-	__u64 reserved[2];
+	__u32 stage;		/* in: enum ktrace_bench_stage */
+	__u32 reserved32;
+	__u64 reserved;
 };
 
 #define KTRACE_IOC_MAGIC	0xb7
