@@ -72,8 +72,9 @@ static void bench_probe_reserve(void *data, struct task_struct *prev, struct tas
 	ktrace_buf_commit(b, pos, bytes);
 }
 
-static void (*const bench_probes[KTRACE_BENCH_NR_STAGES])(void *, struct task_struct *,
-							     struct task_struct *) = {
+typedef void (*bench_probe_fn)(void *data, struct task_struct *prev, struct task_struct *next);
+
+static const bench_probe_fn bench_probes[KTRACE_BENCH_NR_STAGES] = {
 	[KTRACE_BENCH_RECORD] = bench_probe,
 	[KTRACE_BENCH_CALL] = bench_probe_call,
 	[KTRACE_BENCH_CLOCK] = bench_probe_clock,
@@ -123,7 +124,7 @@ static void bench_run(u32 count, bool ftrace, struct ktrace_bench *bench)
 int ktrace_bench_locked(struct ktrace_session *s, struct ktrace_bench *bench)
 {
 	bool ftrace = trace_ktrace_bench_switch_enabled();
-	void (*probe)(void *, struct task_struct *, struct task_struct *);
+	bench_probe_fn probe;
 	int ret;
 
 	lockdep_assert_held(&s->lock);

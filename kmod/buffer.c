@@ -249,7 +249,8 @@ static bool cpu_readable(struct ktrace_cpu_buf *b)
 	u64 next = READ_ONCE(b->meta->consumed);
 
 	return next < local64_read(meta_local(&b->meta->head)) &&
-	       READ_ONCE(b->meta->subbuf[ktrace_buf_slot(b, next)].commit) >= ktrace_buf_complete_at(b, next);
+	       READ_ONCE(b->meta->subbuf[ktrace_buf_slot(b, next)].commit) >=
+	       ktrace_buf_complete_at(b, next);
 }
 
 bool ktrace_bufs_readable(struct ktrace_session *s)

@@ -284,9 +284,9 @@ struct ktrace_mark {
  * @stage cuts the module's path short, for its floor: the tracepoint call
  * to a probe that does nothing, that and the clock read, those and the
  * reservation and commit of a record (its header stored, the rest left
- * as the ring held it), or (0) the whole record, encoded from the task.  ftrace's events are timed with
- * the whole record only.  A module from before @stage (a reserved word
- * then) refuses a non-zero one with EINVAL.
+ * as the ring held it), or (0) the whole record, encoded from the task.
+ * ftrace's events are timed with the whole record only.  A module from
+ * before @stage (a reserved word then) refuses a non-zero one with EINVAL.
  */
 #define KTRACE_BENCH_MAX_COUNT	(1U << 20)
 #define KTRACE_BENCH_BATCH	256	/* records each way per timed batch */
