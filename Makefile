@@ -383,12 +383,16 @@ $(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $^
 
+# The release bench-sched.sh compares this tree with, interleaved: the
+# newest v* tag (BENCH_BASE=REV for another revision, BENCH_BASE= for none).
+BENCH_BASE	?= $(shell git describe --tags --abbrev=0 --match 'v*' 2>/dev/null)
+
 bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong \
 	$(O)/bench/bpf_floor $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o $(NOAFF_KTRACE) \
 	$(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS) $(O)/bench/kmod_bench)
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
-	@bench/bench-sched.sh $(O)
+	@BENCH_BASE="$(BENCH_BASE)" bench/bench-sched.sh $(O)
 	@bench/bench-loaded.sh $(O)
 	@bench/bench-ftrace.sh $(O)
 	@bench/bench-latency.sh $(O)

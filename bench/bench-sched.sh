@@ -21,12 +21,19 @@
 # With BASE_BUILD set to the build directory of another tree (the code
 # before a change, a release), its ktrace records the same ping-pong as a
 # condition of its own (ktrace-base), interleaved with this tree's, and the
-# ratio of the two added costs is printed.
-# usage: [BASE_BUILD=DIR] bench/bench-sched.sh BUILD_DIR [ROUNDS] [ROUND_TRIPS] [BLOCK]   (as root)
+# ratio of the two added costs is printed.  BENCH_BASE=REV (a release's
+# tag, a commit; `make bench` passes the newest v* tag) builds that
+# revision's ktrace in BUILD_DIR/bench-base first and uses it so.
+# usage: [BASE_BUILD=DIR | BENCH_BASE=REV] bench/bench-sched.sh BUILD_DIR [ROUNDS] [ROUND_TRIPS] [BLOCK]   (as root)
 set -u
+run_cmd="${BASE_BUILD:+BASE_BUILD=$BASE_BUILD }$0 $*"
 build=${1:-build}
 source "$(dirname "$0")/lib.sh"
 needs "$build" ktrace bench/pingpong bench/bpf_floor bench/floor.bpf.o bench/floor_clock.bpf.o
+if [ -z "${BASE_BUILD:-}" ] && [ -n "${BENCH_BASE:-}" ]; then
+	BASE_BUILD=$(base_build "$build" "$BENCH_BASE") || exit 1
+	run_cmd="BENCH_BASE=$BENCH_BASE $run_cmd"
+fi
 rounds=${2:-9}
 trips=${3:-100000}
 block=${4:-2500}
@@ -214,7 +221,8 @@ awk -v file="$(stat -c %s "$tmp/size.fxt")" '
 	/^    context switch/ { n = $(NF - 3); sw += n; sb += n * substr($(NF - 2), 2) }
 	/^    thread wakeup/ { n = $(NF - 3); wn = n; wb = n * substr($(NF - 2), 2) }
 	END { if (sw) printf "bytes per switch with its wakeup: ktrace %.1f (a switch record %.1f B + a wakeup record %.1f B = %.1f B; %.2f wakeups per switch), %.1f with names and metadata (the whole archive)\n",
-		(sb + wb) / sw, sb / sw, wn ? wb / wn : 0, sb / sw + (wn ? wb / wn : 0), wn / sw, file / sw }' "$tmp/kstats"
+		(sb + wb) / sw, sb / sw, wn ? wb / wn : 0, sb / sw + (wn ? wb / wn : 0), wn / sw, file / sw }' "$tmp/kstats" |
+	tee "$tmp/kbytes"
 # A load whose switches mostly end blocks long enough for the recorder to
 # take the stack (where the thread blocked): hackbench, the whole archive
 # per switch.
@@ -238,12 +246,14 @@ fraw=0
 for f in "$inst"/per_cpu/cpu*/trace_pipe_raw; do
 	fraw=$((fraw + $(dd if="$f" iflag=nonblock bs=4096 2>/dev/null | wc -c)))
 done
-awk -v b="$fraw" -v n="$fsw" 'BEGIN { if (n) printf "bytes per switch with its wakeup: ftrace %.1f (trace_pipe_raw: %d bytes, %d sched_switch events)\n", b / n, b, n }'
+awk -v b="$fraw" -v n="$fsw" 'BEGIN { if (n) printf "bytes per switch with its wakeup: ftrace %.1f (trace_pipe_raw: %d bytes, %d sched_switch events)\n", b / n, b, n }' |
+	tee "$tmp/fbytes"
 if command -v perf >/dev/null; then
 	perf sched record -o "$tmp/perf.data" -- "$pp" $size_trips $cpu >/dev/null 2>&1
 	psw=$(perf script -i "$tmp/perf.data" -F event 2>/dev/null | grep -c 'sched:sched_switch')
 	awk -v b="$(stat -c %s "$tmp/perf.data" 2>/dev/null || echo 0)" -v n="$psw" 'BEGIN {
-		if (n) printf "bytes per switch with its wakeup: perf sched record %.1f (perf.data: %d bytes, %d sched_switch events)\n", b / n, b, n }'
+		if (n) printf "bytes per switch with its wakeup: perf sched record %.1f (perf.data: %d bytes, %d sched_switch events)\n", b / n, b, n }' |
+		tee "$tmp/pbytes"
 else
 	echo "bytes per switch with its wakeup: perf sched record: perf is not installed"
 fi
@@ -291,3 +301,32 @@ PY
 	done
 	sysctl -q kernel.bpf_stats_enabled="$old"
 fi
+
+# One table of it all: the added cost per switch (with its wakeup) of each
+# condition, against ftrace warm and set up for the run, the clock each
+# reads, bytes per switch with its wakeup where measured, and what ran.
+clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+fclock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$inst/trace_clock" 2>/dev/null)
+num() { [ -s "$1" ] && sed -n "s/.*: $2 \([0-9.]*\).*/\1/p" "$1" | head -1; }
+kbytes=$(num "$tmp/kbytes" ktrace) fbytes=$(num "$tmp/fbytes" ftrace) pbytes=$(num "$tmp/pbytes" 'perf sched record')
+echo
+echo "summary of this run ($run_cmd):"
+printf '%-22s %9s %8s %8s  %-28s %7s  %s\n' condition "ns/switch" "/ftrace" "/fresh" clock "B/sw" "what ran beside the ping-pong"
+row() {	# row CONDITION LABEL CLOCK BYTES WHAT
+	[ -s "$tmp/$1" ] || return 0
+	awk -v c="$(pct "$tmp/$1" 10)" -v b="$base" -v f="$f" -v ff="$ff" -v l="$2" -v clk="$3" -v by="${4:--}" -v w="$5" 'BEGIN {
+		printf "%-22s %9.1f %8.2f %8.2f  %-28s %7s  %s\n", l, (c - b) / 2, (c - b) / (f - b), (c - b) / (ff - b), clk, by, w }'
+}
+bclk="bpf_ktime_get_ns ($clocksource)"
+row ftrace "ftrace (warm)" "${fclock:-local} ($clocksource)" "$fbytes" "tracefs instance, sched_switch + sched_waking, on all along"
+row ftrace-read "ftrace (read)" "${fclock:-local} ($clocksource)" "" "the same, trace_pipe_raw drained on CPU $other"
+row ftrace-fresh "ftrace (fresh)" "${fclock:-local} ($clocksource)" "" "an instance set up for the run"
+row bpf-empty "bpf floor: empty" "none" "" "bench/bpf_floor floor.bpf.o: two programs that return"
+row bpf-clock "bpf floor: clock" "$bclk" "" "bench/bpf_floor floor_clock.bpf.o: two that read the clock"
+row ktrace-bpf "ktrace bpf" "$bclk" "$kbytes" "ktrace record --backend bpf"
+row ktrace-base "ktrace bpf (base)" "$bclk" "" "${BASE_BUILD:-}/ktrace record --backend bpf"
+row ktrace-noirq "ktrace --no-irq" "$bclk" "" "ktrace record --backend bpf --no-irq"
+row ktrace-noblocked "ktrace --no-blocked-in" "$bclk" "" "ktrace record --backend bpf --no-blocked-in"
+row runqlat "runqlat" "$bclk" "" "$runqlat 60 1"
+[ -n "$pbytes" ] && printf '%-22s %9s %8s %8s  %-28s %7s  %s\n' "perf sched record" - - - - "$pbytes" "perf sched record (bytes only)"
+true

@@ -32,3 +32,25 @@ ftrace_instance() {
 
 # pct FILE P: the P-th percentile of the numbers in FILE, one a line.
 pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i = int(NR * p / 100); if (i < 1) i = 1; print a[i]}'; }
+
+# base_build BUILD_DIR REV: builds the ktrace of revision REV of this
+# repository (a release's tag, a commit) in BUILD_DIR/bench-base, from a
+# detached worktree of it there, and prints the build directory.
+base_build() {
+	local build=$1 rev=$2 top src out commit
+	top=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) || {
+		echo "$(basename "$0"): BENCH_BASE=$rev: not in a git repository" >&2; return 1; }
+	commit=$(git -C "$top" rev-parse --verify -q "$rev^{commit}") || {
+		echo "$(basename "$0"): BENCH_BASE=$rev: no such revision" >&2; return 1; }
+	build=$(realpath -m "$build")
+	src=$build/bench-base/src out=$build/bench-base/build
+	if [ "$(git -C "$src" rev-parse HEAD 2>/dev/null)" != "$commit" ]; then
+		git -C "$top" worktree remove --force "$src" 2>/dev/null
+		rm -rf "$src" "$out"
+		git -C "$top" worktree add -q --detach "$src" "$commit" >&2 || return 1
+	fi
+	echo "# building ktrace at $rev (${commit:0:12}) in $out" >&2
+	make --no-print-directory -C "$src" O="$out" "$out/ktrace" >"$build/bench-base/make.log" 2>&1 || {
+		echo "$(basename "$0"): building $rev failed; see $build/bench-base/make.log" >&2; return 1; }
+	echo "$out"
+}
