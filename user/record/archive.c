@@ -15,6 +15,7 @@
 
 #include "fxt/fxt_compact.h"
 #include "fxt/irq_names.h"
+#include "lib/u64map.h"
 #include "lib/utils.h"
 #include "record/names.h"
 #include "record/record.h"
@@ -107,6 +108,10 @@ struct archive_check {
 	int err;		/* the first error of a record on its way */
 	bool writing;		/* our own record, on its way through */
 	bool at_end;		/* the names of the threads alive at the end */
+	/* Each thread's and process's record the archive last has, hashed. */
+	struct u64map said_map;
+	uint64_t *said;
+	uint32_t nsaid, capsaid;
 };
 
 static void untraced_switch(struct archive_check *a, const struct fxt_record *sw,
@@ -135,8 +140,39 @@ static void note_process(struct archive_check *a, const struct fxt_record *rec)
 }
 
 /*
- * A thread or process record @rec (@words) into the archive.  One that
- * gives its cgroup by id only, as the recorders do, gets its path too
+ * Whether the last record the archive has of @rec's thread or process is
+ * @words, word for word (a 64-bit hash of them): the recorders name a
+ * thread at its fork, exec and exit, and the archive the threads alive at
+ * the end, so that a name lost or written over in a ring is still there;
+ * in the archive, a repeat says nothing new to any reader.  Else it
+ * becomes the last.
+ */
+static bool said_already(struct archive_check *a, const uint64_t *words, uint32_t n,
+			 const struct fxt_record *rec)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, *last;
+	bool added;
+
+	if (rec->obj_type != KTRACE_FXT_OBJ_THREAD && rec->obj_type != KTRACE_FXT_OBJ_PROCESS)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		h = (h ^ words[i]) * 0x100000001b3ULL;
+		h ^= h >> 31;
+	}
+	last = u64map_vec_get(&a->said_map, rec->koid << 1 | (rec->obj_type == KTRACE_FXT_OBJ_PROCESS),
+			      &a->said, &a->nsaid, &a->capsaid, sizeof(*last), &added);
+	if (!last)
+		return false;	/* no memory: written again, as before */
+	if (!added && *last == h)
+		return true;
+	*last = h;
+	return false;
+}
+
+/*
+ * A thread or process record @rec (@words) into the archive, unless it is
+ * the one the archive last has of it (said_already()).  One that gives
+ * its cgroup by id only, as the recorders do, gets its path too
  * ("cgroup"), from the cgroups there were at the end; a cgroup removed by
  * then keeps its id alone.
  */
@@ -149,6 +185,8 @@ static void put_kobj(struct archive_check *a, const uint64_t *words, uint32_t n,
 	const char *path = NULL;
 	uint32_t nargs = rec->nargs;
 
+	if (said_already(a, words, n, rec))
+		return;
 	if (id && id->type == KTRACE_FXT_ARG_UINT64 && !fxt_find_arg(rec, "cgroup") &&
 	    nargs < KTRACE_FXT_MAX_ARGS)
 		path = cgroup_paths_find(a->cgroups, id->u);
@@ -401,6 +439,8 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	archive_names_free(&a.names);
 	fxt_compact_free(&a.compact);
 	irq_actions_free(&a.irqs);
+	u64map_free(&a.said_map);
+	free(a.said);
 	free(w);
 	return ret;
 }
