@@ -19,10 +19,19 @@
 #include "bench_trace.h"
 
 /*
- * A switch record of @prev to @next, preempted, as probe_sched_switch()
- * writes one: clock, reservation, encoding, commit.
+ * The header a record-less write stores (below), of a record encoded once
+ * per run (one session at a time, its lock held).
  */
-static void bench_probe(void *data, struct task_struct *prev, struct task_struct *next)
+static u64 bench_rec[KTRACE_FXT_CSWITCH_WORDS];
+
+/*
+ * A switch record of @prev to @next, preempted, as probe_sched_switch()
+ * writes one: clock, reservation, encoding, commit.  Without @encode, the
+ * header alone is stored: the rest of the record is whatever the ring held
+ * there (this session's earlier records, or zeros).
+ */
+static __always_inline void bench_write(void *data, struct task_struct *prev,
+					struct task_struct *next, bool encode)
 {
 	struct ktrace_session *s = data;
 	struct ktrace_cpu_buf *b = s->bufs[smp_processor_id()];
@@ -33,9 +42,17 @@ static void bench_probe(void *data, struct task_struct *prev, struct task_struct
 	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 	if (!rec)
 		return;
-	ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio,
-			       KTRACE_LINUX_RUNNING, next->pid, next->prio, 0);
+	if (encode)
+		ktrace_fxt_put_cswitch(rec, smp_processor_id(), ts, prev->pid, prev->prio,
+				       KTRACE_LINUX_RUNNING, next->pid, next->prio, 0);
+	else
+		WRITE_ONCE(rec[0], bench_rec[0]);
 	ktrace_buf_commit(b, pos, bytes);
+}
+
+static void bench_probe(void *data, struct task_struct *prev, struct task_struct *next)
+{
+	bench_write(data, prev, next, true);
 }
 
 /* The floor under it, a stage at a time (enum ktrace_bench_stage). */
@@ -50,26 +67,9 @@ static void bench_probe_clock(void *data, struct task_struct *prev, struct task_
 	WRITE_ONCE(bench_sink, ktrace_now());
 }
 
-/*
- * The header bench_probe_reserve() stores, of a record encoded once per
- * run (one session at a time, its lock held).  The rest of the record is
- * whatever the ring held there: this session's earlier records, or zeros.
- */
-static u64 bench_rec[KTRACE_FXT_CSWITCH_WORDS];
-
 static void bench_probe_reserve(void *data, struct task_struct *prev, struct task_struct *next)
 {
-	struct ktrace_session *s = data;
-	struct ktrace_cpu_buf *b = s->bufs[smp_processor_id()];
-	const u32 bytes = KTRACE_FXT_CSWITCH_WORDS * 8;
-	u64 pos, *rec, ts;
-
-	ts = ktrace_now();
-	rec = ktrace_buf_reserve(b, bytes, ts, &pos);
-	if (!rec)
-		return;
-	WRITE_ONCE(rec[0], bench_rec[0]);
-	ktrace_buf_commit(b, pos, bytes);
+	bench_write(data, prev, next, false);
 }
 
 typedef void (*bench_probe_fn)(void *data, struct task_struct *prev, struct task_struct *next);
