@@ -360,14 +360,17 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # The floor under a BPF recorder (bench-sched.sh): two programs that do
-# nothing, and two that only read the clock.
+# nothing, two that only read the clock, and three that do nothing (the
+# third on sched_wakeup, which ktrace attaches too).
 $(O)/bench/bpf_floor: bench/bpf_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lbpf
-$(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o: bench/bpf_floor.bpf.c $(O)/vmlinux.h
+BPF_FLOORS	:= $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o $(O)/bench/floor_wakeup.bpf.o
+$(BPF_FLOORS): bench/bpf_floor.bpf.c $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) \
-		$(if $(findstring clock,$@),-DFLOOR_CLOCK) -c -o $@ $<
+		$(if $(findstring clock,$@),-DFLOOR_CLOCK) \
+		$(if $(findstring wakeup,$@),-DFLOOR_WAKEUP) -c -o $@ $<
 
 # bench-sched.sh's ktrace whose BPF recorder leaves out the affinity check
 # on each switch-out and move (KTRACE_BENCH_NO_AFFINITY), to measure it.
@@ -388,7 +391,7 @@ $(DRAIN_MERGE): bench/drain_merge.c $(USER_LIB_OBJS) $(O)/user/record/spool.o $(
 BENCH_BASE	?= $(shell git describe --tags --abbrev=0 --match 'v*' 2>/dev/null)
 
 bench: $(KTRACE) $(GEN_TRACE) $(DRAIN_MERGE) $(LAT_WORKLOAD) $(O)/bench/pingpong \
-	$(O)/bench/bpf_floor $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o $(NOAFF_KTRACE) \
+	$(O)/bench/bpf_floor $(BPF_FLOORS) $(NOAFF_KTRACE) \
 	$(if $(HAVE_KDIR),$(KMOD) $(SELFTEST) $(TEST_PROGS) $(O)/bench/kmod_bench)
 	@bench/bench-convert.sh $(O)
 	@echo "ktrace record's drain and merge, and the default buffers, by CPU count:" && $(DRAIN_MERGE)
