@@ -85,4 +85,18 @@ for e in slices:
     if name and e['name'] not in ('churn', name):
         bad.append((tid, e['name'], name))
 ok(not bad, "the children's CPU slices carry the name each had then (churn before it named itself)", bad[:20])
+# The archive names a thread or process again only where its record
+# differs from the one the archive last has of it: the recorders name a
+# thread at fork, exec and exit, and the archive the threads alive at the end.
+last, repeats, kobjs = {}, [], 0
+for line in dump.stdout.splitlines():
+    m = re.search(r'kernel_object: (thread|process) koid=(\d+) (.*)$', line)
+    if not m:
+        continue
+    kobjs += 1
+    if last.get((m[1], m[2])) == m[3]:
+        repeats.append(line.strip())
+    last[(m[1], m[2])] = m[3]
+ok(not repeats, f"no thread or process record repeats the one before it of the same thread or process "
+   f"({kobjs} records, {len(last)} threads and processes)", repeats[:3])
 finish()

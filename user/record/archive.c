@@ -139,25 +139,40 @@ static void note_process(struct archive_check *a, const struct fxt_record *rec)
 		a->err = -ENOMEM;
 }
 
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 /*
- * Whether the last record the archive has of @rec's thread or process is
- * @words, word for word (a 64-bit hash of them): the recorders name a
- * thread at its fork, exec and exit, and the archive the threads alive at
- * the end, so that a name lost or written over in a ring is still there;
- * in the archive, a repeat says nothing new to any reader.  Else it
- * becomes the last.
+ * Whether the last record the archive has of @rec's thread or process
+ * says what @rec, with @args, says: the same name and arguments (a 64-bit
+ * hash of them).  The recorders name a thread at its fork, exec and exit,
+ * and the archive the threads alive at the end, so that a name lost or
+ * written over in a ring is still there; in the archive, a repeat tells
+ * no reader anything.  Else @rec becomes the last.
  */
-static bool said_already(struct archive_check *a, const uint64_t *words, uint32_t n,
-			 const struct fxt_record *rec)
+static bool said_already(struct archive_check *a, const struct fxt_record *rec,
+			 const struct fxt_arg *args, uint32_t nargs)
 {
 	uint64_t h = 0xcbf29ce484222325ULL, *last;
 	bool added;
 
 	if (rec->obj_type != KTRACE_FXT_OBJ_THREAD && rec->obj_type != KTRACE_FXT_OBJ_PROCESS)
 		return false;
-	for (uint32_t i = 0; i < n; i++) {
-		h = (h ^ words[i]) * 0x100000001b3ULL;
-		h ^= h >> 31;
+	h = hash_bytes(h, rec->name.p, rec->name.len);
+	for (uint32_t i = 0; i < nargs; i++) {
+		h = hash_bytes(h, &args[i].type, sizeof(args[i].type));
+		h = hash_bytes(h, args[i].name.p, args[i].name.len);
+		if (args[i].type == KTRACE_FXT_ARG_STRING)
+			h = hash_bytes(h, args[i].s.p, args[i].s.len);
+		else
+			h = hash_bytes(h, &args[i].u, sizeof(args[i].u));
+		h = hash_bytes(h, "", 1);	/* "ab","c" is not "a","bc" */
 	}
 	last = u64map_vec_get(&a->said_map, rec->koid << 1 | (rec->obj_type == KTRACE_FXT_OBJ_PROCESS),
 			      &a->said, &a->nsaid, &a->capsaid, sizeof(*last), &added);
@@ -185,18 +200,19 @@ static void put_kobj(struct archive_check *a, const uint64_t *words, uint32_t n,
 	const char *path = NULL;
 	uint32_t nargs = rec->nargs;
 
-	if (said_already(a, words, n, rec))
-		return;
 	if (id && id->type == KTRACE_FXT_ARG_UINT64 && !fxt_find_arg(rec, "cgroup") &&
 	    nargs < KTRACE_FXT_MAX_ARGS)
 		path = cgroup_paths_find(a->cgroups, id->u);
+	memcpy(args, rec->args, nargs * sizeof(*args));
+	if (path)
+		args[nargs++] = fxt_arg_str("cgroup", path);
+	if (said_already(a, rec, args, nargs))
+		return;
 	if (!path) {
 		obuf_put(&a->w->out, words, (size_t)n * 8);
 		a->w->records++;
 		return;
 	}
-	memcpy(args, rec->args, nargs * sizeof(*args));
-	args[nargs++] = fxt_arg_str("cgroup", path);
 	snprintf(name, sizeof(name), "%.*s", (int)rec->name.len, rec->name.p);
 	a->writing = true;
 	fxt_write_kobj(a->w, rec->obj_type, rec->koid, name, args, nargs);
