@@ -134,15 +134,17 @@ elif cause == 'throttled':
     if len(judged) < len(saved):
         print(f'# {len(saved) - len(judged)} of {len(saved)} waits were queued on a CPU before its '
               f'first throttle record in the window: not judged')
-    # Most of it not in the window's records (a loss, no history of the
-    # CPU, an untraced stretch; each with its reason): the window cannot
-    # say what held it, and says so.
-    blind = [s for s in judged if 2 * s['wait']['causes'].get('unknown', 0) >= s['wait']['latency']]
-    for s in blind:
-        print(f'# not judged, mostly unknown to the window ({s["wait"].get("unknown_reasons")}): {s.get("verdict")}')
-    judged = [s for s in judged if s not in blind]
+
     if saved and not judged:
         skip(f'each names {cause} as the main cause', 'every wait was queued on a CPU before its first throttle record in the window')
+# Most of a wait not in its window's records (a loss, as where a window
+# reaches back past the last re-arm; no history of the CPU; an untraced
+# stretch; each with its reason): the window cannot say what held it, and
+# says so.  Listed, not judged; a window that can explain none of them fails.
+blind = [s for s in judged if 2 * s['wait']['causes'].get('unknown', 0) >= s['wait']['latency']]
+for s in blind:
+    print(f'# not judged, mostly unknown to the window ({s["wait"].get("unknown_reasons")}): {s.get("verdict")}')
+judged = [s for s in judged if s not in blind]
 if judged or (not none and (not saved or cause != 'throttled')):
     wrong = [s.get('verdict') for s in judged if main_cause(s) != cause or not names_culprit(s)]
     ok(judged and not wrong, f'each names {cause} as the main cause (from the wakeup on, for a timer wait), '
