@@ -16,11 +16,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
+#include <linux/irq_work.h>
 #include <linux/preempt.h>
 
 #include "internal.h"
 
-static enum cpuhp_state ktrace_cpuhp_state;
+static enum cpuhp_state ktrace_cpuhp_state, ktrace_cpuhp_online_state;
 
 static void write_cpu_state(unsigned int cpu, bool online)
 {
@@ -49,6 +50,28 @@ static int ktrace_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * On the CPU going down, in its hotplug thread, once it is no longer
+ * active (ktrace_buf_complete() queues no reader wakeup there any more)
+ * and while its irq_work thread still runs: the wakeup queued before
+ * then is run now.  Left pending, the dying CPU's last irq_work_run()
+ * (smpcfd_dying_cpu()) would wake irq_work/N on it on PREEMPT_RT, after
+ * its tasks were moved away, and 5.10-rt's sched_cpu_dying() BUGs on a
+ * task left there.  A session stopped meanwhile is not freed before its
+ * stop's flush, which takes cpus_read_lock(): not before this returns.
+ */
+static int ktrace_cpu_going_down(unsigned int cpu)
+{
+	struct ktrace_session *s;
+
+	preempt_disable();
+	s = rcu_dereference_sched(ktrace_active);
+	preempt_enable();
+	if (s)
+		irq_work_sync(&s->bufs[cpu]->wakeup);
+	return 0;
+}
+
 int ktrace_hotplug_init(void)
 {
 	int ret;
@@ -58,10 +81,18 @@ int ktrace_hotplug_init(void)
 	if (ret < 0)
 		return ret;
 	ktrace_cpuhp_state = ret;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "trace/ktrace:online", NULL,
+					ktrace_cpu_going_down);
+	if (ret < 0) {
+		cpuhp_remove_state_nocalls(ktrace_cpuhp_state);
+		return ret;
+	}
+	ktrace_cpuhp_online_state = ret;
 	return 0;
 }
 
 void ktrace_hotplug_exit(void)
 {
+	cpuhp_remove_state_nocalls(ktrace_cpuhp_online_state);
 	cpuhp_remove_state_nocalls(ktrace_cpuhp_state);
 }
