@@ -48,8 +48,9 @@ static inline local64_t *meta_local(u64 *field)
  * Never queued from a CPU going offline (no longer active): there the
  * hotplug code runs what is queued (smpcfd_dying_cpu() -> irq_work_run())
  * after the CPU was emptied of tasks, which on PREEMPT_RT wakes irq_work/N
- * on it, and 5.10-rt's sched_cpu_dying() BUGs on a task left there.  The
- * reader's poll picks the sub-buffer up.
+ * on it, and 5.10-rt's sched_cpu_dying() BUGs on a task left there; one
+ * queued before is run by then (ktrace_cpu_going_down()).  The reader's
+ * poll picks the sub-buffer up.
  */
 static void ktrace_wakeup(struct irq_work *work)
 {
