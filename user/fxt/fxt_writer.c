@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fxt/fxt_writer.h"
+#include "lib/utils.h"
 
 #define TAB_INITIAL	1024U
 
@@ -61,11 +62,7 @@ static void put_string_record(struct fxt_writer *w, uint16_t index, const char *
 
 static uint64_t hash_bytes(const char *s, uint32_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (uint32_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h | 1;
+	return fnv1a(FNV1A_SEED, s, len) | 1;	/* 0: a free slot */
 }
 
 static struct fxt_intern *tab_slot(struct fxt_intern *tab, uint32_t size, uint64_t h,

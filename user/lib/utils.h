@@ -113,4 +113,16 @@ long peak_rss_kib(void);
  */
 int kallsyms_find(const char *const *names, uint64_t *addrs, size_t n);
 
+/* FNV-1a, 64 bits: @h is FNV1A_SEED or what an earlier call returned. */
+#define FNV1A_SEED	0xcbf29ce484222325ULL
+
+static inline uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 #endif

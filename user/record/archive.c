@@ -139,15 +139,6 @@ static void note_process(struct archive_check *a, const struct fxt_record *rec)
 		a->err = -ENOMEM;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 /*
  * Whether the last record the archive has of @rec's thread or process
  * says what @rec, with @args, says: the same name and arguments (a 64-bit
@@ -159,20 +150,20 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 static bool said_already(struct archive_check *a, const struct fxt_record *rec,
 			 const struct fxt_arg *args, uint32_t nargs)
 {
-	uint64_t h = 0xcbf29ce484222325ULL, *last;
+	uint64_t h = FNV1A_SEED, *last;
 	bool added;
 
 	if (rec->obj_type != KTRACE_FXT_OBJ_THREAD && rec->obj_type != KTRACE_FXT_OBJ_PROCESS)
 		return false;
-	h = hash_bytes(h, rec->name.p, rec->name.len);
+	h = fnv1a(h, rec->name.p, rec->name.len);
 	for (uint32_t i = 0; i < nargs; i++) {
-		h = hash_bytes(h, &args[i].type, sizeof(args[i].type));
-		h = hash_bytes(h, args[i].name.p, args[i].name.len);
+		h = fnv1a(h, &args[i].type, sizeof(args[i].type));
+		h = fnv1a(h, args[i].name.p, args[i].name.len);
 		if (args[i].type == KTRACE_FXT_ARG_STRING)
-			h = hash_bytes(h, args[i].s.p, args[i].s.len);
+			h = fnv1a(h, args[i].s.p, args[i].s.len);
 		else
-			h = hash_bytes(h, &args[i].u, sizeof(args[i].u));
-		h = hash_bytes(h, "", 1);	/* "ab","c" is not "a","bc" */
+			h = fnv1a(h, &args[i].u, sizeof(args[i].u));
+		h = fnv1a(h, "", 1);	/* "ab","c" is not "a","bc" */
 	}
 	last = u64map_vec_get(&a->said_map, rec->koid << 1 | (rec->obj_type == KTRACE_FXT_OBJ_PROCESS),
 			      &a->said, &a->nsaid, &a->capsaid, sizeof(*last), &added);
