@@ -30,12 +30,6 @@
 
 #include "internal.h"
 
-static inline local64_t *meta_local(u64 *field)
-{
-	BUILD_BUG_ON(sizeof(local64_t) != sizeof(u64));
-	return (local64_t *)field;
-}
-
 /*
  * Wakes the reader, outside the probe that filled a sub-buffer: probes run
  * under the runqueue or pi_lock, where a wake_up() could deadlock.  On
@@ -131,7 +125,7 @@ void ktrace_buf_count_loss(struct ktrace_cpu_buf *b, u64 ts)
 	if (local64_add_return(1, &b->pending_lost) == 1)
 		WRITE_ONCE(b->meta->lost_first_ts, ts);
 	WRITE_ONCE(b->meta->lost_last_ts, ts);
-	local64_inc(meta_local(&b->meta->lost));
+	local64_inc(ktrace_meta_local(&b->meta->lost));
 }
 
 /*
@@ -145,7 +139,7 @@ void ktrace_buf_edge(struct ktrace_cpu_buf *b, u64 old, u64 start, u64 new)
 	if (start != old)
 		close_subbuf(b, old & ~mask, old & mask);
 	if ((start & mask) == 0 && b->ring && start >= b->size)
-		local64_inc(meta_local(&b->meta->overwritten));
+		local64_inc(ktrace_meta_local(&b->meta->overwritten));
 	if ((new & mask) == 0)
 		WRITE_ONCE(b->meta->subbuf[ktrace_buf_slot(b, start)].data_len, b->subbuf_size);
 }
@@ -177,13 +171,13 @@ void *ktrace_buf_reserve_slow(struct ktrace_cpu_buf *b, u32 bytes, u64 ts, u64 *
 			ktrace_fxt_put_drop(loss, ts, b->cpu, n, b->meta->lost_first_ts,
 					    b->meta->lost_last_ts);
 			ktrace_buf_commit(b, lpos, KTRACE_FXT_DROP_WORDS * 8);
-			local64_add(n, meta_local(&b->meta->lost_reported));
-			local64_inc(meta_local(&b->meta->records));
+			local64_add(n, ktrace_meta_local(&b->meta->lost_reported));
+			local64_inc(ktrace_meta_local(&b->meta->records));
 		}
 	}
 	rec = ktrace_buf_reserve_room(b, bytes, pos);
 	if (rec)
-		local64_inc(meta_local(&b->meta->records));
+		local64_inc(ktrace_meta_local(&b->meta->records));
 	else
 		ktrace_buf_count_loss(b, ts);
 	return rec;
@@ -216,7 +210,7 @@ bool ktrace_buf_write(struct ktrace_cpu_buf *b, const u64 *rec, u32 words, u64 t
 static void flush_cpu(void *arg)
 {
 	struct ktrace_cpu_buf *b = arg;
-	local64_t *head = meta_local(&b->meta->head);
+	local64_t *head = ktrace_meta_local(&b->meta->head);
 	u64 old, off, mask = b->subbuf_size - 1;
 
 	do {
@@ -249,7 +243,7 @@ static bool cpu_readable(struct ktrace_cpu_buf *b)
 {
 	u64 next = READ_ONCE(b->meta->consumed);
 
-	return next < local64_read(meta_local(&b->meta->head)) &&
+	return next < local64_read(ktrace_meta_local(&b->meta->head)) &&
 	       READ_ONCE(b->meta->subbuf[ktrace_buf_slot(b, next)].commit) >=
 	       ktrace_buf_complete_at(b, next);
 }
@@ -280,7 +274,7 @@ int ktrace_buf_consume_locked(struct ktrace_session *s, unsigned int cpu, u64 co
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) || !s->bufs)
 		return -EINVAL;
 	b = s->bufs[cpu];
-	head = local64_read(meta_local(&b->meta->head));
+	head = local64_read(ktrace_meta_local(&b->meta->head));
 	if (consumed & (b->subbuf_size - 1) || consumed < READ_ONCE(b->meta->consumed) ||
 	    consumed > head)
 		return -EINVAL;

@@ -175,6 +175,13 @@ void ktrace_buf_complete(struct ktrace_cpu_buf *b);
  * a record (KTRACE_IOC_BENCH's stages under TCG); the rare parts are calls.
  */
 
+/* A counter of the shared meta page, updated by this CPU's writers alone. */
+static inline local64_t *ktrace_meta_local(u64 *field)
+{
+	BUILD_BUG_ON(sizeof(local64_t) != sizeof(u64));
+	return (local64_t *)field;
+}
+
 /* The sub-buffer slot holding @pos. */
 static inline u32 ktrace_buf_slot(const struct ktrace_cpu_buf *b, u64 pos)
 {
@@ -190,7 +197,7 @@ static inline u64 ktrace_buf_complete_at(const struct ktrace_cpu_buf *b, u64 pos
 /* Reserves @bytes without writing a pending loss record first. */
 static __always_inline void *ktrace_buf_reserve_room(struct ktrace_cpu_buf *b, u32 bytes, u64 *pos)
 {
-	local64_t *head = (local64_t *)&b->meta->head;
+	local64_t *head = ktrace_meta_local(&b->meta->head);
 	u64 old, start, new, off, mask = b->subbuf_size - 1;
 
 	do {
@@ -226,7 +233,7 @@ static __always_inline void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 by
 		return ktrace_buf_reserve_slow(b, bytes, ts, pos);
 	rec = ktrace_buf_reserve_room(b, bytes, pos);
 	if (likely(rec))
-		local64_inc((local64_t *)&b->meta->records);
+		local64_inc(ktrace_meta_local(&b->meta->records));
 	else
 		ktrace_buf_count_loss(b, ts);
 	return rec;
@@ -239,7 +246,7 @@ static __always_inline void *ktrace_buf_reserve(struct ktrace_cpu_buf *b, u32 by
  */
 static __always_inline void ktrace_buf_commit(struct ktrace_cpu_buf *b, u64 pos, u32 bytes)
 {
-	local64_t *commit = (local64_t *)&b->meta->subbuf[ktrace_buf_slot(b, pos)].commit;
+	local64_t *commit = ktrace_meta_local(&b->meta->subbuf[ktrace_buf_slot(b, pos)].commit);
 
 	/* The record's bytes before the count that makes them readable. */
 	smp_wmb();
