@@ -18,6 +18,7 @@ judged.  MIN 0, with CULPRIT_TID: the kernel may take the CPU from the
 culprit at once (full or lazy preemption), so no wait need be saved; those
 it held are judged all the same.  TAP output.
 usage: check_spike_causes.py KTRACE DIR THREAD CAUSE CULPRIT MIN [CULPRIT_TID]"""
+import functools
 import os
 import re
 import subprocess
@@ -70,6 +71,13 @@ def names_culprit(s):
         (culprit_tid is not None and any(p.get('behind_tid') == culprit_tid for p in pieces))
 
 
+@functools.lru_cache(maxsize=None)
+def dump(fxt):
+    """A window's `ktrace dump`, once however many checks read it."""
+    return subprocess.run([ktrace, 'dump', os.path.join(d, fxt)], capture_output=True,
+                          text=True).stdout
+
+
 THROTTLE = re.compile(r'^@\S+\s+(\d+)\.(\d+) instant: \S+ "ktrace:sched":"throttle" cpu=(\d+)', re.M)
 
 
@@ -78,8 +86,7 @@ def began_throttled(s):
     record in the window: a window opens with whatever throttling was on,
     which it cannot say, so such a wait cannot be put down to it
     (doc/watch.md).  Each CPU the wait was queued on counts."""
-    out = subprocess.run([ktrace, 'dump', os.path.join(d, s['fxt'])], capture_output=True,
-                         text=True).stdout
+    out = dump(s['fxt'])
     first = {}
     for m in THROTTLE.finditer(out):
         first.setdefault(int(m[3]), int(m[1]) * 10**9 + int(m[2].ljust(9, '0')[:9]))
@@ -100,8 +107,7 @@ def runnable_ns(s):
 def held_ns(s, holder):
     """How long thread HOLDER ran, by the window's switch records, on the
     CPU the wait queued on, from the wakeup on (each piece of the wait)."""
-    out = subprocess.run([ktrace, 'dump', os.path.join(d, s['fxt'])], capture_output=True,
-                         text=True).stdout
+    out = dump(s['fxt'])
     runs, since, first = [], {}, None
     for m in SWITCH.finditer(out):
         ts = int(m[1]) * 10**9 + int(m[2].ljust(9, '0')[:9])
@@ -134,7 +140,6 @@ elif cause == 'throttled':
     if len(judged) < len(saved):
         print(f'# {len(saved) - len(judged)} of {len(saved)} waits were queued on a CPU before its '
               f'first throttle record in the window: not judged')
-
     if saved and not judged:
         skip(f'each names {cause} as the main cause', 'every wait was queued on a CPU before its first throttle record in the window')
 # Most of a wait not in its window's records (a loss, as where a window

@@ -55,10 +55,14 @@ check_timeline() {	# check_timeline TRACE WHAT
 	local out
 	out=$(mktemp)
 	"$ktrace" dump --check "$1" >"$out" 2>&1
-	ok $? "$2: every timeline checks out ($(sed -n 's/^timeline: \([0-9]*\) unexplained violations.*/\1 unexplained/p' "$out"))" ||
-		grep -v '^timeline:' "$out" | head -20 | diag /dev/stdin
-	sed -n 's/^timeline: \([0-9]* switches on .*\)/#   \1/p' "$out" | grep -v unexplained
+	timeline_ok $? "$out" "$2"
 	rm -f "$out"
+}
+# The TAP line of a `ktrace dump --check` that exited STATUS and wrote OUT.
+timeline_ok() {	# timeline_ok STATUS OUT WHAT
+	ok "$1" "$3: every timeline checks out ($(sed -n 's/^timeline: \([0-9]*\) unexplained violations.*/\1 unexplained/p' "$2"))" ||
+		grep -v '^timeline:' "$2" | head -20 | diag /dev/stdin
+	sed -n 's/^timeline: \([0-9]* switches on .*\)/#   \1/p' "$2" | grep -v unexplained
 }
 # Waits until FILE has a line matching PATTERN (at most 60 s): a recorder
 # started in the background is recording once it says so.
