@@ -192,11 +192,19 @@ def main():
     # ktrace), so there the max is only bounded: ktrace's worst wait is no
     # longer than cyclictest's worst cycle, and cyclictest's is longer by
     # no more than the largest user-space part this run measured.
+    # Where the pairing drifted, the user-space parts of the cycles that
+    # could not be paired are unknown, so that bound is unknown too: there
+    # ktrace's worst wait is only no longer than cyclictest's worst cycle
+    # (a TCG guest beside two others on a 2-CPU host: 710 of 2000 cycles
+    # unpaired, cyclictest's max 69.5 ms, ktrace's worst wait 29.5 ms).
     user_max = diffs[-1] if diffs else 0.0
-    bounded = tcg and kmax <= cmax + TOLERANCE_US and cmax - kmax <= max(user_max, TOLERANCE_US)
+    bounded = tcg and kmax <= cmax + TOLERANCE_US and \
+        (drifted or cmax - kmax <= max(user_max, TOLERANCE_US))
     ok(close(cmax, kmax) or bounded,
        'max: cyclictest %d us, ktrace %.1f us%s' %
        (cmax, kmax, '' if close(cmax, kmax) else
+        ' (a virtual machine whose cycles could not all be paired: ktrace\'s is no longer)'
+        if bounded and drifted else
         ' (a virtual machine: apart by %.1f us, within the largest user-space part, %.1f us)' %
         (cmax - kmax, user_max) if bounded else ''), diag)
     # p99: cyclictest's histogram, or its per-cycle figures when the

@@ -165,10 +165,12 @@ done
 # its causes and the idle CPU it could have used, from the records.
 for b in kmod bpf; do
 	for p in place pinned runfree runpin; do
-		# Free and never sleeping, the victim may be moved to the idle CPU 0
-		# before kt_fifo comes, round after round: one wait behind it will do.
+		# Free, the victim may be on the idle CPU 0 when kt_fifo comes,
+		# round after round: moved there while it runs (runfree), or woken
+		# there (place: seen on 7.2 with BPF beside two other VMs, once
+		# in 10 rounds on CPU 1).  One wait behind it will do.
 		min=2
-		[ $p = runfree ] && min=1
+		case $p in place | runfree) min=1 ;; esac
 		[ "$(status ${b}_$p)" = 0 ] &&
 			tests/check_placement.py "$ktrace" "$R/${b}_$p.fxt" "$R/${b}_$p.expect" $min \
 				quiet >"$R/${b}_$p.check"
