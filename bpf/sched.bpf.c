@@ -129,6 +129,14 @@ struct {
 	__type(value, __u64);
 } waking_slots SEC(".maps");
 
+/* Where each thread stands between a block and its wakeup (see ktrace_block_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KTRACE_BLOCK_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} block_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -900,6 +908,54 @@ static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu,
 							    prev->pid, cpu, id), ts, true);
 }
 
+/*
+ * @pid is switched out blocked: its block slot says so, unless a
+ * sched_waking of it came first, while it was on its way off.
+ */
+static __always_inline void block_note(__u32 pid)
+{
+	__u32 key = pid & (KTRACE_BLOCK_SLOTS - 1);
+	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key), v;
+
+	if (!slot)
+		return;
+	v = *(volatile __u64 *)slot;
+	if (v != ktrace_block_slot(pid, KTRACE_BLOCK_WOKEN))
+		__sync_val_compare_and_swap(slot, v, ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED));
+}
+
+/* A sched_waking of @pid, or the sched_wakeup that stands for one; @state 0 for a new thread. */
+static __always_inline void block_set(__u32 pid, __u32 state)
+{
+	__u32 key = pid & (KTRACE_BLOCK_SLOTS - 1);
+	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key);
+
+	if (slot)
+		*(volatile __u64 *)slot = state ? ktrace_block_slot(pid, state) : 0;
+}
+
+/*
+ * @next is switched in at @ts: if it blocked and no sched_waking of it
+ * fired since, the trace says so, before the switch (kmod/probes_sched.c,
+ * block_check()).
+ */
+static __always_inline void block_check(struct task_struct *next, __u32 cpu, __u64 ts)
+{
+	__u32 pid = next->pid, key = pid & (KTRACE_BLOCK_SLOTS - 1);
+	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key), v;
+	struct bpf_rec rec;
+
+	if (!slot)
+		return;
+	v = *(volatile __u64 *)slot;
+	if (v >> 32 != pid)
+		return;
+	*(volatile __u64 *)slot = 0;
+	if (v == ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED))
+		emit_rec(cpu, &rec, ktrace_fxt_put_untraced_wakeup(rec_clear(&rec), ts, next->tgid,
+								   pid), ts, true);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -912,6 +968,10 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	if (stack_depth)
 		in_kstack = blocked_kstack(prev, state, next, ts);
 	note_affinity(prev, ts);
+	if (state != KTRACE_LINUX_RUNNING && prev->pid && !ktrace_linux_state_exits(state))
+		block_note(prev->pid);
+	if (next->pid)
+		block_check(next, cpu, ts);
 	n = ktrace_fxt_cswitch_words(0, in_kstack);
 	w = emit_begin(cpu, cpu, n, KTRACE_FXT_CSWITCH_MAX_WORDS, ts, true);
 	if (w) {
@@ -1224,23 +1284,27 @@ static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool fr
 }
 
 /*
- * A running thread's switch counts are noted, for the wakeup that
- * completes only after it ran again (ktrace_waking_late()).
+ * The switch counts of a thread running or queued are noted, for the
+ * wakeup that completes only after it ran again (ktrace_waking_late()).
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
 	struct task_struct *task = p;	/* BPF_CORE_READ_BITFIELD() has a "p" of its own */
 	__u32 key = p->pid & (KTRACE_WAKING_SLOTS - 1);
-	__u64 *slot;
+	__u64 *slot, on_cpu;
 
 	wakeup(p, false, false);
+	if (!p->pid)
+		return 0;
+	block_set(p->pid, KTRACE_BLOCK_WOKEN);
 	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
-	if (!BPF_CORE_READ_BITFIELD(task, on_cpu) || !p->pid)
+	on_cpu = BPF_CORE_READ_BITFIELD(task, on_cpu);
+	if (!on_cpu && !p->on_rq)
 		return 0;
 	slot = bpf_map_lookup_elem(&waking_slots, &key);
 	if (slot)
-		*slot = ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw);
+		*slot = ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw, !on_cpu);
 	return 0;
 }
 
@@ -1261,8 +1325,10 @@ int BPF_PROG(ktrace_sched_wakeup, struct task_struct *p)
 	if (v >> 32 != pid)
 		return 0;
 	*slot = 0;
-	if (ktrace_waking_late(v, pid, p->nvcsw, p->nivcsw))
+	if (ktrace_waking_late(v, pid, p->nvcsw, p->nivcsw)) {
 		wakeup(p, false, false);
+		block_set(pid, KTRACE_BLOCK_WOKEN);
+	}
 	return 0;
 }
 
@@ -1271,6 +1337,8 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
 	wakeup(p, true, true);
+	/* A new thread never blocked: its pid's slot is not a former thread's. */
+	block_set(p->pid, 0);
 	return 0;
 }
 

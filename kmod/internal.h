@@ -96,6 +96,13 @@ struct ktrace_session {
 	 */
 	u64 *waking_slots;		/* KTRACE_WAKING_SLOTS words */
 	/*
+	 * Where each thread stands between a block and its wakeup
+	 * (ktrace_block_slot()), for the wakeups the kernel does not trace:
+	 * allocated by CONFIGURE, cleared by START, written lock-free by the
+	 * switch, sched_waking and sched_wakeup probes.
+	 */
+	u64 *block_slots;		/* KTRACE_BLOCK_SLOTS words */
+	/*
 	 * The span: every writer drops a record timed before @start_ts or
 	 * after @stop_ts.  START sets @start_ts once every probe is
 	 * registered and @stop_ts to U64_MAX, before the session is

@@ -258,6 +258,44 @@ static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 t
 	WRITE_ONCE(*slot, v);
 }
 
+/*
+ * @prev is switched out blocked: its block slot says so (ktrace_block_slot()),
+ * unless a sched_waking of it came first, while it was on its way off.
+ */
+static void block_note(struct ktrace_session *s, struct task_struct *prev)
+{
+	u64 *slot = &s->block_slots[prev->pid & (KTRACE_BLOCK_SLOTS - 1)];
+	u64 v = READ_ONCE(*slot);
+
+	if (v != ktrace_block_slot(prev->pid, KTRACE_BLOCK_WOKEN))
+		cmpxchg64(slot, v, ktrace_block_slot(prev->pid, KTRACE_BLOCK_BLOCKED));
+}
+
+/* A sched_waking of @p, or the sched_wakeup that stands for one. */
+static void block_woken(struct ktrace_session *s, struct task_struct *p)
+{
+	WRITE_ONCE(s->block_slots[p->pid & (KTRACE_BLOCK_SLOTS - 1)],
+		   ktrace_block_slot(p->pid, KTRACE_BLOCK_WOKEN));
+}
+
+/*
+ * @next is switched in at @ts: if it blocked and no sched_waking of it
+ * fired since, the trace says so, before the switch.  (Nothing else can
+ * write its slot now: it runs nowhere, and it set no sleeping state since.)
+ */
+static void block_check(struct ktrace_cpu_buf *b, struct task_struct *next, u64 ts)
+{
+	u64 *slot = &b->session->block_slots[next->pid & (KTRACE_BLOCK_SLOTS - 1)];
+	u64 v = READ_ONCE(*slot), rec[KTRACE_FXT_UNTRACED_WAKEUP_WORDS];
+
+	if (v >> 32 != next->pid)
+		return;
+	WRITE_ONCE(*slot, 0);
+	if (unlikely(v == ktrace_block_slot(next->pid, KTRACE_BLOCK_BLOCKED)))
+		ktrace_buf_write(b, rec, ktrace_fxt_put_untraced_wakeup(rec, ts, next->tgid,
+									next->pid), ts);
+}
+
 static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 {
 	struct ktrace_cpu_buf *b = this_buf();
@@ -272,6 +310,10 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 	if (b->session->stack_depth)
 		in_kstack = ktrace_blocked_stack_id(b->session, prev, state, next, ts);
 	note_affinity(b, prev, ts);
+	if (state != KTRACE_LINUX_RUNNING && prev->pid && !ktrace_linux_state_exits(state))
+		block_note(b->session, prev);
+	if (next->pid)
+		block_check(b, next, ts);
 	words = KTRACE_FXT_CSWITCH_WORDS + !!in_kstack;
 	rec = ktrace_buf_reserve(b, words * 8, ts, &pos);
 	if (!rec)
@@ -375,27 +417,36 @@ static bool task_on_a_cpu(const struct task_struct *p)
 }
 
 /*
- * sched_waking: a running thread's switch counts are noted, for the
- * wakeup that completes only after it ran again (ktrace_waking_late()).
+ * sched_waking: the switch counts of a thread running or queued are noted,
+ * for the wakeup that completes only after it ran again
+ * (ktrace_waking_late()).
  */
 static void probe_waking(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
+	bool on_cpu;
 
 	if (!b)
 		return;
 	write_wakeup(b, p);
-	if (task_on_a_cpu(p) && p->pid)
+	if (!p->pid)
+		return;
+	block_woken(b->session, p);
+	on_cpu = task_on_a_cpu(p);
+	if (on_cpu || READ_ONCE(p->on_rq))
 		WRITE_ONCE(b->session->waking_slots[p->pid & (KTRACE_WAKING_SLOTS - 1)],
-			   ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw));
+			   ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw, !on_cpu));
 }
 
 static void probe_wakeup_new(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
 
-	if (b)
-		write_wakeup(b, p);
+	if (!b)
+		return;
+	write_wakeup(b, p);
+	/* A new thread never blocked: its pid's slot is not a former thread's. */
+	WRITE_ONCE(b->session->block_slots[p->pid & (KTRACE_BLOCK_SLOTS - 1)], 0);
 }
 
 /*
@@ -415,8 +466,10 @@ static void probe_wakeup(void *data, struct task_struct *p)
 	if (likely(v >> 32 != p->pid))
 		return;
 	WRITE_ONCE(*slot, 0);
-	if (ktrace_waking_late(v, p->pid, p->nvcsw, p->nivcsw))
+	if (ktrace_waking_late(v, p->pid, p->nvcsw, p->nivcsw)) {
 		write_wakeup(b, p);
+		block_woken(b->session, p);
+	}
 }
 
 /*

@@ -41,6 +41,7 @@ void ktrace_session_free(struct ktrace_session *s)
 	ktrace_bufs_free(s);
 	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
+	vfree(s->block_slots);
 	vfree(s->waking_slots);
 	vfree(s->affinity_slots);
 	mutex_destroy(&s->lock);
@@ -113,11 +114,16 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 		ret = -ENOMEM;
 		goto err_free_affinity_slots;
 	}
+	s->block_slots = vzalloc(KTRACE_BLOCK_SLOTS * sizeof(*s->block_slots));
+	if (!s->block_slots) {
+		ret = -ENOMEM;
+		goto err_free_waking_slots;
+	}
 	if (cfg->flags & KTRACE_CFG_TRIGGER) {
 		s->wake_slots = vzalloc(KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
 		if (!s->wake_slots) {
 			ret = -ENOMEM;
-			goto err_free_waking_slots;
+			goto err_free_block_slots;
 		}
 		s->trigger_ns = cfg->trigger_ns;
 		s->after_ns = cfg->after_ns;
@@ -138,6 +144,9 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
 	s->wake_slots = NULL;
+err_free_block_slots:
+	vfree(s->block_slots);
+	s->block_slots = NULL;
 err_free_waking_slots:
 	vfree(s->waking_slots);
 	s->waking_slots = NULL;
@@ -172,6 +181,11 @@ int ktrace_session_start_locked(struct ktrace_session *s)
 	if (s->running || rcu_access_pointer(ktrace_active))
 		return -EBUSY;
 	forget_said(s);
+	/*
+	 * Blocks seen by an earlier span: their wakeups came while nothing
+	 * was registered.  (REARM keeps them: the probes ran all along.)
+	 */
+	memset(s->block_slots, 0, KTRACE_BLOCK_SLOTS * sizeof(*s->block_slots));
 	ktrace_stacks_reset_locked(s);
 	if (s->wake_slots) {
 		memset(s->wake_slots, 0, KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));

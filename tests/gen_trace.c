@@ -844,6 +844,29 @@ static void timeline_bad(struct fxt_writer *w)
 }
 
 /*
+ * Wakeups the kernel did not trace (times from T0, in ns): 701 blocks (D)
+ * on CPU 0 at 100 and runs again at 300 after the recorder's
+ * untraced_wakeup record at that time (the encoder ktrace.ko and the BPF
+ * programs write); 702 blocks on CPU 1 at 200 and runs at 400 with no
+ * wakeup and no record, the one violation.
+ */
+static void untraced_wakeup(struct fxt_writer *w)
+{
+	__u64 buf[KTRACE_FXT_UNTRACED_WAKEUP_WORDS];
+
+	fxt_write_preamble(w, 1, "ktrace");
+	kobj_thread(w, 701, 700, "kworker/1:2");
+	kobj_thread(w, 702, 700, "unwoken");
+	cswitch(w, 0, T0 + 50, 0, 120, 0, 701, 120);
+	cswitch(w, 1, T0 + 60, 0, 120, 0, 702, 120);
+	cswitch(w, 0, T0 + 100, 701, 120, KTRACE_LINUX_UNINTERRUPTIBLE, 0, 120);
+	cswitch(w, 1, T0 + 200, 702, 120, KTRACE_LINUX_INTERRUPTIBLE, 0, 120);
+	fxt_write_words(w, buf, ktrace_fxt_put_untraced_wakeup(buf, T0 + 300, 700, 701));
+	cswitch(w, 0, T0 + 300, 0, 120, 0, 701, 120);
+	cswitch(w, 1, T0 + 400, 0, 120, 0, 702, 120);
+}
+
+/*
  * Ragged edges, as a recorder that attaches and detaches its programs one
  * by one writes them, in a span of 0 to 2000 (times from T0, ns).  On
  * CPU 0 the last switch (1000) puts 501 on, and wakeups made by 502 and
@@ -931,7 +954,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || ((!strcmp(argv[1], "synthetic") || !strcmp(argv[1], "wide")) && argc < 4)) {
 		fprintf(stderr,
-			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|masks|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|irq-entries|ragged|stopped FILE | gen_trace synthetic|wide N FILE\n");
+			"usage: gen_trace scenario|sync-stall|unordered|latency|causes|masks|rt-causes|throttle|throttle-task|timer|perf-gap|chain|timeline-ok|timeline-bad|untraced-wakeup|irq-entries|ragged|stopped FILE | gen_trace synthetic|wide N FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -968,6 +991,8 @@ int main(int argc, char **argv)
 		timeline_ok(w);
 	else if (!strcmp(argv[1], "timeline-bad"))
 		timeline_bad(w);
+	else if (!strcmp(argv[1], "untraced-wakeup"))
+		untraced_wakeup(w);
 	else if (!strcmp(argv[1], "irq-entries"))
 		irq_entries(w);
 	else if (!strcmp(argv[1], "ragged"))

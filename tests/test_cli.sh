@@ -40,14 +40,14 @@ fi
 size=$(stat -c %s "$tmp/s.fxt")
 head -c $((size - 20)) "$tmp/s.fxt" >"$tmp/trunc.fxt"
 run "$ktrace" convert "$tmp/trunc.fxt" -o "$tmp/trunc.json"
-[ $rc -ne 0 ] && grep -q 'offset 3000 (0xbb8): record size: input ends inside a scheduling record' "$tmp/err"
+[ $rc -ne 0 ] && grep -q 'offset 3024 (0xbd0): record size: input ends inside a scheduling record' "$tmp/err"
 ok $? "convert of a truncated trace fails and names the offset"
 json_valid "$tmp/trunc.json" && grep -q '"end_state":"X"' "$tmp/trunc.json"
 ok $? "the truncated trace's JSON is valid and holds the records before the cut"
 
 run "$ktrace" dump "$tmp/trunc.fxt"
-[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 108 ]
-ok $? "dump of a truncated trace prints the 108 whole records and fails"
+[ $rc -ne 0 ] && [ "$(grep -c '^@' "$tmp/out")" -eq 109 ]
+ok $? "dump of a truncated trace prints the 109 whole records and fails"
 
 # Garbage: not FXT at all.  Refused at once, and nothing is written.
 { printf 'x'; head -c 4095 /dev/urandom; } >"$tmp/garbage.fxt"
@@ -145,13 +145,30 @@ ok $? "a thread no record names is '<unnamed TID>' in dump, and in the JSON's tr
 "$gen" timeline-bad "$tmp/tbad.fxt"
 run "$ktrace" dump --check "$tmp/tbad.fxt"
 [ $rc -eq 1 ] &&
-	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 1168)$' "$tmp/out" &&
+	grep -q '^violation: 1000.000000300 \[000\] switches out tid 403, but tid 401 was switched in (at 1000.000000100) .* (offset 1192)$' "$tmp/out" &&
 	grep -q '^violation: 1000.000000500 \[001\] switches in tid 402, which blocked, with no wakeup since it last ran' "$tmp/out" &&
 	grep -q '^violation: 1000.000000600 \[001\] tid 402 switched in on CPU 0 while it runs here until 1000.000000700' "$tmp/out" &&
 	grep -q '^violation: 1000.000000900 \[000\] an untraced_switch record, but the next switch takes off tid 402' "$tmp/out" &&
 	grep -q '^timeline: 4 unexplained violations$' "$tmp/out"
 ok $? "dump --check reports a break, a switch-in without wakeup, a thread on two CPUs and a stray untraced_switch, and fails" ||
 	diag "$tmp/out"
+# A wakeup the kernel did not trace: the recorder's untraced_wakeup record
+# stands for it; a blocked thread run with neither is still a violation.
+"$gen" untraced-wakeup "$tmp/uw.fxt"
+run "$ktrace" dump --check "$tmp/uw.fxt"
+[ $rc -eq 1 ] &&
+	grep -q '^violation: 1000.000000400 \[001\] switches in tid 702, which blocked, with no wakeup since it last ran' "$tmp/out" &&
+	! grep -q 'tid 701' "$tmp/out" &&
+	grep -q '^timeline: 1 untraced_wakeup records (the kernel woke a blocked thread and traced no wakeup)$' "$tmp/out" &&
+	grep -q '^timeline: 1 unexplained violations$' "$tmp/out"
+ok $? "dump --check: a blocked thread run after an untraced_wakeup record is woken; one run with no record is not" ||
+	diag "$tmp/out"
+run "$ktrace" dump --stats "$tmp/uw.fxt"
+grep -q '^untraced wakeups: 1 (the kernel.s)$' "$tmp/out"
+ok $? "dump --stats counts the untraced wakeups" || diag "$tmp/out"
+"$ktrace" dump "$tmp/uw.fxt" >"$tmp/out"
+grep -q 'untraced_wakeup' "$tmp/out"
+ok $? "dump prints the untraced_wakeup record" || diag "$tmp/out"
 # Ragged edges: a CPU's switches ending before its wakeups do, or beginning
 # after them, and a record past the span trace_info gives.
 "$gen" ragged "$tmp/rag.fxt"

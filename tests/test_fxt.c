@@ -480,11 +480,11 @@ static int t_recorder_records(void)
 /* The recorders' threshold for where a thread blocked: off-CPU time per thread. */
 /*
  * Wakeups written again at sched_wakeup: only for a thread that blocked
- * after being switched out once more since its sched_waking.
+ * after being switched in again since its sched_waking.
  */
 static int t_waking_slots(void)
 {
-	__u64 v = ktrace_waking_slot(4321, 100, 7);
+	__u64 v = ktrace_waking_slot(4321, 100, 7, 0);
 
 	/* Still running, or preempted and running again: the wakeup came since it ran. */
 	CHECK(!ktrace_waking_late(v, 4321, 100, 7));
@@ -497,9 +497,20 @@ static int t_waking_slots(void)
 	CHECK(!ktrace_waking_late(v, 4322, 101, 8));
 	CHECK(!ktrace_waking_late(0, 4321, 101, 8));
 	/* The counts wrap at 16 bits. */
-	v = ktrace_waking_slot(4321, 0x1ffff, 0x2ffff);
+	v = ktrace_waking_slot(4321, 0x1ffff, 0x2ffff, 0);
 	CHECK(ktrace_waking_late(v, 4321, 0x20000, 0x30000));
 	CHECK(!ktrace_waking_late(v, 4321, 0x1ffff, 0x30000));
+	/*
+	 * Queued at its sched_waking (preempted in its sleeping state): to
+	 * block since, it was switched in, so one block is enough.
+	 */
+	v = ktrace_waking_slot(4321, 100, 7, 1);
+	CHECK(!ktrace_waking_late(v, 4321, 100, 7));
+	CHECK(!ktrace_waking_late(v, 4321, 100, 8));
+	CHECK(ktrace_waking_late(v, 4321, 101, 7));
+	CHECK(ktrace_waking_late(v, 4321, 101, 8));
+	v = ktrace_waking_slot(4321, 100, 0, 1);	/* the preemptions wrap below 0 */
+	CHECK(ktrace_waking_late(v, 4321, 101, 0));
 	return 1;
 }
 

@@ -314,7 +314,7 @@ struct stats {
 	bool have_ts;
 	struct u64map tids;		/* a set: every value 0 */
 	uint64_t cpus[1024];	/* bitmap of CPUs seen, up to 65536 */
-	uint64_t dropped, dropped_ftrace, dropped_nocpu, buffer_full, untraced;
+	uint64_t dropped, dropped_ftrace, dropped_nocpu, buffer_full, untraced, untraced_wakeups;
 	uint64_t unrecorded;	/* loss records of a stretch not recorded at all: no count */
 };
 
@@ -345,6 +345,8 @@ static void account(struct stats *s, const struct fxt_reader *r, const struct fx
 		}
 		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "untraced_switch"))
 			s->untraced++;
+		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "untraced_wakeup"))
+			s->untraced_wakeups++;
 		break;
 	case KTRACE_FXT_REC_SCHED:
 		if (rec->sub > KTRACE_FXT_SCHED_WAKEUP)
@@ -433,6 +435,9 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 		fprintf(f, ", %llu CPU stretches not recorded at all", (unsigned long long)s->unrecorded);
 	fputc('\n', f);
 	fprintf(f, "untraced switches: %llu (the kernel's)\n", (unsigned long long)s->untraced);
+	if (s->untraced_wakeups)
+		fprintf(f, "untraced wakeups: %llu (the kernel's)\n",
+			(unsigned long long)s->untraced_wakeups);
 	fprintf(f, "spec violations: %llu, unreadable records: %llu\n",
 		(unsigned long long)r->violations, (unsigned long long)r->skipped);
 }

@@ -62,7 +62,7 @@ check_timeline() {	# check_timeline TRACE WHAT
 timeline_ok() {	# timeline_ok STATUS OUT WHAT
 	ok "$1" "$3: every timeline checks out ($(sed -n 's/^timeline: \([0-9]*\) unexplained violations.*/\1 unexplained/p' "$2"))" ||
 		grep -v '^timeline:' "$2" | head -20 | diag /dev/stdin
-	sed -n 's/^timeline: \([0-9]* switches on .*\)/#   \1/p' "$2" | grep -v unexplained
+	sed -n 's/^timeline: \([0-9]* \(switches on\|untraced_wakeup\) .*\)/#   \1/p' "$2" | grep -v unexplained
 }
 # Waits until FILE has a line matching PATTERN (at most 60 s): a recorder
 # started in the background is recording once it says so.

@@ -60,6 +60,7 @@ struct tl_check {
 	uint32_t nv, cap_v;
 	uint64_t switches, wakeups, breaks, by_loss, by_untraced, by_cpu_line, by_unknown;
 	uint64_t losses, untraced, cpu_lines, last_ts;
+	uint64_t untraced_wakeups;	/* untraced_wakeup records */
 	uint64_t span_start, span_stop;	/* trace_info's span, if it gives one */
 	bool have_span;
 	bool wakers_here;	/* a recorder's trace: wakeups are on the waker's CPU */
@@ -360,6 +361,22 @@ static void check_span(struct tl_check *c, const struct fxt_reader *r,
 			  .hi = c->span_stop });
 }
 
+/*
+ * The recorder saw the thread blocked and no sched_waking of it before
+ * this, its switch-in: the kernel woke it without tracing it, and the
+ * record stands for that wakeup.
+ */
+static void on_untraced_wakeup(struct tl_check *c, const struct fxt_record *rec)
+{
+	struct tl_thread *th = rec->tid ? thread_get(c, rec->tid) : NULL;
+
+	c->untraced_wakeups++;
+	if (rec->tid && !th)
+		c->err = -ENOMEM;
+	else if (th)
+		th->woken = true;
+}
+
 int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct sched_event ev;
@@ -370,6 +387,8 @@ int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct
 	case KTRACE_FXT_REC_EVENT:
 		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "trace_info"))
 			on_trace_info(c, r, rec);
+		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "untraced_wakeup"))
+			on_untraced_wakeup(c, rec);
 		m = timeline_meta(rec, &cpu);
 		if (m != TL_META_NONE)
 			on_meta(c, r, rec, m, cpu);
@@ -517,6 +536,9 @@ uint64_t tl_check_finish(struct tl_check *c, const struct fxt_reader *r, FILE *f
 		(unsigned long long)c->wakeups, (unsigned long long)c->breaks,
 		(unsigned long long)c->by_loss, (unsigned long long)c->by_untraced,
 		(unsigned long long)c->by_cpu_line, (unsigned long long)c->by_unknown);
+	if (c->untraced_wakeups)
+		fprintf(f, "timeline: %llu untraced_wakeup records (the kernel woke a blocked thread and traced no wakeup)\n",
+			(unsigned long long)c->untraced_wakeups);
 	fprintf(f, "timeline: %llu unexplained violations%s\n", (unsigned long long)bad,
 		c->err ? " (the check ran out of memory: incomplete)" : "");
 	return bad + (c->err != 0);

@@ -105,6 +105,7 @@ struct archive_check {
 	uint64_t irq_named[64];	/* bitmap: CPUs whose interrupt track is named */
 	bool irq_process_named;
 	uint64_t untraced;
+	uint64_t untraced_wakeups;	/* the recorder's untraced_wakeup records */
 	int err;		/* the first error of a record on its way */
 	bool writing;		/* our own record, on its way through */
 	bool at_end;		/* the names of the threads alive at the end */
@@ -329,6 +330,9 @@ static int archive_sink(void *ctx, const void *words, uint32_t n)
 				untraced_switch(a, &rec, &was);
 		} else if (timeline_meta(&rec, &cpu) != TL_META_NONE) {
 			timeline_forget(&a->tl, cpu);
+		} else if (rec.type == KTRACE_FXT_REC_EVENT && fxt_str_eq(rec.cat, "ktrace:meta") &&
+			   fxt_str_eq(rec.name, "untraced_wakeup")) {
+			a->untraced_wakeups++;
 		}
 		if (rec.type == KTRACE_FXT_REC_SCHED) {
 			name_threads(a, &rec);
@@ -436,6 +440,7 @@ int write_archive(int fd, const struct source_ops *ops, void *priv, const struct
 	st->bytes = w->out.total + w->out.len;
 	st->records = w->records;
 	st->untraced = a.untraced;
+	st->untraced_wakeups = a.untraced_wakeups;
 	st->unnamed = a.names.unnamed;
 	if (!ret)
 		ret = fxt_writer_finish(w);

@@ -65,6 +65,7 @@ struct archive_stats {
 	uint64_t bytes;
 	uint64_t records;	/* every record, as `ktrace dump --stats` counts them */
 	uint64_t untraced;	/* context switches the kernel did not trace, marked */
+	uint64_t untraced_wakeups;	/* wakeups the kernel did not trace, as the recorder marked them */
 	uint64_t unnamed;	/* threads that ran and have no name anywhere */
 };
 

@@ -558,6 +558,9 @@ int record_write(struct record_run *rs, const char *out_path)
 		bytes / 1e6, (unsigned long long)rs->st.dropped,
 		rs->st.dropped ? " (try a larger --buffer-size)" : "",
 		(unsigned long long)st.untraced, (unsigned long long)st.unnamed);
+	if (st.untraced_wakeups)
+		pr_info("%llu blocked threads ran again with no sched_waking traced (the kernel's; untraced_wakeup records)",
+			(unsigned long long)st.untraced_wakeups);
 	if (rs->st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",
 			(unsigned long long)rs->st.rejected);

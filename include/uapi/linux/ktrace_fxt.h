@@ -256,7 +256,8 @@ enum ktrace_fxt_well_known_string {
 	KTRACE_FXT_STR_VEC		= 51,	/* a softirq's vector */
 	KTRACE_FXT_STR_LOCAL_TIMER	= 52,
 	KTRACE_FXT_STR_VECTOR		= 53,	/* an x86 system vector */
-	KTRACE_FXT_STR_FIRST_DYNAMIC	= 54,	/* archive writers: 54 .. 0x3eff */
+	KTRACE_FXT_STR_UNTRACED_WAKEUP	= 54,
+	KTRACE_FXT_STR_FIRST_DYNAMIC	= 55,	/* archive writers: 55 .. 0x3eff */
 	KTRACE_FXT_STR_FIRST_PROBE	= 0x3f00,	/* BPF probe names, set by the CLI */
 	KTRACE_FXT_STR_FIRST_KERNEL	= 0x4000,	/* ktrace.ko's interned strings */
 };
@@ -333,6 +334,7 @@ static const char *const ktrace_fxt_well_known[KTRACE_FXT_STR_FIRST_DYNAMIC] = {
 	[KTRACE_FXT_STR_VEC]			= "vec",
 	[KTRACE_FXT_STR_LOCAL_TIMER]		= "local_timer",
 	[KTRACE_FXT_STR_VECTOR]			= "vector",
+	[KTRACE_FXT_STR_UNTRACED_WAKEUP]	= "untraced_wakeup",
 };
 #endif
 
@@ -1086,19 +1088,25 @@ static inline __u64 ktrace_affinity_slot(__u32 pid, int restricted, __u64 cpus)
  * again and block, and the waker's sched_wakeup then activates it: the
  * wakeup record lies before the thread's last switch-in, and the block
  * seems never woken.  (Seen in virtual machines, whose virtual CPUs stop
- * for milliseconds at a time: a waker on a stopped one.)  The recorders
- * note, at each sched_waking of a running thread, its voluntary and
+ * for milliseconds at a time: a waker on a stopped one.)  The same with a
+ * thread already preempted in its sleeping state (PREEMPT_RT preempts
+ * there freely): queued, not running, at the sched_waking, it is switched
+ * in and blocks before the waker looks.  The recorders note, at each
+ * sched_waking of a thread on a CPU or queued, its voluntary and
  * involuntary switch counts (the low 16 bits of each) in a table of 2^16
- * words indexed by pid; at sched_wakeup, a thread that has both blocked and
- * been switched out once more since gets a second wakeup record, at the
- * activation.  A thread that only blocked (the usual race with its
+ * words indexed by pid; at sched_wakeup, a thread that has blocked and
+ * been switched in since gets a second wakeup record, at the activation.
+ * A running thread has been switched in again only if it was switched out
+ * once more since (blocked twice, or preempted and blocked); a queued one
+ * had to be, to block, so its preemption count is noted one short
+ * (@queued).  A running thread that only blocked (the usual race with its
  * switch-out) gets none: its wakeup came since it last ran.
  */
 #define KTRACE_WAKING_SLOTS		65536U
 
-static inline __u64 ktrace_waking_slot(__u32 pid, __u64 nvcsw, __u64 nivcsw)
+static inline __u64 ktrace_waking_slot(__u32 pid, __u64 nvcsw, __u64 nivcsw, int queued)
 {
-	return (__u64)pid << 32 | (nvcsw & 0xffff) << 16 | (nivcsw & 0xffff);
+	return (__u64)pid << 32 | (nvcsw & 0xffff) << 16 | ((nivcsw - !!queued) & 0xffff);
 }
 
 /* Whether @pid, activated with these switch counts, needs a wakeup record again. */
@@ -1228,6 +1236,44 @@ static inline __u32 ktrace_fxt_put_affinity(__u64 *w, __u64 ts, __u32 pid, __u32
 	n += ktrace_fxt_put_arg(&w[n], KTRACE_FXT_ARG_UINT64, KTRACE_FXT_STR_CPUS, cpus);
 	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 1, 0,
 				       KTRACE_FXT_STR_CAT_SCHED, KTRACE_FXT_STR_AFFINITY, 0);
+}
+
+/*
+ * "untraced_wakeup" (ktrace:meta), on the thread: it is switched in, it
+ * was switched out blocked, and no sched_waking of it fired since on any
+ * CPU (the kernel fires none on a CPU outside cpu_online_mask, as CPU
+ * hotplug makes them).  Written just before that switch, at its time.
+ */
+#define KTRACE_FXT_UNTRACED_WAKEUP_WORDS	4
+
+static inline __u32 ktrace_fxt_put_untraced_wakeup(__u64 *w, __u64 ts, __u32 pid, __u32 tid)
+{
+	__u32 n = ktrace_fxt_event_head(w, ts, 0, pid, tid, KTRACE_FXT_STR_CAT_META, 0,
+					KTRACE_FXT_STR_UNTRACED_WAKEUP, 0);
+
+	return ktrace_fxt_event_finish(w, n, KTRACE_FXT_EV_INSTANT, 0, 0, KTRACE_FXT_STR_CAT_META,
+				       KTRACE_FXT_STR_UNTRACED_WAKEUP, 0);
+}
+
+/*
+ * Blocks the kernel woke without a trace (the "untraced_wakeup" record): a
+ * table of 2^16 words indexed by pid, a word packing the pid with where
+ * the thread stands.  A blocked switch-out sets KTRACE_BLOCK_BLOCKED with
+ * a compare-and-swap, unless a sched_waking of the thread came first
+ * (woken as it went to sleep) and set KTRACE_BLOCK_WOKEN; every
+ * sched_waking sets KTRACE_BLOCK_WOKEN; the switch-in clears the word, and
+ * writes the record if it still reads KTRACE_BLOCK_BLOCKED.  A thread
+ * whose slot another thread takes is not checked; two that share a slot
+ * within the microseconds of a wakeup racing a switch-out may give one
+ * record too many.
+ */
+#define KTRACE_BLOCK_SLOTS		65536U
+#define KTRACE_BLOCK_BLOCKED		1U
+#define KTRACE_BLOCK_WOKEN		2U
+
+static inline __u64 ktrace_block_slot(__u32 pid, __u32 state)
+{
+	return (__u64)pid << 32 | state;
 }
 
 #define KTRACE_FXT_AFFINITY_WIDE_MAX_WORDS \
