@@ -25,6 +25,7 @@ while [ $i -le 20 ]; do
 		ktrace dump --check $R/$n.fxt >$R/$n.check 2>&1
 		rc=$?
 		echo "$n check $rc" >>$R/status
+		sed -n "s/^timeline: \([0-9]*\) untraced_wakeup.*/$n \1/p" $R/$n.check >>$R/untraced-wakeups
 		[ $rc = 0 ] && rm -f $R/$n.fxt $R/$n.check
 	done
 	i=$((i + 1))
