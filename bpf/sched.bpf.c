@@ -956,12 +956,33 @@ static __always_inline void block_check(struct task_struct *next, __u32 cpu, __u
 								   pid), ts, true);
 }
 
+/* From 6.12: a fair thread that blocks owing CPU time stays queued, its dequeue delayed. */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
+/*
+ * Whether @p, switched out, is still on its run queue to run: it found a
+ * signal pending as it went to sleep, and a kernel such as 6.1 still hands
+ * sched_switch the state it meant to sleep in (kmod/compat/sched.h).
+ */
+static __always_inline bool task_queued(struct task_struct *p)
+{
+	struct sched_entity___delayed *se = (void *)&p->se;
+
+	if (!p->on_rq)
+		return false;
+	return !bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	__u64 ts = bpf_ktime_get_ns(), *w;
-	__u32 state = ktrace_linux_state(preempt, prev_state, prev->exit_state);
+	/* Still queued, it did not block, whatever state it had set: R. */
+	__u32 state = ktrace_linux_state(preempt || task_queued(prev), prev_state,
+					 prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 in_kstack = 0, n;
 

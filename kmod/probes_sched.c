@@ -305,8 +305,9 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 	if (!b)
 		return;
 	ts = ktrace_now();
-	state = ktrace_linux_state(preempt, ktrace_switch_prev_state(prev),
-				   READ_ONCE(prev->exit_state));
+	/* Still queued, it did not block, whatever state it had set: R. */
+	state = ktrace_linux_state(preempt || ktrace_task_queued(prev),
+				   ktrace_switch_prev_state(prev), READ_ONCE(prev->exit_state));
 	if (b->session->stack_depth)
 		in_kstack = ktrace_blocked_stack_id(b->session, prev, state, next, ts);
 	note_affinity(b, prev, ts);

@@ -159,12 +159,12 @@ run "$ktrace" dump --check "$tmp/uw.fxt"
 [ $rc -eq 1 ] &&
 	grep -q '^violation: 1000.000000400 \[001\] switches in tid 702, which blocked, with no wakeup since it last ran' "$tmp/out" &&
 	! grep -q 'tid 701' "$tmp/out" &&
-	grep -q '^timeline: 1 untraced_wakeup records (the kernel woke a blocked thread and traced no wakeup)$' "$tmp/out" &&
+	grep -q '^timeline: 1 untraced_wakeup records (a blocked thread ran again with no sched_waking the recorder saw)$' "$tmp/out" &&
 	grep -q '^timeline: 1 unexplained violations$' "$tmp/out"
 ok $? "dump --check: a blocked thread run after an untraced_wakeup record is woken; one run with no record is not" ||
 	diag "$tmp/out"
 run "$ktrace" dump --stats "$tmp/uw.fxt"
-grep -q '^untraced wakeups: 1 (the kernel.s)$' "$tmp/out"
+grep -q '^untraced wakeups: 1 (wakeups the recorder did not see)$' "$tmp/out"
 ok $? "dump --stats counts the untraced wakeups" || diag "$tmp/out"
 "$ktrace" dump "$tmp/uw.fxt" >"$tmp/out"
 grep -q 'untraced_wakeup' "$tmp/out"

@@ -436,7 +436,7 @@ static void print_stats(FILE *f, const struct stats *s, const struct fxt_reader 
 	fputc('\n', f);
 	fprintf(f, "untraced switches: %llu (the kernel's)\n", (unsigned long long)s->untraced);
 	if (s->untraced_wakeups)
-		fprintf(f, "untraced wakeups: %llu (the kernel's)\n",
+		fprintf(f, "untraced wakeups: %llu (wakeups the recorder did not see)\n",
 			(unsigned long long)s->untraced_wakeups);
 	fprintf(f, "spec violations: %llu, unreadable records: %llu\n",
 		(unsigned long long)r->violations, (unsigned long long)r->skipped);

@@ -363,8 +363,7 @@ static void check_span(struct tl_check *c, const struct fxt_reader *r,
 
 /*
  * The recorder saw the thread blocked and no sched_waking of it before
- * this, its switch-in: the kernel woke it without tracing it, and the
- * record stands for that wakeup.
+ * this, its switch-in: the record stands for the wakeup it did not see.
  */
 static void on_untraced_wakeup(struct tl_check *c, const struct fxt_record *rec)
 {
@@ -537,7 +536,7 @@ uint64_t tl_check_finish(struct tl_check *c, const struct fxt_reader *r, FILE *f
 		(unsigned long long)c->by_loss, (unsigned long long)c->by_untraced,
 		(unsigned long long)c->by_cpu_line, (unsigned long long)c->by_unknown);
 	if (c->untraced_wakeups)
-		fprintf(f, "timeline: %llu untraced_wakeup records (the kernel woke a blocked thread and traced no wakeup)\n",
+		fprintf(f, "timeline: %llu untraced_wakeup records (a blocked thread ran again with no sched_waking the recorder saw)\n",
 			(unsigned long long)c->untraced_wakeups);
 	fprintf(f, "timeline: %llu unexplained violations%s\n", (unsigned long long)bad,
 		c->err ? " (the check ran out of memory: incomplete)" : "");

@@ -559,7 +559,7 @@ int record_write(struct record_run *rs, const char *out_path)
 		rs->st.dropped ? " (try a larger --buffer-size)" : "",
 		(unsigned long long)st.untraced, (unsigned long long)st.unnamed);
 	if (st.untraced_wakeups)
-		pr_info("%llu blocked threads ran again with no sched_waking traced (the kernel's; untraced_wakeup records)",
+		pr_info("%llu blocked threads ran again with no sched_waking the recorder saw (untraced_wakeup records)",
 			(unsigned long long)st.untraced_wakeups);
 	if (rs->st.rejected)
 		pr_warn("%llu malformed records from the recorder were left out",

@@ -1240,9 +1240,10 @@ static inline __u32 ktrace_fxt_put_affinity(__u64 *w, __u64 ts, __u32 pid, __u32
 
 /*
  * "untraced_wakeup" (ktrace:meta), on the thread: it is switched in, it
- * was switched out blocked, and no sched_waking of it fired since on any
- * CPU (the kernel fires none on a CPU outside cpu_online_mask, as CPU
- * hotplug makes them).  Written just before that switch, at its time.
+ * was switched out blocked, and the recorder saw no sched_waking of it
+ * since on any CPU (the kernel fires none on a CPU outside
+ * cpu_online_mask, as CPU hotplug makes them).  Written just before that
+ * switch, at its time.
  */
 #define KTRACE_FXT_UNTRACED_WAKEUP_WORDS	4
 
