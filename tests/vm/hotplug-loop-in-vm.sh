@@ -12,24 +12,7 @@
 uname -r >"$R/uname"
 step insmod insmod ./ktrace.ko
 write_hotplug_script
-modes="kmod: kmod:--ring"
-# BPF where the kernel has it (its error, if not, in bpf-probe.err).
-ktrace record --backend bpf -o /tmp/probe.fxt -d 0.1 >/dev/null 2>"$R/bpf-probe.err" &&
-	modes="$modes bpf:"
-i=1
-while [ $i -le 20 ]; do
-	for c in $modes; do
-		b=${c%:*} mode=${c#*:}
-		n=hotplug${i}_$b${mode#--}
-		step $n ktrace record --backend $b $mode -o $R/$n.fxt -- sh /tmp/hotplug.sh $R/$n.expect
-		ktrace dump --check $R/$n.fxt >$R/$n.check 2>&1
-		rc=$?
-		echo "$n check $rc" >>$R/status
-		sed -n "s/^timeline: \([0-9]*\) untraced_wakeup.*/$n \1/p" $R/$n.check >>$R/untraced-wakeups
-		[ $rc = 0 ] && rm -f $R/$n.fxt $R/$n.check
-	done
-	i=$((i + 1))
-done
+hotplug_rounds 20
 step rmmod rmmod ktrace
 mark dmesg
 dmesg >"$R/dmesg.txt"

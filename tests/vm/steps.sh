@@ -43,3 +43,39 @@ done
 wait $w
 HOTPLUG
 }
+
+# hotplug_rounds N: the hotplug recording N times in a row with the module,
+# stream and ring, and with BPF where the kernel has it (its error, if
+# not, in bpf-probe.err), each checked as timelines in the VM (`ktrace dump
+# --check`): a "NAME check RC" line in status, the untraced_wakeup count in
+# untraced-wakeups; a failing recording and its check are kept, a passing
+# one is not.  With WITNESS, a tracefs instance's directory, that instance
+# records beside each, and its trace is kept with a failing one.
+hotplug_rounds() {
+	modes="kmod: kmod:--ring"
+	ktrace record --backend bpf -o /tmp/probe.fxt -d 0.1 >/dev/null 2>"$R/bpf-probe.err" &&
+		modes="$modes bpf:"
+	i=1
+	while [ $i -le "$1" ]; do
+		for c in $modes; do
+			b=${c%:*} mode=${c#*:}
+			n=hotplug${i}_$b${mode#--}
+			if [ -n "$WITNESS" ]; then
+				echo >"$WITNESS/trace"
+				echo 1 >"$WITNESS/tracing_on"
+			fi
+			step $n ktrace record --backend $b $mode -o $R/$n.fxt -- sh /tmp/hotplug.sh $R/$n.expect
+			[ -n "$WITNESS" ] && echo 0 >"$WITNESS/tracing_on"
+			ktrace dump --check $R/$n.fxt >$R/$n.check 2>&1
+			rc=$?
+			echo "$n check $rc" >>$R/status
+			sed -n "s/^timeline: \([0-9]*\) untraced_wakeup.*/$n \1/p" $R/$n.check >>$R/untraced-wakeups
+			if [ $rc = 0 ]; then
+				rm -f $R/$n.fxt $R/$n.check $R/$n.out $R/$n.err $R/$n.expect
+			elif [ -n "$WITNESS" ]; then
+				cat "$WITNESS/trace" >$R/$n.witness
+			fi
+		done
+		i=$((i + 1))
+	done
+}
