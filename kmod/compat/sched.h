@@ -37,8 +37,10 @@ static inline unsigned int ktrace_task_state(const struct task_struct *p)
  * that found a signal pending as it went to sleep stays there, and a
  * kernel such as 6.1 still hands sched_switch the state it meant to sleep
  * in.  From 6.12 a fair thread that blocks owing CPU time stays queued too,
- * its dequeue delayed (se.sched_delayed): that one did block.
- * KTRACE_HAVE_SCHED_DELAYED as above.
+ * its dequeue delayed (se.sched_delayed): that one did block.  (So does
+ * a thread blocked on a mutex under CONFIG_SCHED_PROXY_EXEC, which stays
+ * queued as well; it would read R here.  Debian's kernels do not enable
+ * it.)  KTRACE_HAVE_SCHED_DELAYED as above.
  */
 static inline bool ktrace_task_queued(const struct task_struct *p)
 {
