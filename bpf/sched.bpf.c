@@ -966,11 +966,12 @@ struct sched_entity___delayed {
  * signal pending as it went to sleep, and a kernel such as 6.1 still hands
  * sched_switch the state it meant to sleep in (kmod/compat/sched.h).
  */
-static __always_inline bool task_queued(struct task_struct *p)
+static __always_inline bool task_queued(struct task_struct *t)
 {
-	struct sched_entity___delayed *se = (void *)&p->se;
+	struct sched_entity___delayed *se = (void *)&t->se;
 
-	if (!p->on_rq)
+	/* on_rq is an int before 7.x, a u8 since (as on_cpu): read at the kernel's size. */
+	if (!BPF_CORE_READ_BITFIELD(t, on_rq))
 		return false;
 	return !bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed;
 }
@@ -1321,7 +1322,7 @@ int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 	block_set(p->pid, KTRACE_BLOCK_WOKEN);
 	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
 	on_cpu = BPF_CORE_READ_BITFIELD(task, on_cpu);
-	if (!on_cpu && !p->on_rq)
+	if (!on_cpu && !BPF_CORE_READ_BITFIELD(task, on_rq))
 		return 0;
 	slot = bpf_map_lookup_elem(&waking_slots, &key);
 	if (slot)
