@@ -910,7 +910,8 @@ static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu,
 
 /*
  * @pid is switched out blocked: its block slot says so, unless a
- * sched_waking of it came first, while it was on its way off.
+ * sched_waking of it came first, while it was on its way off (a plain
+ * store: see ktrace_block_slot()).
  */
 static __always_inline void block_note(__u32 pid)
 {
@@ -921,7 +922,7 @@ static __always_inline void block_note(__u32 pid)
 		return;
 	v = *(volatile __u64 *)slot;
 	if (v != ktrace_block_slot(pid, KTRACE_BLOCK_WOKEN))
-		__sync_val_compare_and_swap(slot, v, ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED));
+		*(volatile __u64 *)slot = ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED);
 }
 
 /* A sched_waking of @pid, or the sched_wakeup that stands for one; @state 0 for a new thread. */

@@ -260,7 +260,10 @@ static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 t
 
 /*
  * @prev is switched out blocked: its block slot says so (ktrace_block_slot()),
- * unless a sched_waking of it came first, while it was on its way off.
+ * unless a sched_waking of it came first, while it was on its way off.  A
+ * plain store: a sched_waking between the load and it costs a record too
+ * many, where a compare-and-swap would cost a tenth of the BPF recorder's
+ * work on every block.
  */
 static void block_note(struct ktrace_session *s, struct task_struct *prev)
 {
@@ -268,7 +271,7 @@ static void block_note(struct ktrace_session *s, struct task_struct *prev)
 	u64 v = READ_ONCE(*slot);
 
 	if (v != ktrace_block_slot(prev->pid, KTRACE_BLOCK_WOKEN))
-		cmpxchg64(slot, v, ktrace_block_slot(prev->pid, KTRACE_BLOCK_BLOCKED));
+		WRITE_ONCE(*slot, ktrace_block_slot(prev->pid, KTRACE_BLOCK_BLOCKED));
 }
 
 /* A sched_waking of @p, or the sched_wakeup that stands for one. */
