@@ -991,7 +991,7 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	if (stack_depth)
 		in_kstack = blocked_kstack(prev, state, next, ts);
 	note_affinity(prev, ts);
-	if (state != KTRACE_LINUX_RUNNING && prev->pid && !ktrace_linux_state_exits(state))
+	if (prev->pid && ktrace_linux_state_sleeps(state))
 		block_note(prev->pid);
 	if (next->pid)
 		block_check(next, cpu, ts);

@@ -314,7 +314,7 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 	if (b->session->stack_depth)
 		in_kstack = ktrace_blocked_stack_id(b->session, prev, state, next, ts);
 	note_affinity(b, prev, ts);
-	if (state != KTRACE_LINUX_RUNNING && prev->pid && !ktrace_linux_state_exits(state))
+	if (prev->pid && ktrace_linux_state_sleeps(state))
 		block_note(b->session, prev);
 	if (next->pid)
 		block_check(b, next, ts);

@@ -384,10 +384,12 @@ int tl_check_record(struct tl_check *c, const struct fxt_reader *r, const struct
 
 	switch (rec->type) {
 	case KTRACE_FXT_REC_EVENT:
-		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "trace_info"))
-			on_trace_info(c, r, rec);
-		if (fxt_str_eq(rec->cat, "ktrace:meta") && fxt_str_eq(rec->name, "untraced_wakeup"))
-			on_untraced_wakeup(c, rec);
+		if (fxt_str_eq(rec->cat, "ktrace:meta")) {
+			if (fxt_str_eq(rec->name, "trace_info"))
+				on_trace_info(c, r, rec);
+			else if (fxt_str_eq(rec->name, "untraced_wakeup"))
+				on_untraced_wakeup(c, rec);
+		}
 		m = timeline_meta(rec, &cpu);
 		if (m != TL_META_NONE)
 			on_meta(c, r, rec, m, cpu);

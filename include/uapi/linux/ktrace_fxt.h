@@ -752,6 +752,15 @@ static inline __s32 ktrace_fxt_weight(__u32 tid, int linux_prio)
 #define KTRACE_KSTACK_MIN_OFF_NS	100000ULL	/* default threshold: 100 us */
 
 /* Whether a switch-out in @linux_state records where the thread blocked. */
+/*
+ * Whether a switch-out in @linux_state leaves the thread to run again only
+ * once woken: any state but R (preempted) and the exit states.
+ */
+static inline int ktrace_linux_state_sleeps(__u32 linux_state)
+{
+	return linux_state != KTRACE_LINUX_RUNNING && !ktrace_linux_state_exits(linux_state);
+}
+
 static inline int ktrace_linux_state_blocks(__u32 linux_state)
 {
 	return linux_state == KTRACE_LINUX_INTERRUPTIBLE ||
