@@ -360,17 +360,15 @@ $(O)/bench/%: bench/%.c
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lpthread
 
 # The floor under a BPF recorder (bench-sched.sh): two programs that do
-# nothing, two that only read the clock, and three that do nothing (the
-# third on sched_wakeup, which ktrace attaches too).
+# nothing, and two that only read the clock.
 $(O)/bench/bpf_floor: bench/bpf_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KTRACE_CFLAGS) -o $@ $< -lbpf
-BPF_FLOORS	:= $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o $(O)/bench/floor_wakeup.bpf.o
+BPF_FLOORS	:= $(O)/bench/floor.bpf.o $(O)/bench/floor_clock.bpf.o
 $(BPF_FLOORS): bench/bpf_floor.bpf.c $(O)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -I$(O) \
-		$(if $(findstring clock,$@),-DFLOOR_CLOCK) \
-		$(if $(findstring wakeup,$@),-DFLOOR_WAKEUP) -c -o $@ $<
+		$(if $(findstring clock,$@),-DFLOOR_CLOCK) -c -o $@ $<
 
 # bench-sched.sh's ktrace whose BPF recorder leaves out the affinity check
 # on each switch-out and move (KTRACE_BENCH_NO_AFFINITY), to measure it.

@@ -4,8 +4,7 @@
 # a pinned pipe ping-pong (bench/pingpong.c), conditions interleaved round
 # by round.  Debian's runqlat runs as a reference, and so does the floor
 # under any BPF recorder of these events: two programs on the same
-# tracepoints that do nothing, two that only read the clock, and three
-# that do nothing, the third on sched_wakeup as ktrace has one there
+# tracepoints that do nothing and two that only read the clock
 # (bench/bpf_floor.bpf.c), ktrace without recording interrupt handlers
 # (--no-irq), and ktrace built without the affinity check on each
 # switch-out (BUILD_DIR/bench/noaffinity/ktrace, as make bench builds it;
@@ -30,8 +29,7 @@ set -u
 run_cmd="${BASE_BUILD:+BASE_BUILD=$BASE_BUILD }$0 $*"
 build=${1:-build}
 source "$(dirname "$0")/lib.sh"
-needs "$build" ktrace bench/pingpong bench/bpf_floor bench/floor.bpf.o bench/floor_clock.bpf.o \
-	bench/floor_wakeup.bpf.o
+needs "$build" ktrace bench/pingpong bench/bpf_floor bench/floor.bpf.o bench/floor_clock.bpf.o
 if [ -z "${BASE_BUILD:-}" ] && [ -n "${BENCH_BASE:-}" ]; then
 	BASE_BUILD=$(base_build "$build" "$BENCH_BASE") || exit 1
 	run_cmd="BENCH_BASE=$BENCH_BASE $run_cmd"
@@ -118,13 +116,11 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 		esac
 		taskset -c $other "$ktrace" record --backend bpf $opt -o "$tmp/$1.fxt" -- \
 			"$pp" "$trips" $cpu $block 2>"$tmp/kerr" ;;
-	bpf-empty|bpf-clock|bpf-empty3)
+	bpf-empty|bpf-clock)
 		# The floor: the kernel's dispatch to two programs on the same
-		# tracepoints that do nothing, or only read the clock; and to
-		# three that do nothing, the third on sched_wakeup, as ktrace has.
+		# tracepoints that do nothing, or only read the clock.
 		local obj=floor.bpf.o
 		[ "$1" = bpf-clock ] && obj=floor_clock.bpf.o
-		[ "$1" = bpf-empty3 ] && obj=floor_wakeup.bpf.o
 		"$build/bench/bpf_floor" "$build/bench/$obj" "$pp" "$trips" $cpu $block ;;
 	runqlat)
 		taskset -c $other "$runqlat" 60 1 >/dev/null 2>&1 &
@@ -135,7 +131,7 @@ measure() {	# measure CONDITION -> ns per round trip on stdout
 	esac
 }
 
-conds="none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock bpf-empty3"
+conds="none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-noirq ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock"
 [ -x "$runqlat" ] && conds="$conds runqlat"
 [ -n "${BASE_BUILD:-}" ] && conds="$conds ktrace-base"
 [ -x "$build/bench/noaffinity/ktrace" ] && conds="$conds ktrace-noaffinity"
@@ -150,7 +146,7 @@ done
 
 base=$(pct "$tmp/none" 10); base50=$(pct "$tmp/none" 50)
 printf '\n%-11s %7s %10s %10s %10s %18s %18s\n' condition blocks "p10 ns" median min "added ns/switch" "(from medians)"
-for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-base ktrace-noirq ktrace-noaffinity ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock bpf-empty3 runqlat; do
+for c in none ftrace ftrace-read ftrace-fresh ktrace-bpf ktrace-base ktrace-noirq ktrace-noaffinity ktrace-noblocked ktrace-every ktrace-stacks bpf-empty bpf-clock runqlat; do
 	[ -f "$tmp/$c" ] || continue
 	p=$(pct "$tmp/$c" 10); m=$(pct "$tmp/$c" 50)
 	printf '%-14s %7d %10.1f %10.1f %10.1f %18.1f %18.1f\n' "$c" "$(wc -l <"$tmp/$c")" "$p" "$m" \
@@ -165,11 +161,6 @@ fe=$(pct "$tmp/bpf-empty" 10); fc=$(pct "$tmp/bpf-clock" 10)
 awk -v f="$f" -v ff="$ff" -v e="$fe" -v c="$fc" -v k="$k" -v b="$base" 'BEGIN {
 	printf "the floor under a BPF recorder: two programs that do nothing add %.1f ns per switch (%.2f of ftrace, %.2f of ftrace set up for the run), two that read the clock %.1f ns (%.2f, %.2f); ktrace-bpf spends %.1f ns above the second\n",
 		(e-b)/2, (e-b)/(f-b), (e-b)/(ff-b), (c-b)/2, (c-b)/(f-b), (c-b)/(ff-b), (k-c)/2 }'
-# ktrace has a third program per wakeup (sched_wakeup): its dispatch alone.
-fe3=$(pct "$tmp/bpf-empty3" 10)
-awk -v e="$fe" -v e3="$fe3" -v k="$k" -v c="$fc" 'BEGIN {
-	printf "a third program that does nothing, on sched_wakeup as ktrace has: %.1f ns more per switch (%.0f%% of what ktrace-bpf spends above the clock-only programs)\n",
-		(e3-e)/2, (k-c) ? 100*(e3-e)/(k-c) : 0 }'
 if [ -n "${BASE_BUILD:-}" ]; then
 	kb=$(pct "$tmp/ktrace-base" 10)
 	awk -v k="$k" -v kb="$kb" -v c="$fc" -v b="$base" -v dir="$BASE_BUILD" 'BEGIN {
@@ -332,7 +323,6 @@ row ftrace-read "ftrace (read)" "${fclock:-local} ($clocksource)" "" "the same, 
 row ftrace-fresh "ftrace (fresh)" "${fclock:-local} ($clocksource)" "" "an instance set up for the run"
 row bpf-empty "bpf floor: empty" "none" "" "bench/bpf_floor floor.bpf.o: two programs that return"
 row bpf-clock "bpf floor: clock" "$bclk" "" "bench/bpf_floor floor_clock.bpf.o: two that read the clock"
-row bpf-empty3 "bpf floor: 3 empty" "none" "" "bench/bpf_floor floor_wakeup.bpf.o: and one on sched_wakeup"
 row ktrace-bpf "ktrace bpf" "$bclk" "$kbytes" "ktrace record --backend bpf"
 row ktrace-base "ktrace bpf (base)" "$bclk" "" "${BASE_BUILD:-}/ktrace record --backend bpf"
 row ktrace-noirq "ktrace --no-irq" "$bclk" "" "ktrace record --backend bpf --no-irq"

@@ -3,10 +3,8 @@
  * The floor under any BPF recorder of context switches and wakeups: the
  * same two tp_btf programs ktrace attaches, doing nothing (the kernel's
  * dispatch alone), or, built with FLOOR_CLOCK, reading the clock and
- * storing it per CPU (the least a record needs); built with FLOOR_WAKEUP,
- * a third that does nothing on sched_wakeup, where ktrace has a program
- * too (the wakeup that completes late): what one more program per wakeup
- * costs.  bench-sched.sh runs them beside ktrace and ftrace.
+ * storing it per CPU (the least a record needs).  bench-sched.sh runs them
+ * beside ktrace and ftrace.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -46,13 +44,5 @@ int floor_waking(void *ctx)
 {
 	return stamp();
 }
-
-#ifdef FLOOR_WAKEUP
-SEC("tp_btf/sched_wakeup")
-int floor_wakeup(void *ctx)
-{
-	return stamp();
-}
-#endif
 
 char LICENSE[] SEC("license") = "GPL";

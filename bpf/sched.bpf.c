@@ -121,14 +121,6 @@ struct {
 	__type(value, __u64);
 } affinity_slots SEC(".maps");
 
-/* Each running thread's switch counts at its last sched_waking (see ktrace_waking_slot()). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, KTRACE_WAKING_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} waking_slots SEC(".maps");
-
 /* Where each thread stands between a block and its wakeup (see ktrace_block_slot()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -481,7 +473,7 @@ struct ktrace_bpf_wide {
 	__u64 rec[KTRACE_BPF_WIDE_MAX_WORDS];
 	char name[KTRACE_FXT_COMM_LEN + 1];
 	__u64 cgroup_id;
-	__u32 pid, tgid, waker, irq_ctx;
+	__u32 pid, tgid, waker, irq_ctx, wcpu;
 	int prio;
 	bool restricted;
 };
@@ -537,7 +529,7 @@ __noinline int emit_wakeup_wide(__u32 area, __u32 cpu, __u64 ts, int alone)
 
 	if (!x || !x->restricted)
 		return 0;
-	words = ktrace_fxt_put_wakeup_wide(x->rec, cpu, ts, x->pid, x->prio, x->waker,
+	words = ktrace_fxt_put_wakeup_wide(x->rec, x->wcpu, ts, x->pid, x->prio, x->waker,
 					   x->irq_ctx, x->mask, mask_words());
 	if (!emit_to_max(cpu, cpu, x->rec, words, ts, alone, KTRACE_BPF_WIDE_MAX_WORDS))
 		return 0;
@@ -908,31 +900,38 @@ static __always_inline void record_throttle(struct task_struct *prev, __u32 cpu,
 							    prev->pid, cpu, id), ts, true);
 }
 
-/*
- * @pid is switched out blocked: its block slot says so, unless a
- * sched_waking of it came first, while it was on its way off (a plain
- * store: see ktrace_block_slot()).
- */
-static __always_inline void block_note(__u32 pid)
-{
-	__u32 key = pid & (KTRACE_BLOCK_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key), v;
+/* Before 5.14 the task's state was a long named state. */
+struct task_struct___state_long {
+	long state;
+} __attribute__((preserve_access_index));
 
-	if (!slot)
-		return;
-	v = *(volatile __u64 *)slot;
-	if (v != ktrace_block_slot(pid, KTRACE_BLOCK_WOKEN))
-		*(volatile __u64 *)slot = ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED);
+#define TASK_WAKING	0x0200	/* the same from 4.14 to 7.x */
+
+/*
+ * How a try_to_wake_up() of @p is under way, if it is (KTRACE_WAKING_*):
+ * it holds @p's pi_lock (a queued spin lock, locked or waited for while
+ * its word is not 0), or it has set TASK_WAKING.
+ */
+static __always_inline int wakeup_in_flight(struct task_struct *p)
+{
+	struct task_struct___state_long *old = (void *)p;
+	long state;
+
+	if (p->pi_lock.raw_lock.val.counter)
+		return KTRACE_WAKING_HELD;
+	if (bpf_core_field_exists(p->__state))
+		state = p->__state;
+	else
+		state = BPF_CORE_READ(old, state);
+	return state == TASK_WAKING ? KTRACE_WAKING_QUEUED : KTRACE_WAKING_NONE;
 }
 
-/* A sched_waking of @pid, or the sched_wakeup that stands for one; @state 0 for a new thread. */
-static __always_inline void block_set(__u32 pid, __u32 state)
+/* @pid's block slot. */
+static __always_inline __u64 *block_slot(__u32 pid)
 {
 	__u32 key = pid & (KTRACE_BLOCK_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key);
 
-	if (slot)
-		*(volatile __u64 *)slot = state ? ktrace_block_slot(pid, state) : 0;
+	return bpf_map_lookup_elem(&block_slots, &key);
 }
 
 /*
@@ -943,16 +942,18 @@ static __always_inline void block_set(__u32 pid, __u32 state)
 static __always_inline void block_check(struct task_struct *next, __u32 cpu, __u64 ts)
 {
 	__u32 pid = next->pid, key = pid & (KTRACE_BLOCK_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key), v;
+	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key), v, nv;
 	struct bpf_rec rec;
+	int untraced;
 
 	if (!slot)
 		return;
 	v = *(volatile __u64 *)slot;
-	if (v >> 32 != pid)
+	nv = ktrace_block_on_switch_in(v, pid, &untraced);
+	if (nv == v)
 		return;
-	*(volatile __u64 *)slot = 0;
-	if (v == ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED))
+	*(volatile __u64 *)slot = nv;
+	if (untraced)
 		emit_rec(cpu, &rec, ktrace_fxt_put_untraced_wakeup(rec_clear(&rec), ts, next->tgid,
 								   pid), ts, true);
 }
@@ -977,6 +978,71 @@ static __always_inline bool task_queued(struct task_struct *t)
 	return !bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed;
 }
 
+/*
+ * The wakeup of @p at @ts, by @waker_tid on @wcpu in interrupt context
+ * @irq_ctx (@wcpu is this CPU but for a wakeup written again at a block),
+ * into this CPU's buffer; @alone as for reserve_room().
+ */
+static __always_inline void put_wakeup(struct task_struct *p, __u32 waker_tid, __u32 wcpu,
+				       __u32 irq_ctx, __u64 ts, bool alone)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 cpus = restricted_cpus(p), *w;
+	struct ktrace_bpf_wide *x = NULL;
+	__u32 area = WIDE_IRQS_OFF;
+
+	/* A mask above CPU 63 out of line; a task freed meanwhile as any other. */
+	if (wide_masks() && cpus_restricted(p)) {
+		area = alone || irq_ctx == KTRACE_CTX_HARDIRQ ? WIDE_IRQS_OFF :
+		       irq_ctx == KTRACE_CTX_SOFTIRQ ? WIDE_SOFTIRQ : WIDE_TASK;
+		x = wide_area(area, p);
+	}
+	if (x && x->restricted) {
+		x->prio = p->prio;
+		x->waker = waker_tid;
+		x->irq_ctx = irq_ctx;
+		x->wcpu = wcpu;
+		emit_wakeup_wide(area, cpu, ts, alone);
+	} else {
+		w = emit_begin(cpu, cpu, ktrace_fxt_wakeup_words(irq_ctx, cpus),
+			       KTRACE_FXT_WAKEUP_MAX_WORDS, ts, alone);
+		if (w) {
+			ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker_tid, irq_ctx,
+						   cpus);
+			publish_word(w, ktrace_fxt_wakeup_record_hdr(wcpu, irq_ctx, cpus));
+			affinity_said(p->pid, cpus != 0, cpus);
+		}
+	}
+	/* A wakeup the trace does not have starts no wait the trigger counts. */
+	if (trigger_ns && in_span(ts))
+		trigger_note_wakeup(p, ts);
+}
+
+/*
+ * @prev is switched out blocked: its block slot says so.  Returns how its
+ * wakeup is under way (KTRACE_WAKING_*, its slot's word before in *@v) if
+ * the wakeup is to be written again, after the switch record (it was woken
+ * before it last ran: ktrace_block_on_block()), else KTRACE_WAKING_NONE.
+ * As early in the switch as it can be: a sched_waking that stores between
+ * its load and store gives an untraced_wakeup record too many, and the
+ * wakers of a thread on its way off store at about the time the switch's
+ * program ends.
+ */
+static __always_inline int block_note(struct task_struct *prev, __u64 *v)
+{
+	__u32 pid = prev->pid, key = pid & (KTRACE_BLOCK_SLOTS - 1);
+	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key);
+	int late, in_flight = KTRACE_WAKING_NONE;
+
+	if (!slot)
+		return KTRACE_WAKING_NONE;
+	*v = *(volatile __u64 *)slot;
+	if (ktrace_block_woken_runnable(ktrace_block_state(*v, pid)))
+		in_flight = wakeup_in_flight(prev);
+	*(volatile __u64 *)slot = ktrace_block_on_block(*v, pid, in_flight, &late);
+	return late ? in_flight : KTRACE_WAKING_NONE;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -987,12 +1053,14 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 					 prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 in_kstack = 0, n;
+	__u64 woken = 0;
+	int late = KTRACE_WAKING_NONE;
 
+	if (prev->pid && ktrace_linux_state_sleeps(state))
+		late = block_note(prev, &woken);
 	if (stack_depth)
 		in_kstack = blocked_kstack(prev, state, next, ts);
 	note_affinity(prev, ts);
-	if (prev->pid && ktrace_linux_state_sleeps(state))
-		block_note(prev->pid);
 	if (next->pid)
 		block_check(next, cpu, ts);
 	n = ktrace_fxt_cswitch_words(0, in_kstack);
@@ -1002,6 +1070,12 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 					    next->prio, 0, in_kstack);
 		publish_word(w, ktrace_fxt_cswitch_record_hdr(n, cpu, state));
 	}
+	/* After the switch, which the wakeup follows (KTRACE_WAKING_HELD says who). */
+	if (late == KTRACE_WAKING_HELD)
+		put_wakeup(prev, ktrace_block_waker(woken), ktrace_block_cpu(woken),
+			   ktrace_block_irq_ctx(woken), ts, true);
+	else if (late)
+		put_wakeup(prev, next->pid, cpu, KTRACE_CTX_HARDIRQ, ts, true);
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);
@@ -1263,105 +1337,44 @@ int BPF_PROG(ktrace_softirq_exit, unsigned int vec)
 
 /*
  * sched_waking runs in the waker's context, so current is the waker, or
- * the task an interrupt interrupted; sched_wakeup may run later on the
- * target CPU from an IPI, where current is whoever was running there.
- * try_to_wake_up() holds the task's pi_lock with interrupts off when
- * waking another task, and so does wake_up_new_task(); a task waking
- * itself may have them on.
- */
-static __always_inline void wakeup(struct task_struct *p, bool irqs_off, bool from_task)
-{
-	struct task_struct *waker = bpf_get_current_task_btf();
-	__u64 ts = bpf_ktime_get_ns(), *w;
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 irq_ctx = from_task ? KTRACE_CTX_TASK : irq_context(waker, ts);
-	__u64 cpus = restricted_cpus(p);
-	bool alone = irqs_off || p != waker;
-	struct ktrace_bpf_wide *x = NULL;
-	__u32 area = WIDE_IRQS_OFF;
-
-	/* A mask above CPU 63 out of line; a task freed meanwhile as any other. */
-	if (wide_masks() && cpus_restricted(p)) {
-		area = alone || irq_ctx == KTRACE_CTX_HARDIRQ ? WIDE_IRQS_OFF :
-		       irq_ctx == KTRACE_CTX_SOFTIRQ ? WIDE_SOFTIRQ : WIDE_TASK;
-		x = wide_area(area, p);
-	}
-	if (x && x->restricted) {
-		x->prio = p->prio;
-		x->waker = waker->pid;
-		x->irq_ctx = irq_ctx;
-		emit_wakeup_wide(area, cpu, ts, alone);
-	} else {
-		w = emit_begin(cpu, cpu, ktrace_fxt_wakeup_words(irq_ctx, cpus),
-			       KTRACE_FXT_WAKEUP_MAX_WORDS, ts, alone);
-		if (w) {
-			ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker->pid, irq_ctx,
-						   cpus);
-			publish_word(w, ktrace_fxt_wakeup_record_hdr(cpu, irq_ctx, cpus));
-			affinity_said(p->pid, cpus != 0, cpus);
-		}
-	}
-	/* A wakeup the trace does not have starts no wait the trigger counts. */
-	if (trigger_ns && in_span(ts))
-		trigger_note_wakeup(p, ts);
-}
-
-/*
- * The switch counts of a thread running or queued are noted, for the
- * wakeup that completes only after it ran again (ktrace_waking_late()).
+ * the task an interrupt interrupted.  try_to_wake_up() holds the task's
+ * pi_lock with interrupts off when waking another task; a task waking
+ * itself may have them on.  The block slot says whether @p was running or
+ * queued, and who woke it, for a wakeup that completes only after it ran
+ * again (ktrace_block_on_block()).
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
 	struct task_struct *task = p;	/* BPF_CORE_READ_BITFIELD() has a "p" of its own */
-	__u32 key = p->pid & (KTRACE_WAKING_SLOTS - 1);
-	__u64 *slot, on_cpu;
+	struct task_struct *waker = bpf_get_current_task_btf();
+	__u64 ts = bpf_ktime_get_ns(), *slot;
+	__u32 irq_ctx = irq_context(waker, ts), cpu = bpf_get_smp_processor_id();
+	bool on_cpu;
 
-	wakeup(p, false, false);
-	if (!p->pid)
+	put_wakeup(p, waker->pid, cpu, irq_ctx, ts, p != waker);
+	slot = block_slot(p->pid);
+	if (!p->pid || !slot)
 		return 0;
-	block_set(p->pid, KTRACE_BLOCK_WOKEN);
 	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
 	on_cpu = BPF_CORE_READ_BITFIELD(task, on_cpu);
-	if (!on_cpu && !BPF_CORE_READ_BITFIELD(task, on_rq))
-		return 0;
-	slot = bpf_map_lookup_elem(&waking_slots, &key);
-	if (slot)
-		*slot = ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw, !on_cpu);
+	*(volatile __u64 *)slot = ktrace_block_waking(*(volatile __u64 *)slot, p->pid, on_cpu,
+						      !on_cpu && task_queued(p), waker->pid, cpu,
+						      irq_ctx);
 	return 0;
 }
 
-/*
- * try_to_wake_up() has made @p runnable, on the waker's CPU or on @p's
- * from an IPI: written again only when @p blocked after running again
- * since its sched_waking.
- */
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(ktrace_sched_wakeup, struct task_struct *p)
-{
-	__u32 pid = p->pid, key = pid & (KTRACE_WAKING_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&waking_slots, &key), v;
-
-	if (!slot || !pid)
-		return 0;
-	v = *slot;
-	if (v >> 32 != pid)
-		return 0;
-	*slot = 0;
-	if (ktrace_waking_late(v, pid, p->nvcsw, p->nivcsw)) {
-		wakeup(p, false, false);
-		block_set(pid, KTRACE_BLOCK_WOKEN);
-	}
-	return 0;
-}
-
-/* wake_up_new_task() runs in the parent's task context. */
+/* wake_up_new_task() runs in the parent's task context, @p's pi_lock held. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
-	wakeup(p, true, true);
+	__u64 *slot = block_slot(p->pid);
+
+	put_wakeup(p, bpf_get_current_task_btf()->pid, bpf_get_smp_processor_id(), KTRACE_CTX_TASK,
+		   bpf_ktime_get_ns(), true);
 	/* A new thread never blocked: its pid's slot is not a former thread's. */
-	block_set(p->pid, 0);
+	if (slot)
+		*(volatile __u64 *)slot = 0;
 	return 0;
 }
 

@@ -90,16 +90,11 @@ struct ktrace_session {
 	 */
 	u64 *affinity_slots;		/* KTRACE_AFFINITY_SLOTS words */
 	/*
-	 * Each running thread's switch counts at its last sched_waking
-	 * (ktrace_waking_slot()): the same life cycle, written lock-free by
-	 * the sched_waking and sched_wakeup probes.
-	 */
-	u64 *waking_slots;		/* KTRACE_WAKING_SLOTS words */
-	/*
 	 * Where each thread stands between a block and its wakeup
-	 * (ktrace_block_slot()), for the wakeups the kernel does not trace:
-	 * allocated by CONFIGURE, cleared by START, written lock-free by the
-	 * switch, sched_waking and sched_wakeup probes.
+	 * (ktrace_block_slot()), for the wakeups the kernel does not trace
+	 * and those that complete after their thread ran again: allocated by
+	 * CONFIGURE, cleared by START, written lock-free by the switch,
+	 * sched_waking and sched_wakeup_new probes.
 	 */
 	u64 *block_slots;		/* KTRACE_BLOCK_SLOTS words */
 	/*

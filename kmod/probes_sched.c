@@ -5,11 +5,11 @@
  *
  * Wakeups come from sched_waking, which runs in the waker's context (so
  * current is the waker); sched_wakeup can run later on the target CPU from
- * an IPI, where current is whoever was running there, and is written only
- * for a wakeup that completed after its thread ran again
- * (ktrace_waking_late()).  Exit and free need
- * no probe: a dying task's last switch carries its Z or X state, and names
- * the task once more (below).
+ * an IPI, where current is whoever was running there, and has no probe: a
+ * wakeup that completes after its thread ran again is written again at the
+ * thread's block (ktrace_block_on_block()).  Exit and free need no probe: a
+ * dying task's last switch carries its Z or X state, and names the task
+ * once more (below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -258,43 +258,54 @@ static void note_affinity(struct ktrace_cpu_buf *b, struct task_struct *p, u64 t
 	WRITE_ONCE(*slot, v);
 }
 
-/*
- * @prev is switched out blocked: its block slot says so (ktrace_block_slot()),
- * unless a sched_waking of it came first, while it was on its way off.  A
- * plain store: a sched_waking between the load and it costs a record too
- * many, where a compare-and-swap would cost a tenth of the BPF recorder's
- * work on every block.
- */
-static void block_note(struct ktrace_session *s, struct task_struct *prev)
-{
-	u64 *slot = &s->block_slots[prev->pid & (KTRACE_BLOCK_SLOTS - 1)];
-	u64 v = READ_ONCE(*slot);
+static void write_wakeup_from(struct ktrace_cpu_buf *b, struct task_struct *p,
+			      u32 waker_tid, u32 cpu, u32 ctx, u64 ts);
 
-	if (v != ktrace_block_slot(prev->pid, KTRACE_BLOCK_WOKEN))
-		WRITE_ONCE(*slot, ktrace_block_slot(prev->pid, KTRACE_BLOCK_BLOCKED));
+/* How a try_to_wake_up() of @p is under way, if it is (KTRACE_WAKING_*). */
+static int wakeup_in_flight(struct task_struct *p)
+{
+	if (raw_spin_is_locked(&p->pi_lock))
+		return KTRACE_WAKING_HELD;
+	return ktrace_task_state(p) == TASK_WAKING ? KTRACE_WAKING_QUEUED : KTRACE_WAKING_NONE;
 }
 
-/* A sched_waking of @p, or the sched_wakeup that stands for one. */
-static void block_woken(struct ktrace_session *s, struct task_struct *p)
+/*
+ * @prev is switched out blocked: its block slot says so.  Returns how its
+ * wakeup is under way (KTRACE_WAKING_*, its slot's word before in *@v) if
+ * the wakeup is to be written again, after the switch record (it was woken
+ * before it last ran: ktrace_block_on_block()), else KTRACE_WAKING_NONE.
+ * Early in the switch: a sched_waking that stores between its load and
+ * store gives an untraced_wakeup record too many.
+ */
+static int block_note(struct ktrace_session *s, struct task_struct *prev, u64 *v)
 {
-	WRITE_ONCE(s->block_slots[p->pid & (KTRACE_BLOCK_SLOTS - 1)],
-		   ktrace_block_slot(p->pid, KTRACE_BLOCK_WOKEN));
+	u64 *slot = &s->block_slots[prev->pid & (KTRACE_BLOCK_SLOTS - 1)];
+	int late, in_flight = KTRACE_WAKING_NONE;
+
+	*v = READ_ONCE(*slot);
+	if (ktrace_block_woken_runnable(ktrace_block_state(*v, prev->pid)))
+		in_flight = wakeup_in_flight(prev);
+	WRITE_ONCE(*slot, ktrace_block_on_block(*v, prev->pid, in_flight, &late));
+	return late ? in_flight : KTRACE_WAKING_NONE;
 }
 
 /*
  * @next is switched in at @ts: if it blocked and no sched_waking of it
  * fired since, the trace says so, before the switch.  (Nothing else can
- * write its slot now: it runs nowhere, and it set no sleeping state since.)
+ * write its slot now but a sched_waking of a thread preempted in a
+ * sleeping state.)
  */
 static void block_check(struct ktrace_cpu_buf *b, struct task_struct *next, u64 ts)
 {
 	u64 *slot = &b->session->block_slots[next->pid & (KTRACE_BLOCK_SLOTS - 1)];
-	u64 v = READ_ONCE(*slot), rec[KTRACE_FXT_UNTRACED_WAKEUP_WORDS];
+	u64 v = READ_ONCE(*slot), rec[KTRACE_FXT_UNTRACED_WAKEUP_WORDS], nv;
+	int untraced;
 
-	if (v >> 32 != next->pid)
+	nv = ktrace_block_on_switch_in(v, next->pid, &untraced);
+	if (nv == v)
 		return;
-	WRITE_ONCE(*slot, 0);
-	if (unlikely(v == ktrace_block_slot(next->pid, KTRACE_BLOCK_BLOCKED)))
+	WRITE_ONCE(*slot, nv);
+	if (unlikely(untraced))
 		ktrace_buf_write(b, rec, ktrace_fxt_put_untraced_wakeup(rec, ts, next->tgid,
 									next->pid), ts);
 }
@@ -303,7 +314,8 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 {
 	struct ktrace_cpu_buf *b = this_buf();
 	u32 state, in_kstack = 0, words;
-	u64 pos, *rec, ts;
+	u64 pos, *rec, ts, woken = 0;
+	int late = KTRACE_WAKING_NONE;
 
 	if (!b)
 		return;
@@ -311,20 +323,28 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 	/* Still queued, it did not block, whatever state it had set: R. */
 	state = ktrace_linux_state(preempt || ktrace_task_queued(prev),
 				   ktrace_switch_prev_state(prev), READ_ONCE(prev->exit_state));
+	if (prev->pid && ktrace_linux_state_sleeps(state))
+		late = block_note(b->session, prev, &woken);
 	if (b->session->stack_depth)
 		in_kstack = ktrace_blocked_stack_id(b->session, prev, state, next, ts);
 	note_affinity(b, prev, ts);
-	if (prev->pid && ktrace_linux_state_sleeps(state))
-		block_note(b->session, prev);
 	if (next->pid)
 		block_check(b, next, ts);
 	words = KTRACE_FXT_CSWITCH_WORDS + !!in_kstack;
 	rec = ktrace_buf_reserve(b, words * 8, ts, &pos);
+	if (rec) {
+		ktrace_fxt_put_cswitch_stacks(rec, smp_processor_id(), ts, prev->pid, prev->prio,
+					      state, next->pid, next->prio, 0, in_kstack);
+		ktrace_buf_commit(b, pos, words * 8);
+	}
+	/* After the switch, which the wakeup follows (KTRACE_WAKING_HELD says who). */
+	if (unlikely(late == KTRACE_WAKING_HELD))
+		write_wakeup_from(b, prev, ktrace_block_waker(woken), ktrace_block_cpu(woken),
+				  ktrace_block_irq_ctx(woken), ts);
+	else if (unlikely(late))
+		write_wakeup_from(b, prev, next->pid, smp_processor_id(), KTRACE_CTX_HARDIRQ, ts);
 	if (!rec)
 		return;
-	ktrace_fxt_put_cswitch_stacks(rec, smp_processor_id(), ts, prev->pid, prev->prio, state,
-				      next->pid, next->prio, 0, in_kstack);
-	ktrace_buf_commit(b, pos, words * 8);
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (b->session->throttle.period_timer_fn && prev->prio >= MAX_RT_PRIO && prev->pid)
 		ktrace_throttle_switch_out(b, prev, ts);
@@ -370,44 +390,54 @@ static u32 irq_context(void)
  * more than 64 (write_affinity_wide() says why on the stack).
  */
 static noinline_for_stack bool write_wakeup_wide(struct ktrace_cpu_buf *b,
-						 const struct task_struct *p, u32 ctx, u64 ts)
+						 const struct task_struct *p, u32 waker_tid,
+						 u32 cpu, u32 ctx, u64 ts)
 {
 	u64 rec[KTRACE_FXT_WAKEUP_WIDE_MAX_WORDS];
 	const u64 *mask = restricted_mask(p);
 
 	if (!mask)	/* freed meanwhile */
-		return ktrace_buf_write(b, rec, ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts,
-								      p->pid, p->prio,
-								      current->pid, ctx, 0), ts);
-	return ktrace_buf_write(b, rec, ktrace_fxt_put_wakeup_wide(rec, smp_processor_id(), ts,
-								   p->pid, p->prio, current->pid,
+		return ktrace_buf_write(b, rec, ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid,
+								      p->prio, waker_tid,
+								      ctx, 0), ts);
+	return ktrace_buf_write(b, rec, ktrace_fxt_put_wakeup_wide(rec, cpu, ts,
+								   p->pid, p->prio, waker_tid,
 								   ctx, mask, mask_words()), ts);
 }
 
-static void write_wakeup(struct ktrace_cpu_buf *b, struct task_struct *p)
+/*
+ * The wakeup of @p at @ts, by @waker_tid on @cpu in interrupt context @ctx
+ * (@cpu is this CPU but for a wakeup written again at a block).
+ */
+static void write_wakeup_from(struct ktrace_cpu_buf *b, struct task_struct *p,
+			      u32 waker_tid, u32 cpu, u32 ctx, u64 ts)
 {
-	u32 ctx = irq_context(), bytes;
-	u64 pos, *rec, ts, cpus, v;
+	u64 pos, *rec, cpus, v;
+	u32 bytes;
 
-	ts = ktrace_now();
 	cpus = wide_masks() ? 0 : restricted_cpus(p);
 	v = affinity_slot_of(p, cpus);
 	if (wide_masks() && p->nr_cpus_allowed < nr_cpu_ids) {
-		if (!write_wakeup_wide(b, p, ctx, ts))
+		if (!write_wakeup_wide(b, p, waker_tid, cpu, ctx, ts))
 			return;
 	} else {
 		bytes = ktrace_fxt_wakeup_words(ctx, cpus) * 8;
 		rec = ktrace_buf_reserve(b, bytes, ts, &pos);
 		if (!rec)
 			return;
-		ktrace_fxt_put_wakeup(rec, smp_processor_id(), ts, p->pid, p->prio, current->pid,
-				      ctx, cpus);
+		ktrace_fxt_put_wakeup(rec, cpu, ts, p->pid, p->prio, waker_tid, ctx, cpus);
 		ktrace_buf_commit(b, pos, bytes);
 	}
 	affinity_said(b, p, v);
 	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
+}
+
+/* The wakeup of @p by the current context. */
+static void write_wakeup(struct ktrace_cpu_buf *b, struct task_struct *p, u32 ctx)
+{
+	write_wakeup_from(b, p, current->pid, smp_processor_id(), ctx, ktrace_now());
 }
 
 /* Whether @p is on a CPU now (it may still be on its way off one). */
@@ -421,25 +451,27 @@ static bool task_on_a_cpu(const struct task_struct *p)
 }
 
 /*
- * sched_waking: the switch counts of a thread running or queued are noted,
- * for the wakeup that completes only after it ran again
- * (ktrace_waking_late()).
+ * sched_waking: the block slot says whether @p was running or queued, and
+ * who woke it, for a wakeup that completes only after it ran again
+ * (ktrace_block_on_block()).
  */
 static void probe_waking(void *data, struct task_struct *p)
 {
 	struct ktrace_cpu_buf *b = this_buf();
+	u32 ctx = irq_context();
 	bool on_cpu;
+	u64 *slot;
 
 	if (!b)
 		return;
-	write_wakeup(b, p);
+	write_wakeup(b, p, ctx);
 	if (!p->pid)
 		return;
-	block_woken(b->session, p);
+	slot = &b->session->block_slots[p->pid & (KTRACE_BLOCK_SLOTS - 1)];
 	on_cpu = task_on_a_cpu(p);
-	if (on_cpu || READ_ONCE(p->on_rq))
-		WRITE_ONCE(b->session->waking_slots[p->pid & (KTRACE_WAKING_SLOTS - 1)],
-			   ktrace_waking_slot(p->pid, p->nvcsw, p->nivcsw, !on_cpu));
+	WRITE_ONCE(*slot, ktrace_block_waking(READ_ONCE(*slot), p->pid, on_cpu,
+					      !on_cpu && ktrace_task_queued(p), current->pid,
+					      smp_processor_id(), ctx));
 }
 
 static void probe_wakeup_new(void *data, struct task_struct *p)
@@ -448,32 +480,9 @@ static void probe_wakeup_new(void *data, struct task_struct *p)
 
 	if (!b)
 		return;
-	write_wakeup(b, p);
+	write_wakeup(b, p, irq_context());
 	/* A new thread never blocked: its pid's slot is not a former thread's. */
 	WRITE_ONCE(b->session->block_slots[p->pid & (KTRACE_BLOCK_SLOTS - 1)], 0);
-}
-
-/*
- * sched_wakeup, where try_to_wake_up() has made @p runnable: on the
- * waker's CPU, or on @p's from an IPI.  Written again only when @p
- * blocked after running again since its sched_waking.
- */
-static void probe_wakeup(void *data, struct task_struct *p)
-{
-	struct ktrace_cpu_buf *b = this_buf();
-	u64 *slot, v;
-
-	if (!b || !p->pid)
-		return;
-	slot = &b->session->waking_slots[p->pid & (KTRACE_WAKING_SLOTS - 1)];
-	v = READ_ONCE(*slot);
-	if (likely(v >> 32 != p->pid))
-		return;
-	WRITE_ONCE(*slot, 0);
-	if (ktrace_waking_late(v, p->pid, p->nvcsw, p->nivcsw)) {
-		write_wakeup(b, p);
-		block_woken(b->session, p);
-	}
 }
 
 /*
@@ -627,7 +636,6 @@ static void probe_rename(void *data, struct task_struct *task, const char *comm)
 static struct ktrace_tp ktrace_tps[] = {
 	{ .name = "sched_switch", .probe = probe_sched_switch },
 	{ .name = "sched_waking", .probe = probe_waking },
-	{ .name = "sched_wakeup", .probe = probe_wakeup },
 	{ .name = "sched_wakeup_new", .probe = probe_wakeup_new },
 	{ .name = "sched_migrate_task", .probe = probe_migrate },
 	{ .name = "sched_process_fork", .probe = probe_fork },

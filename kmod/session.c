@@ -42,7 +42,6 @@ void ktrace_session_free(struct ktrace_session *s)
 	ktrace_stacks_free(s);
 	vfree(s->wake_slots);
 	vfree(s->block_slots);
-	vfree(s->waking_slots);
 	vfree(s->affinity_slots);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -109,15 +108,10 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 	s->affinity_slots = vzalloc(KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
 	if (!s->affinity_slots)
 		return -ENOMEM;
-	s->waking_slots = vzalloc(KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
-	if (!s->waking_slots) {
-		ret = -ENOMEM;
-		goto err_free_affinity_slots;
-	}
 	s->block_slots = vzalloc(KTRACE_BLOCK_SLOTS * sizeof(*s->block_slots));
 	if (!s->block_slots) {
 		ret = -ENOMEM;
-		goto err_free_waking_slots;
+		goto err_free_affinity_slots;
 	}
 	if (cfg->flags & KTRACE_CFG_TRIGGER) {
 		s->wake_slots = vzalloc(KTRACE_WAKE_SLOTS * sizeof(*s->wake_slots));
@@ -147,9 +141,6 @@ int ktrace_session_configure_locked(struct ktrace_session *s, const struct ktrac
 err_free_block_slots:
 	vfree(s->block_slots);
 	s->block_slots = NULL;
-err_free_waking_slots:
-	vfree(s->waking_slots);
-	s->waking_slots = NULL;
 err_free_affinity_slots:
 	vfree(s->affinity_slots);
 	s->affinity_slots = NULL;
@@ -157,18 +148,15 @@ err_free_affinity_slots:
 }
 
 /*
- * What the probes remember the trace said (each thread's allowed CPUs,
- * its switch counts at a waking) forgotten, and the API's strings to be
- * written again: a new span says it all again.  No probe writes a record
- * meanwhile (START: not published yet; REARM: past the trigger's stop),
- * so no allowed-CPU slot is set; a waking slot set meanwhile at most
- * writes one wakeup twice.
+ * What the probes remember the trace said (each thread's allowed CPUs)
+ * forgotten, and the API's strings to be written again: a new span says
+ * it all again.  No probe writes a record meanwhile (START: not published
+ * yet; REARM: past the trigger's stop), so no allowed-CPU slot is set.
  */
 static void forget_said(struct ktrace_session *s)
 {
 	WRITE_ONCE(ktrace_session_gen, ktrace_session_gen + 1);
 	memset(s->affinity_slots, 0, KTRACE_AFFINITY_SLOTS * sizeof(*s->affinity_slots));
-	memset(s->waking_slots, 0, KTRACE_WAKING_SLOTS * sizeof(*s->waking_slots));
 }
 
 int ktrace_session_start_locked(struct ktrace_session *s)

@@ -477,43 +477,130 @@ static int t_recorder_records(void)
 	return 1;
 }
 
-/* The recorders' threshold for where a thread blocked: off-CPU time per thread. */
 /*
- * Wakeups written again at sched_wakeup: only for a thread that blocked
- * after being switched in again since its sched_waking.
+ * One thread's block slot through a sequence of events, as both recorders
+ * apply them; counts the records they write.
  */
-static int t_waking_slots(void)
-{
-	__u64 v = ktrace_waking_slot(4321, 100, 7, 0);
+struct block_sim {
+	__u64 v;
+	int late, untraced;
+};
 
-	/* Still running, or preempted and running again: the wakeup came since it ran. */
-	CHECK(!ktrace_waking_late(v, 4321, 100, 7));
-	CHECK(!ktrace_waking_late(v, 4321, 100, 9));
-	/* It blocked (the usual race with its switch-out): no record again. */
-	CHECK(!ktrace_waking_late(v, 4321, 101, 7));
-	/* Preempted, switched in again, then blocked: the record again. */
-	CHECK(ktrace_waking_late(v, 4321, 101, 8));
-	/* Another thread's slot, or none. */
-	CHECK(!ktrace_waking_late(v, 4322, 101, 8));
-	CHECK(!ktrace_waking_late(0, 4321, 101, 8));
-	/* The counts wrap at 16 bits. */
-	v = ktrace_waking_slot(4321, 0x1ffff, 0x2ffff, 0);
-	CHECK(ktrace_waking_late(v, 4321, 0x20000, 0x30000));
-	CHECK(!ktrace_waking_late(v, 4321, 0x1ffff, 0x30000));
+static void sim_waking(struct block_sim *b, __u32 pid, int on_cpu, int queued)
+{
+	b->v = ktrace_block_waking(b->v, pid, on_cpu, queued, 77, 3, KTRACE_CTX_SOFTIRQ);
+}
+
+static void sim_block(struct block_sim *b, __u32 pid, int in_flight)
+{
+	int late;
+
+	b->v = ktrace_block_on_block(b->v, pid, in_flight, &late);
+	b->late += late;
+}
+
+static void sim_switch_in(struct block_sim *b, __u32 pid)
+{
+	int untraced;
+
+	b->v = ktrace_block_on_switch_in(b->v, pid, &untraced);
+	b->untraced += untraced;
+}
+
+/*
+ * Block slots: a block with no sched_waking before its switch-in is
+ * marked; a wakeup still under way at a block, whose sched_waking came
+ * before the thread was last switched in, is written again.
+ */
+static int t_block_slots(void)
+{
+	const __u32 pid = 4321;
+	struct block_sim b = { 0 };
+	__u64 v;
+
+	/* Blocked, woken, switched in: nothing more. */
+	sim_block(&b, pid, 0);
+	sim_waking(&b, pid, 0, 0);
+	sim_switch_in(&b, pid);
+	CHECK(!b.late && !b.untraced && b.v == 0);
+	/* Blocked and switched in with no sched_waking: untraced_wakeup. */
+	sim_block(&b, pid, 0);
+	sim_switch_in(&b, pid);
+	CHECK(!b.late && b.untraced == 1 && b.v == 0);
+	/* Woken on its CPU as it blocks (the usual race): its record stands. */
+	b = (struct block_sim){ 0 };
+	sim_waking(&b, pid, 1, 0);
+	sim_block(&b, pid, 1);
+	sim_switch_in(&b, pid);
+	CHECK(!b.late && !b.untraced);
 	/*
-	 * Queued at its sched_waking (preempted in its sleeping state): to
-	 * block since, it was switched in, so one block is enough.
+	 * Woken still on its CPU once its block is noted (the switch is not
+	 * done): the wakeup of that block, the switch-in ends it.
 	 */
-	v = ktrace_waking_slot(4321, 100, 7, 1);
-	CHECK(!ktrace_waking_late(v, 4321, 100, 7));
-	CHECK(!ktrace_waking_late(v, 4321, 100, 8));
-	CHECK(ktrace_waking_late(v, 4321, 101, 7));
-	CHECK(ktrace_waking_late(v, 4321, 101, 8));
-	v = ktrace_waking_slot(4321, 100, 0, 1);	/* the preemptions wrap below 0 */
-	CHECK(ktrace_waking_late(v, 4321, 101, 0));
+	b = (struct block_sim){ 0 };
+	sim_block(&b, pid, 0);
+	sim_waking(&b, pid, 1, 0);
+	CHECK(b.v == ktrace_block_slot(pid, KTRACE_BLOCK_WOKEN));
+	sim_switch_in(&b, pid);
+	sim_block(&b, pid, 1);
+	CHECK(!b.late && !b.untraced && b.v == ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED));
+	/* Woken on its CPU, preempted, switched in, blocked before the waker looked. */
+	b = (struct block_sim){ 0 };
+	sim_waking(&b, pid, 1, 0);
+	sim_switch_in(&b, pid);
+	v = b.v;
+	sim_switch_in(&b, pid);		/* preempted and switched in again */
+	CHECK(b.v == v);
+	sim_block(&b, pid, 1);
+	sim_switch_in(&b, pid);
+	CHECK(b.late == 1 && !b.untraced);
+	/* Woken queued in its sleeping state, switched in, blocked: again. */
+	b = (struct block_sim){ 0 };
+	sim_waking(&b, pid, 0, 1);
+	sim_switch_in(&b, pid);
+	sim_block(&b, pid, 1);
+	sim_switch_in(&b, pid);
+	CHECK(b.late == 1 && !b.untraced);
+	/* The same where the switch-in did not see the sched_waking's store. */
+	b = (struct block_sim){ 0 };
+	sim_waking(&b, pid, 0, 1);
+	sim_block(&b, pid, 1);
+	CHECK(b.late == 1);
+	/*
+	 * Woken while running and the wakeup done at once (ttwu_runnable());
+	 * a later block needs a sched_waking of its own.
+	 */
+	b = (struct block_sim){ 0 };
+	sim_waking(&b, pid, 1, 0);
+	sim_block(&b, pid, 0);
+	sim_switch_in(&b, pid);
+	CHECK(!b.late && b.untraced == 1);
+	b = (struct block_sim){ 0 };
+	sim_waking(&b, pid, 0, 1);
+	sim_switch_in(&b, pid);
+	sim_block(&b, pid, 0);
+	sim_waking(&b, pid, 0, 0);
+	sim_switch_in(&b, pid);
+	CHECK(!b.late && !b.untraced && b.v == 0);
+	/* The waker, its CPU and context, kept for the record written again. */
+	v = ktrace_block_waking(0, pid, 1, 0, 0x3fffff, 0x7fff, KTRACE_CTX_HARDIRQ);
+	CHECK(ktrace_block_waker(v) == 0x3fffff && ktrace_block_cpu(v) == 0x7fff &&
+	      ktrace_block_irq_ctx(v) == KTRACE_CTX_HARDIRQ);
+	CHECK(ktrace_block_state(v, pid) == KTRACE_BLOCK_ON_CPU);
+	v = ktrace_block_waking(0, 0x3fffff, 1, 0, 1, 2, KTRACE_CTX_TASK);
+	CHECK(ktrace_block_state(v, 0x3fffff) == KTRACE_BLOCK_ON_CPU && ktrace_block_waker(v) == 1 &&
+	      ktrace_block_cpu(v) == 2 && ktrace_block_irq_ctx(v) == KTRACE_CTX_TASK);
+	/* Another thread's word: this one's block is plain, its switch-in nothing. */
+	b = (struct block_sim){ .v = v };
+	sim_block(&b, pid + 1, 1);
+	CHECK(!b.late && b.v == ktrace_block_slot(pid + 1, KTRACE_BLOCK_BLOCKED));
+	b = (struct block_sim){ .v = v };
+	sim_switch_in(&b, pid + 1);
+	CHECK(!b.untraced && b.v == v);
 	return 1;
 }
 
+/* The recorders' threshold for where a thread blocked: off-CPU time per thread. */
 static int t_off_slots(void)
 {
 	const __u64 ms = 1000000, t0 = 5000 * ms;
@@ -1335,7 +1422,7 @@ int main(void)
 	ok(t_state_mapping(), "sched_switch's state to Linux and FXT states (an exiting task's "
 	   "voluntary switch included), and weights");
 	ok(t_off_slots(), "off-CPU slots: a block is long from the threshold, to the nanosecond");
-	ok(t_waking_slots(), "waking slots: a wakeup is written again only for a thread that ran again and blocked before it completed");
+	ok(t_block_slots(), "block slots: an untraced wakeup is marked; a wakeup under way at a block, from before the thread last ran, is written again");
 	ok(t_other_records(), "context switch, log, blob, large blobs, provider records");
 	ok(t_string_table_full(), "string table overflow falls back to inline strings");
 	ok(t_decode(), "records decoded one at a time as written read as the stream reader reads them");

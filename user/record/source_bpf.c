@@ -476,9 +476,6 @@ static int attach_wakeups(struct sched_bpf *skel)
 	skel->links.ktrace_sched_waking = bpf_program__attach(skel->progs.ktrace_sched_waking);
 	if (!skel->links.ktrace_sched_waking)
 		return -errno;
-	skel->links.ktrace_sched_wakeup = bpf_program__attach(skel->progs.ktrace_sched_wakeup);
-	if (!skel->links.ktrace_sched_wakeup)
-		return -errno;
 	skel->links.ktrace_sched_wakeup_new =
 		bpf_program__attach(skel->progs.ktrace_sched_wakeup_new);
 	return skel->links.ktrace_sched_wakeup_new ? 0 : -errno;
@@ -552,7 +549,6 @@ static int bpf_poll(void *priv, int timeout_ms)
 static const char *const prog_records[][2] = {
 	{ "ktrace_sched_switch", "context switch" },
 	{ "ktrace_sched_waking", "wakeup" },
-	{ "ktrace_sched_wakeup", "wakeup" },
 	{ "ktrace_sched_wakeup_new", "wakeup of a new task" },
 	{ "ktrace_sched_migrate_task", "migration" },
 	{ "ktrace_sched_process_fork", "thread name (fork)" },

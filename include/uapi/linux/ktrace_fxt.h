@@ -1090,44 +1090,6 @@ static inline __u64 ktrace_affinity_slot(__u32 pid, int restricted, __u64 cpus)
 }
 
 /*
- * A wakeup that completes after the woken thread ran again.  try_to_wake_up()
- * fires sched_waking (the wakeup record) under the thread's pi_lock before
- * it looks at whether the thread is still queued; a thread that had set a
- * sleeping state but was still running may meanwhile be preempted, run
- * again and block, and the waker's sched_wakeup then activates it: the
- * wakeup record lies before the thread's last switch-in, and the block
- * seems never woken.  (Seen in virtual machines, whose virtual CPUs stop
- * for milliseconds at a time: a waker on a stopped one.)  The same with a
- * thread already preempted in its sleeping state (PREEMPT_RT preempts
- * there freely): queued, not running, at the sched_waking, it is switched
- * in and blocks before the waker looks.  The recorders note, at each
- * sched_waking of a thread on a CPU or queued, its voluntary and
- * involuntary switch counts (the low 16 bits of each) in a table of 2^16
- * words indexed by pid; at sched_wakeup, a thread that has blocked and
- * been switched in since gets a second wakeup record, at the activation.
- * A running thread has been switched in again only if it was switched out
- * once more since (blocked twice, or preempted and blocked); a queued one
- * had to be, to block, so its preemption count is noted one short
- * (@queued).  A running thread that only blocked (the usual race with its
- * switch-out) gets none: its wakeup came since it last ran.
- */
-#define KTRACE_WAKING_SLOTS		65536U
-
-static inline __u64 ktrace_waking_slot(__u32 pid, __u64 nvcsw, __u64 nivcsw, int queued)
-{
-	return (__u64)pid << 32 | (nvcsw & 0xffff) << 16 | ((nivcsw - !!queued) & 0xffff);
-}
-
-/* Whether @pid, activated with these switch counts, needs a wakeup record again. */
-static inline int ktrace_waking_late(__u64 slot, __u32 pid, __u64 nvcsw, __u64 nivcsw)
-{
-	__u32 blocks = (__u32)(nvcsw - (slot >> 16)) & 0xffff;
-	__u32 preempts = (__u32)(nivcsw - slot) & 0xffff;
-
-	return pid && slot >> 32 == pid && blocks && blocks + preempts >= 2;
-}
-
-/*
  * Each thread's last switch-out, for the threshold: a pid-indexed slot
  * (ktrace_wake_slot()) holding when it blocked, or KTRACE_OFF_NOT_BLOCKED
  * in place of the time when it was switched out runnable or dying.
@@ -1266,26 +1228,158 @@ static inline __u32 ktrace_fxt_put_untraced_wakeup(__u64 *w, __u64 ts, __u32 pid
 }
 
 /*
- * Blocks the kernel woke without a trace (the "untraced_wakeup" record): a
- * table of 2^16 words indexed by pid, a word packing the pid with where
- * the thread stands.  A blocked switch-out sets KTRACE_BLOCK_BLOCKED,
- * unless a sched_waking of the thread came first (woken as it went to
- * sleep) and set KTRACE_BLOCK_WOKEN; every sched_waking sets
- * KTRACE_BLOCK_WOKEN; the switch-in clears the word, and writes the record
- * if it still reads KTRACE_BLOCK_BLOCKED.  The switch-out loads the word
- * and stores it, no compare-and-swap (which cost the BPF recorder 37 ns a
- * block, a tenth of its work): a sched_waking between the two, or one of
- * another thread of the slot within a wakeup racing a switch-out, gives a
- * record too many, beside the wakeup record; never one too few.  A thread
- * whose slot another thread takes is not checked.
+ * Where each thread stands between a block and its wakeup: a table of 2^16
+ * words indexed by pid, a word packing the pid (bits 42..63: pids are
+ * below PID_MAX_LIMIT, 2^22) with a state (KTRACE_BLOCK_*, bits 0..2)
+ * and, for a thread woken while it ran or was queued, the waker's tid
+ * (bits 20..41), its CPU (bits 5..19) and the interrupt context the
+ * wakeup came from (bits 3..4).  It serves two records.
+ *
+ * "untraced_wakeup": a blocked switch-out sets KTRACE_BLOCK_BLOCKED, every
+ * sched_waking one of the woken states, and a switch-in that still reads
+ * KTRACE_BLOCK_BLOCKED writes the record (the kernel woke the thread where
+ * no tracepoint fired).
+ *
+ * A wakeup that completes after the woken thread ran again.
+ * try_to_wake_up() fires sched_waking (the wakeup record) under the
+ * thread's pi_lock before it looks at whether the thread is still queued.
+ * A thread that had set a sleeping state but was still running, or was
+ * queued (preempted there: PREEMPT_RT does so freely), may meanwhile be
+ * switched in and block, and only then does the waker activate it: its
+ * wakeup record lies before its last switch-in, and the block seems never
+ * woken.  (Seen in virtual machines, whose virtual CPUs stop for
+ * milliseconds at a time: a waker on a stopped one.)  So a sched_waking of
+ * a thread on a CPU sets KTRACE_BLOCK_ON_CPU, of a queued one
+ * KTRACE_BLOCK_QUEUED; its switch-in makes either KTRACE_BLOCK_RAN.  At a
+ * block, a thread in one of the three whose wakeup is still under way (a
+ * try_to_wake_up() holds its pi_lock, or has set TASK_WAKING, which it does
+ * once it found the thread off its run queue) gets its wakeup record again,
+ * at the block's time, unless it is
+ * KTRACE_BLOCK_ON_CPU: that is the usual race of a wakeup with the
+ * switch-out it follows, and the wakeup record already lies since the
+ * thread last ran.  If the wakeup is not under way, it completed before
+ * (the thread was queued: ttwu_runnable()), and this block needs a
+ * sched_waking of its own: KTRACE_BLOCK_BLOCKED.  A pi_lock held for
+ * something else (an affinity change) at the block of a thread woken so
+ * earlier in its run would give a wakeup record too many.
+ *
+ * Plain loads and stores, no compare-and-swap (which cost the BPF
+ * recorder 37 ns a block, a tenth of its work): a sched_waking between a
+ * switch's load and store, or one of another thread of the slot, gives an
+ * untraced_wakeup record too many, beside the wakeup record; never one too
+ * few.  A thread whose slot another thread takes is not checked.
+ *
+ * The wakeup written again says who completes it.  A waker that holds the
+ * pi_lock (KTRACE_WAKING_HELD) runs on its CPU with interrupts off until
+ * it has made the thread runnable, just after its switch: the record names
+ * it, its CPU and context, as its sched_waking did.  One that found the
+ * thread still on its CPU may instead have queued it for that CPU and let
+ * go (KTRACE_WAKING_QUEUED: TASK_WAKING, the lock free); that CPU makes it
+ * runnable from an interrupt once the switch is done, and the record says
+ * so: the thread's CPU, a hard interrupt, interrupting the thread switched
+ * in.  Either way a record on a CPU names what runs there.
  */
+#define KTRACE_WAKING_NONE		0
+#define KTRACE_WAKING_HELD		1
+#define KTRACE_WAKING_QUEUED		2
 #define KTRACE_BLOCK_SLOTS		65536U
-#define KTRACE_BLOCK_BLOCKED		1U
-#define KTRACE_BLOCK_WOKEN		2U
+#define KTRACE_BLOCK_BLOCKED		1U	/* blocked, no sched_waking since */
+#define KTRACE_BLOCK_WOKEN		2U	/* a sched_waking since it blocked */
+#define KTRACE_BLOCK_ON_CPU		3U	/* a sched_waking while on a CPU */
+#define KTRACE_BLOCK_QUEUED		4U	/* a sched_waking while queued */
+#define KTRACE_BLOCK_RAN		5U	/* either, and switched in since */
+#define KTRACE_BLOCK_STATE_MASK		7ULL
+#define KTRACE_BLOCK_PID_SHIFT		42
+#define KTRACE_BLOCK_TID_MASK		0x3fffffU
+#define KTRACE_BLOCK_CPU_MASK		0x7fffU
 
 static inline __u64 ktrace_block_slot(__u32 pid, __u32 state)
 {
-	return (__u64)pid << 32 | state;
+	return (__u64)(pid & KTRACE_BLOCK_TID_MASK) << KTRACE_BLOCK_PID_SHIFT | state;
+}
+
+/* The state word @v gives @pid, 0 if it is another thread's. */
+static inline __u32 ktrace_block_state(__u64 v, __u32 pid)
+{
+	return v >> KTRACE_BLOCK_PID_SHIFT == pid ? (__u32)(v & KTRACE_BLOCK_STATE_MASK) : 0;
+}
+
+/*
+ * The word a sched_waking of @pid leaves where it found @v, by @waker_tid
+ * on @cpu in interrupt context @irq_ctx; @on_cpu: @pid is on a CPU,
+ * @queued: on a run queue.  A thread whose block is noted already is on
+ * its way off its CPU: woken, whatever on_cpu says.
+ */
+static inline __u64 ktrace_block_waking(__u64 v, __u32 pid, int on_cpu, int queued,
+					__u32 waker_tid, __u32 cpu, __u32 irq_ctx)
+{
+	__u32 state = on_cpu ? KTRACE_BLOCK_ON_CPU :
+		      queued ? KTRACE_BLOCK_QUEUED : KTRACE_BLOCK_WOKEN;
+
+	if (ktrace_block_state(v, pid) == KTRACE_BLOCK_BLOCKED)
+		state = KTRACE_BLOCK_WOKEN;
+	if (state == KTRACE_BLOCK_WOKEN)
+		return ktrace_block_slot(pid, state);
+	return ktrace_block_slot(pid, state) | (__u64)(irq_ctx & 3) << 3 |
+	       (__u64)(cpu & KTRACE_BLOCK_CPU_MASK) << 5 |
+	       (__u64)(waker_tid & KTRACE_BLOCK_TID_MASK) << 20;
+}
+
+/* Whether state @state was left by a sched_waking of a thread running or queued. */
+static inline int ktrace_block_woken_runnable(__u32 state)
+{
+	return state >= KTRACE_BLOCK_ON_CPU && state <= KTRACE_BLOCK_RAN;
+}
+
+/* The waker's tid, CPU and interrupt context a woken state word @v holds. */
+static inline __u32 ktrace_block_waker(__u64 v)
+{
+	return (__u32)(v >> 20) & KTRACE_BLOCK_TID_MASK;
+}
+
+static inline __u32 ktrace_block_cpu(__u64 v)
+{
+	return (__u32)(v >> 5) & KTRACE_BLOCK_CPU_MASK;
+}
+
+static inline __u32 ktrace_block_irq_ctx(__u64 v)
+{
+	return (__u32)(v >> 3) & 3;
+}
+
+/*
+ * The word @pid's block leaves where it found @v; *@late: its wakeup
+ * record is to be written again now.  @in_flight (only read for a thread
+ * woken while running or queued): a try_to_wake_up() of it is under way
+ * (not KTRACE_WAKING_NONE).
+ */
+static inline __u64 ktrace_block_on_block(__u64 v, __u32 pid, int in_flight, int *late)
+{
+	__u32 state = ktrace_block_state(v, pid);
+
+	*late = 0;
+	if (state == KTRACE_BLOCK_WOKEN)
+		return v;
+	if (!ktrace_block_woken_runnable(state) || !in_flight)
+		return ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED);
+	*late = state != KTRACE_BLOCK_ON_CPU;
+	return ktrace_block_slot(pid, KTRACE_BLOCK_WOKEN);
+}
+
+/*
+ * The word @pid's switch-in leaves where it found @v (@v itself: no store);
+ * *@untraced: the untraced_wakeup record is to be written.
+ */
+static inline __u64 ktrace_block_on_switch_in(__u64 v, __u32 pid, int *untraced)
+{
+	__u32 state = ktrace_block_state(v, pid);
+
+	*untraced = state == KTRACE_BLOCK_BLOCKED;
+	if (state == KTRACE_BLOCK_BLOCKED || state == KTRACE_BLOCK_WOKEN)
+		return 0;
+	if (state == KTRACE_BLOCK_ON_CPU || state == KTRACE_BLOCK_QUEUED)
+		return (v & ~KTRACE_BLOCK_STATE_MASK) | KTRACE_BLOCK_RAN;
+	return v;
 }
 
 #define KTRACE_FXT_AFFINITY_WIDE_MAX_WORDS \
