@@ -97,14 +97,6 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } kstack_ids SEC(".maps");
 
-/* Each thread's last switch-out, when stacks are recorded (see ktrace_off_slot()). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* KTRACE_WAKE_SLOTS with stack_depth */
-	__type(key, __u32);
-	__type(value, __u64);
-} off_slots SEC(".maps");
-
 /* Each watched thread's latest wakeup (see ktrace_wake_slot()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -113,21 +105,35 @@ struct {
 	__type(value, __u64);
 } wake_slots SEC(".maps");
 
-/* Each thread's allowed CPUs last written (see ktrace_affinity_slot()). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, KTRACE_AFFINITY_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} affinity_slots SEC(".maps");
+/*
+ * What the programs keep per thread, in one table indexed by pid (the
+ * three tables of the module, all of 2^16 words, in one here: a switch
+ * looks up two entries, not six, and loads two cache lines, not six).
+ */
+struct thread_slot {
+	__u64 block;		/* between a block and its wakeup (ktrace_block_slot()) */
+	__u64 affinity;		/* allowed CPUs last written (ktrace_affinity_slot()) */
+	__u64 off;		/* last switch-out, when stacks are recorded (ktrace_off_slot()) */
+	__u64 pad;
+};
 
-/* Where each thread stands between a block and its wakeup (see ktrace_block_slot()). */
+_Static_assert(KTRACE_BLOCK_SLOTS == KTRACE_AFFINITY_SLOTS &&
+	       KTRACE_BLOCK_SLOTS == KTRACE_WAKE_SLOTS, "one pid index for the thread slots");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, KTRACE_BLOCK_SLOTS);
 	__type(key, __u32);
-	__type(value, __u64);
-} block_slots SEC(".maps");
+	__type(value, struct thread_slot);
+} thread_slots SEC(".maps");
+
+/* @pid's entry. */
+static __always_inline struct thread_slot *thread_slot(__u32 pid)
+{
+	__u32 key = pid & (KTRACE_BLOCK_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&thread_slots, &key);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -438,12 +444,11 @@ __noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
  */
 static __always_inline void affinity_said(__u32 pid, int restricted, __u64 cpus)
 {
-	__u32 key = pid & (KTRACE_AFFINITY_SLOTS - 1);
-	__u64 v = ktrace_affinity_slot(pid, restricted, cpus), *slot;
+	__u64 v = ktrace_affinity_slot(pid, restricted, cpus);
+	struct thread_slot *t = thread_slot(pid);
 
-	slot = bpf_map_lookup_elem(&affinity_slots, &key);
-	if (pid && slot && *slot != v)
-		*slot = v;
+	if (pid && t && t->affinity != v)
+		t->affinity = v;
 }
 
 /*
@@ -541,22 +546,22 @@ __noinline int emit_wakeup_wide(__u32 area, __u32 cpu, __u64 ts, int alone)
 __noinline int note_affinity_wide(__u32 area, __u64 ts)
 {
 	struct ktrace_bpf_wide *x = bpf_map_lookup_elem(&wide_areas, &area);
-	__u32 key, cpu = bpf_get_smp_processor_id(), words;
-	__u64 v, *slot;
+	__u32 cpu = bpf_get_smp_processor_id(), words;
+	struct thread_slot *t;
+	__u64 v;
 
 	if (!x || !x->pid)
 		return 0;
-	key = x->pid & (KTRACE_AFFINITY_SLOTS - 1);
 	v = ktrace_affinity_slot(x->pid, x->restricted, wide_fold(x));
-	slot = bpf_map_lookup_elem(&affinity_slots, &key);
-	if (!slot || *slot == v)
+	t = thread_slot(x->pid);
+	if (!t || t->affinity == v)
 		return 0;
 	words = ktrace_fxt_put_affinity_wide(x->rec, ts, x->tgid, x->pid,
 					     x->restricted ? x->mask : NULL, mask_words());
 	/* Only once written: a record lost, or before the span, is tried again. */
 	if (!emit_to_max(cpu, cpu, x->rec, words, ts, false, KTRACE_BPF_WIDE_MAX_WORDS))
 		return 0;
-	*slot = v;
+	t->affinity = v;
 	return 1;
 }
 
@@ -588,10 +593,10 @@ __noinline int emit_thread_wide(__u32 area, __u64 ts)
  * that they bear on.  Never called for one task on two CPUs at once: a
  * task is moved only once off its CPU, and switched out only on it.
  */
-static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
+static __always_inline void note_affinity(struct task_struct *p, struct thread_slot *t, __u64 ts)
 {
-	__u32 pid = p->pid, key = pid & (KTRACE_AFFINITY_SLOTS - 1);
-	__u64 cpus, v, *slot;
+	__u32 pid = p->pid;
+	__u64 cpus, v;
 
 	if (KTRACE_BENCH_NO_AFFINITY)
 		return;
@@ -602,12 +607,11 @@ static __always_inline void note_affinity(struct task_struct *p, __u64 ts)
 	}
 	cpus = restricted_cpus(p);
 	v = ktrace_affinity_slot(pid, cpus != 0, cpus);
-	slot = bpf_map_lookup_elem(&affinity_slots, &key);
-	if (!pid || !slot || *slot == v)
+	if (!pid || !t || t->affinity == v)
 		return;
 	/* Only once written: a record lost, or before the span, is tried again. */
 	if (emit_affinity(p->tgid, pid, cpus, ts))
-		*slot = v;
+		t->affinity = v;
 }
 
 /*
@@ -817,19 +821,13 @@ static __always_inline __u32 kstack_id(struct task_struct *p)
  * A thread's switch-out and its next switch-in never run at once, so
  * plain stores do; two threads that share a slot only cost a walk.
  */
-static __always_inline __u32 blocked_kstack(struct task_struct *prev, __u32 state,
-					    struct task_struct *next, __u64 ts)
+static __always_inline __u32 blocked_kstack(struct task_struct *prev, struct thread_slot *pt,
+					    __u32 state, struct task_struct *next,
+					    struct thread_slot *nt, __u64 ts)
 {
-	__u32 pid = prev->pid, key = pid & (KTRACE_WAKE_SLOTS - 1);
-	__u64 *slot;
-
-	slot = bpf_map_lookup_elem(&off_slots, &key);
-	if (slot && pid)
-		*slot = ktrace_off_slot(pid, ts, state);
-	pid = next->pid;
-	key = pid & (KTRACE_WAKE_SLOTS - 1);
-	slot = bpf_map_lookup_elem(&off_slots, &key);
-	if (!slot || !pid || !ktrace_off_long(*slot, pid, ts, blocked_min_ns))
+	if (pt && prev->pid)
+		pt->off = ktrace_off_slot(prev->pid, ts, state);
+	if (!nt || !next->pid || !ktrace_off_long(nt->off, next->pid, ts, blocked_min_ns))
 		return 0;
 	return kstack_id(next);
 }
@@ -926,33 +924,26 @@ static __always_inline int wakeup_in_flight(struct task_struct *p)
 	return state == TASK_WAKING ? KTRACE_WAKING_QUEUED : KTRACE_WAKING_NONE;
 }
 
-/* @pid's block slot. */
-static __always_inline __u64 *block_slot(__u32 pid)
-{
-	__u32 key = pid & (KTRACE_BLOCK_SLOTS - 1);
-
-	return bpf_map_lookup_elem(&block_slots, &key);
-}
-
 /*
  * @next is switched in at @ts: if it blocked and no sched_waking of it
  * fired since, the trace says so, before the switch (kmod/probes_sched.c,
  * block_check()).
  */
-static __always_inline void block_check(struct task_struct *next, __u32 cpu, __u64 ts)
+static __always_inline void block_check(struct task_struct *next, struct thread_slot *t,
+					__u32 cpu, __u64 ts)
 {
-	__u32 pid = next->pid, key = pid & (KTRACE_BLOCK_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key), v, nv;
+	__u32 pid = next->pid;
 	struct bpf_rec rec;
+	__u64 v, nv;
 	int untraced;
 
-	if (!slot)
+	if (!t)
 		return;
-	v = *(volatile __u64 *)slot;
+	v = *(volatile __u64 *)&t->block;
 	nv = ktrace_block_on_switch_in(v, pid, &untraced);
 	if (nv == v)
 		return;
-	*(volatile __u64 *)slot = nv;
+	*(volatile __u64 *)&t->block = nv;
 	if (untraced)
 		emit_rec(cpu, &rec, ktrace_fxt_put_untraced_wakeup(rec_clear(&rec), ts, next->tgid,
 								   pid), ts, true);
@@ -1028,18 +1019,17 @@ static __always_inline void put_wakeup(struct task_struct *p, __u32 waker_tid, _
  * wakers of a thread on its way off store at about the time the switch's
  * program ends.
  */
-static __always_inline int block_note(struct task_struct *prev, __u64 *v)
+static __always_inline int block_note(struct task_struct *prev, struct thread_slot *t, __u64 *v)
 {
-	__u32 pid = prev->pid, key = pid & (KTRACE_BLOCK_SLOTS - 1);
-	__u64 *slot = bpf_map_lookup_elem(&block_slots, &key);
+	__u32 pid = prev->pid;
 	int late, in_flight = KTRACE_WAKING_NONE;
 
-	if (!slot)
+	if (!t)
 		return KTRACE_WAKING_NONE;
-	*v = *(volatile __u64 *)slot;
+	*v = *(volatile __u64 *)&t->block;
 	if (ktrace_block_woken_runnable(ktrace_block_state(*v, pid)))
 		in_flight = wakeup_in_flight(prev);
-	*(volatile __u64 *)slot = ktrace_block_on_block(*v, pid, in_flight, &late);
+	*(volatile __u64 *)&t->block = ktrace_block_on_block(*v, pid, in_flight, &late);
 	return late ? in_flight : KTRACE_WAKING_NONE;
 }
 
@@ -1052,17 +1042,18 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	__u32 state = ktrace_linux_state(preempt || task_queued(prev), prev_state,
 					 prev->exit_state);
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct thread_slot *pt = thread_slot(prev->pid), *nt = thread_slot(next->pid);
 	__u32 in_kstack = 0, n;
 	__u64 woken = 0;
 	int late = KTRACE_WAKING_NONE;
 
 	if (prev->pid && ktrace_linux_state_sleeps(state))
-		late = block_note(prev, &woken);
+		late = block_note(prev, pt, &woken);
 	if (stack_depth)
-		in_kstack = blocked_kstack(prev, state, next, ts);
-	note_affinity(prev, ts);
+		in_kstack = blocked_kstack(prev, pt, state, next, nt, ts);
+	note_affinity(prev, pt, ts);
 	if (next->pid)
-		block_check(next, cpu, ts);
+		block_check(next, nt, cpu, ts);
 	n = ktrace_fxt_cswitch_words(0, in_kstack);
 	w = emit_begin(cpu, cpu, n, KTRACE_FXT_CSWITCH_MAX_WORDS, ts, true);
 	if (w) {
@@ -1348,19 +1339,20 @@ int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 {
 	struct task_struct *task = p;	/* BPF_CORE_READ_BITFIELD() has a "p" of its own */
 	struct task_struct *waker = bpf_get_current_task_btf();
-	__u64 ts = bpf_ktime_get_ns(), *slot;
+	__u64 ts = bpf_ktime_get_ns();
 	__u32 irq_ctx = irq_context(waker, ts), cpu = bpf_get_smp_processor_id();
+	struct thread_slot *t;
 	bool on_cpu;
 
 	put_wakeup(p, waker->pid, cpu, irq_ctx, ts, p != waker);
-	slot = block_slot(p->pid);
-	if (!p->pid || !slot)
+	t = thread_slot(p->pid);
+	if (!p->pid || !t)
 		return 0;
 	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
 	on_cpu = BPF_CORE_READ_BITFIELD(task, on_cpu);
-	*(volatile __u64 *)slot = ktrace_block_waking(*(volatile __u64 *)slot, p->pid, on_cpu,
-						      !on_cpu && task_queued(p), waker->pid, cpu,
-						      irq_ctx);
+	*(volatile __u64 *)&t->block = ktrace_block_waking(*(volatile __u64 *)&t->block, p->pid,
+							   on_cpu, !on_cpu && task_queued(p),
+							   waker->pid, cpu, irq_ctx);
 	return 0;
 }
 
@@ -1368,13 +1360,13 @@ int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
-	__u64 *slot = block_slot(p->pid);
+	struct thread_slot *t = thread_slot(p->pid);
 
 	put_wakeup(p, bpf_get_current_task_btf()->pid, bpf_get_smp_processor_id(), KTRACE_CTX_TASK,
 		   bpf_ktime_get_ns(), true);
 	/* A new thread never blocked: its pid's slot is not a former thread's. */
-	if (slot)
-		*(volatile __u64 *)slot = 0;
+	if (t)
+		*(volatile __u64 *)&t->block = 0;
 	return 0;
 }
 
@@ -1407,7 +1399,7 @@ int BPF_PROG(ktrace_sched_migrate_task, struct task_struct *p, int dest_cpu)
 	struct bpf_rec rec;
 	__u64 ts = bpf_ktime_get_ns();
 
-	note_affinity(p, ts);
+	note_affinity(p, thread_slot(p->pid), ts);
 	emit(&rec, ktrace_fxt_put_migrate(rec_clear(&rec), ts, p->tgid, p->pid, task_cpu(p),
 					  dest_cpu), ts);
 	return 0;

@@ -337,7 +337,6 @@ static int bpf_open(void **out, const struct record_opts *o, struct spool *spool
 	if (o->stack_depth) {
 		s->skel->rodata->stack_depth = o->stack_depth;
 		s->skel->rodata->blocked_min_ns = o->blocked_min_ns;
-		bpf_map__set_max_entries(s->skel->maps.off_slots, KTRACE_WAKE_SLOTS);
 		bpf_map__set_key_size(s->skel->maps.kstack_ids, o->stack_depth * 8);
 		bpf_map__set_max_entries(s->skel->maps.kstack_ids, KSTACK_IDS);
 	}
