@@ -442,13 +442,18 @@ __noinline int emit_affinity(__u32 tgid, __u32 pid, __u64 cpus, __u64 ts)
  * mask folded by ktrace_affinity_fold()): the slot follows it, so that a
  * later change is told against what the trace last said.
  */
-static __always_inline void affinity_said(__u32 pid, int restricted, __u64 cpus)
+static __always_inline void affinity_said_in(struct thread_slot *t, __u32 pid, int restricted,
+					     __u64 cpus)
 {
 	__u64 v = ktrace_affinity_slot(pid, restricted, cpus);
-	struct thread_slot *t = thread_slot(pid);
 
 	if (pid && t && t->affinity != v)
 		t->affinity = v;
+}
+
+static __always_inline void affinity_said(__u32 pid, int restricted, __u64 cpus)
+{
+	affinity_said_in(thread_slot(pid), pid, restricted, cpus);
 }
 
 /*
@@ -972,10 +977,11 @@ static __always_inline bool task_queued(struct task_struct *t)
 /*
  * The wakeup of @p at @ts, by @waker_tid on @wcpu in interrupt context
  * @irq_ctx (@wcpu is this CPU but for a wakeup written again at a block),
- * into this CPU's buffer; @alone as for reserve_room().
+ * into this CPU's buffer; @alone as for reserve_room(); @t: @p's entry.
  */
-static __always_inline void put_wakeup(struct task_struct *p, __u32 waker_tid, __u32 wcpu,
-				       __u32 irq_ctx, __u64 ts, bool alone)
+static __always_inline void put_wakeup(struct task_struct *p, struct thread_slot *t,
+				       __u32 waker_tid, __u32 wcpu, __u32 irq_ctx, __u64 ts,
+				       bool alone)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 cpus = restricted_cpus(p), *w;
@@ -1001,7 +1007,7 @@ static __always_inline void put_wakeup(struct task_struct *p, __u32 waker_tid, _
 			ktrace_fxt_put_wakeup_body(w, ts, p->pid, p->prio, waker_tid, irq_ctx,
 						   cpus);
 			publish_word(w, ktrace_fxt_wakeup_record_hdr(wcpu, irq_ctx, cpus));
-			affinity_said(p->pid, cpus != 0, cpus);
+			affinity_said_in(t, p->pid, cpus != 0, cpus);
 		}
 	}
 	/* A wakeup the trace does not have starts no wait the trigger counts. */
@@ -1063,10 +1069,10 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 	}
 	/* After the switch, which the wakeup follows (KTRACE_WAKING_HELD says who). */
 	if (late == KTRACE_WAKING_HELD)
-		put_wakeup(prev, ktrace_block_waker(woken), ktrace_block_cpu(woken),
+		put_wakeup(prev, pt, ktrace_block_waker(woken), ktrace_block_cpu(woken),
 			   ktrace_block_irq_ctx(woken), ts, true);
 	else if (late)
-		put_wakeup(prev, next->pid, cpu, KTRACE_CTX_HARDIRQ, ts, true);
+		put_wakeup(prev, pt, next->pid, cpu, KTRACE_CTX_HARDIRQ, ts, true);
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);
@@ -1341,11 +1347,10 @@ int BPF_PROG(ktrace_sched_waking, struct task_struct *p)
 	struct task_struct *waker = bpf_get_current_task_btf();
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 irq_ctx = irq_context(waker, ts), cpu = bpf_get_smp_processor_id();
-	struct thread_slot *t;
+	struct thread_slot *t = thread_slot(p->pid);
 	bool on_cpu;
 
-	put_wakeup(p, waker->pid, cpu, irq_ctx, ts, p != waker);
-	t = thread_slot(p->pid);
+	put_wakeup(p, t, waker->pid, cpu, irq_ctx, ts, p != waker);
 	if (!p->pid || !t)
 		return 0;
 	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
@@ -1362,8 +1367,8 @@ int BPF_PROG(ktrace_sched_wakeup_new, struct task_struct *p)
 {
 	struct thread_slot *t = thread_slot(p->pid);
 
-	put_wakeup(p, bpf_get_current_task_btf()->pid, bpf_get_smp_processor_id(), KTRACE_CTX_TASK,
-		   bpf_ktime_get_ns(), true);
+	put_wakeup(p, t, bpf_get_current_task_btf()->pid, bpf_get_smp_processor_id(),
+		   KTRACE_CTX_TASK, bpf_ktime_get_ns(), true);
 	/* A new thread never blocked: its pid's slot is not a former thread's. */
 	if (t)
 		*(volatile __u64 *)&t->block = 0;
