@@ -43,7 +43,10 @@ fi
 # An 8 KiB buffer per CPU (the smallest), its reader stopped while the workload runs:
 # losses are counted, written into the trace, add up to what record
 # reports, and every record the programs reserved reached the file.
-"$ktrace" record -b 8K -o "$tmp/small.fxt" -d 3 >"$tmp/out" 2>"$tmp/err" &
+# The error file emptied first, and appended to: the background job's own
+# redirection may come after wait_for has read an earlier run's start line.
+: >"$tmp/err"
+"$ktrace" record -b 8K -o "$tmp/small.fxt" -d 3 >"$tmp/out" 2>>"$tmp/err" &
 pid=$!
 wait_for "$tmp/err" 'recording with'
 kill -STOP $pid
@@ -122,8 +125,7 @@ check_timeline "$tmp/edges.fxt" "record -d 1 beside a ping-pong pair on each CPU
 # Ctrl-C (SIGINT), and SIGHUP when the terminal goes away, stop cleanly and
 # still write the file.
 for sig in INT HUP; do
-	# Emptied here: the background job's own redirection may come after
-	# wait_for has read the last run's start line.
+	# Emptied here, as above.
 	: >"$tmp/err"
 	"$ktrace" record -o "$tmp/$sig.fxt" >"$tmp/out" 2>>"$tmp/err" &
 	pid=$!
@@ -152,7 +154,8 @@ check_timeline "$tmp/fl.fxt" "--ftrace with ftrace's losses"
 cp /bin/sleep "$tmp/kt-early-exit"
 "$tmp/kt-early-exit" 60 &
 sp=$!
-"$ktrace" record -o "$tmp/early.fxt" -d 2 >"$tmp/out" 2>"$tmp/err" &
+: >"$tmp/err"
+"$ktrace" record -o "$tmp/early.fxt" -d 2 >"$tmp/out" 2>>"$tmp/err" &
 pid=$!
 wait_for "$tmp/err" 'recording with'
 kill $sp
@@ -228,7 +231,8 @@ run "$ktrace" record --ftrace 'irq:*,nosuch:event' -o "$tmp/x.fxt" -d 1
 	[ -z "$(leaked_instances)" ]
 ok $? "an unknown ftrace event is named before recording, and no instance is left" ||
 	{ sed 's/^/# /' "$tmp/err"; ls /sys/kernel/tracing/instances | sed 's/^/# instance: /'; }
-"$ktrace" record --ftrace 'irq:*' -o "$tmp/ftint.fxt" >/dev/null 2>"$tmp/err" &
+: >"$tmp/err"
+"$ktrace" record --ftrace 'irq:*' -o "$tmp/ftint.fxt" >/dev/null 2>>"$tmp/err" &
 pid=$!
 wait_for "$tmp/err" 'recording with'
 kill -INT $pid
