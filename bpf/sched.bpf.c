@@ -974,6 +974,13 @@ static __always_inline bool task_queued(struct task_struct *t)
 	return !bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed;
 }
 
+/* Whether @t waits on a run queue, not on a CPU. */
+static __always_inline bool queued_off_cpu(struct task_struct *t)
+{
+	/* on_cpu is an int before 7.x, a u8 since: read at the kernel's size. */
+	return !BPF_CORE_READ_BITFIELD(t, on_cpu) && task_queued(t);
+}
+
 /*
  * The wakeup of @p at @ts, by @waker_tid on @wcpu in interrupt context
  * @irq_ctx (@wcpu is this CPU but for a wakeup written again at a block),
@@ -1010,8 +1017,12 @@ static __always_inline void put_wakeup(struct task_struct *p, struct thread_slot
 			affinity_said_in(t, p->pid, cpus != 0, cpus);
 		}
 	}
-	/* A wakeup the trace does not have starts no wait the trigger counts. */
-	if (trigger_ns && in_span(ts))
+	/*
+	 * A wakeup the trace does not have starts no wait the trigger counts;
+	 * nor does one of a thread preempted in its sleeping state, still
+	 * queued: its wait began at its preemption (trigger_preempt()).
+	 */
+	if (trigger_ns && in_span(ts) && !queued_off_cpu(p))
 		trigger_note_wakeup(p, ts);
 }
 

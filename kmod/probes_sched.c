@@ -405,6 +405,16 @@ static noinline_for_stack bool write_wakeup_wide(struct ktrace_cpu_buf *b,
 								   ctx, mask, mask_words()), ts);
 }
 
+/* Whether @p is on a CPU now (it may still be on its way off one). */
+static bool task_on_a_cpu(const struct task_struct *p)
+{
+#ifdef CONFIG_SMP
+	return READ_ONCE(p->on_cpu);
+#else
+	return p == current;
+#endif
+}
+
 /*
  * The wakeup of @p at @ts, by @waker_tid on @cpu in interrupt context @ctx
  * (@cpu is this CPU but for a wakeup written again at a block).
@@ -429,7 +439,12 @@ static void write_wakeup_from(struct ktrace_cpu_buf *b, struct task_struct *p,
 		ktrace_buf_commit(b, pos, bytes);
 	}
 	affinity_said(b, p, v);
-	if (unlikely(b->trigger) && p->pid && trigger_watches(b->session, p))
+	/*
+	 * A thread preempted in its sleeping state, still queued, began its
+	 * wait at its preemption (trigger_preempted()): not here.
+	 */
+	if (unlikely(b->trigger) && p->pid && !(!task_on_a_cpu(p) && ktrace_task_queued(p)) &&
+	    trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));
 }
@@ -438,16 +453,6 @@ static void write_wakeup_from(struct ktrace_cpu_buf *b, struct task_struct *p,
 static void write_wakeup(struct ktrace_cpu_buf *b, struct task_struct *p, u32 ctx)
 {
 	write_wakeup_from(b, p, current->pid, smp_processor_id(), ctx, ktrace_now());
-}
-
-/* Whether @p is on a CPU now (it may still be on its way off one). */
-static bool task_on_a_cpu(const struct task_struct *p)
-{
-#ifdef CONFIG_SMP
-	return READ_ONCE(p->on_cpu);
-#else
-	return p == current;
-#endif
 }
 
 /*
