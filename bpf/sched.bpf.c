@@ -1078,12 +1078,13 @@ int BPF_PROG(ktrace_sched_switch, bool preempt, struct task_struct *prev,
 					    next->prio, 0, in_kstack);
 		publish_word(w, ktrace_fxt_cswitch_record_hdr(n, cpu, state));
 	}
-	/* After the switch, which the wakeup follows (KTRACE_WAKING_HELD says who). */
-	if (late == KTRACE_WAKING_HELD)
-		put_wakeup(prev, pt, ktrace_block_waker(woken), ktrace_block_cpu(woken),
-			   ktrace_block_irq_ctx(woken), ts, true);
-	else if (late)
-		put_wakeup(prev, pt, next->pid, cpu, KTRACE_CTX_HARDIRQ, ts, true);
+	/* After the switch, which the wakeup follows. */
+	if (late) {
+		__u32 waker, wcpu, ctx;
+
+		ktrace_block_late_waker(woken, late, next->pid, cpu, &waker, &wcpu, &ctx);
+		put_wakeup(prev, pt, waker, wcpu, ctx, ts, true);
+	}
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
 	if (prev->prio >= 100 && prev->pid && throttled_out(prev))
 		record_throttle(prev, cpu, ts);

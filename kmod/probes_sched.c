@@ -337,12 +337,14 @@ static void probe_sched_switch(void *data, KTRACE_SCHED_SWITCH_PROTO)
 					      state, next->pid, next->prio, 0, in_kstack);
 		ktrace_buf_commit(b, pos, words * 8);
 	}
-	/* After the switch, which the wakeup follows (KTRACE_WAKING_HELD says who). */
-	if (unlikely(late == KTRACE_WAKING_HELD))
-		write_wakeup_from(b, prev, ktrace_block_waker(woken), ktrace_block_cpu(woken),
-				  ktrace_block_irq_ctx(woken), ts);
-	else if (unlikely(late))
-		write_wakeup_from(b, prev, next->pid, smp_processor_id(), KTRACE_CTX_HARDIRQ, ts);
+	/* After the switch, which the wakeup follows. */
+	if (unlikely(late)) {
+		u32 waker, wcpu, ctx;
+
+		ktrace_block_late_waker(woken, late, next->pid, smp_processor_id(), &waker, &wcpu,
+					&ctx);
+		write_wakeup_from(b, prev, waker, wcpu, ctx, ts);
+	}
 	if (!rec)
 		return;
 	/* Fair class: a load or two more; an RT or idle task's switch costs a compare. */
@@ -415,6 +417,12 @@ static bool task_on_a_cpu(const struct task_struct *p)
 #endif
 }
 
+/* Whether @p waits on a run queue, not on a CPU. */
+static bool task_queued_off_cpu(const struct task_struct *p)
+{
+	return !task_on_a_cpu(p) && ktrace_task_queued(p);
+}
+
 /*
  * The wakeup of @p at @ts, by @waker_tid on @cpu in interrupt context @ctx
  * (@cpu is this CPU but for a wakeup written again at a block).
@@ -443,7 +451,7 @@ static void write_wakeup_from(struct ktrace_cpu_buf *b, struct task_struct *p,
 	 * A thread preempted in its sleeping state, still queued, began its
 	 * wait at its preemption (trigger_preempted()): not here.
 	 */
-	if (unlikely(b->trigger) && p->pid && !(!task_on_a_cpu(p) && ktrace_task_queued(p)) &&
+	if (unlikely(b->trigger) && p->pid && !task_queued_off_cpu(p) &&
 	    trigger_watches(b->session, p))
 		WRITE_ONCE(b->session->wake_slots[p->pid & (KTRACE_WAKE_SLOTS - 1)],
 			   ktrace_wake_slot(p->pid, ts));

@@ -587,6 +587,18 @@ static int t_block_slots(void)
 	CHECK(ktrace_block_waker(v) == 0x3fffff && ktrace_block_cpu(v) == 0x7fff &&
 	      ktrace_block_irq_ctx(v) == KTRACE_CTX_HARDIRQ);
 	CHECK(ktrace_block_state(v, pid) == KTRACE_BLOCK_ON_CPU);
+	{
+		__u32 waker, wcpu, ctx;
+
+		/* Written again: the lock holder, or this CPU's hard interrupt. */
+		ktrace_block_late_waker(v, KTRACE_WAKING_HELD, 9, 1, &waker, &wcpu, &ctx);
+		CHECK(waker == 0x3fffff && wcpu == 0x7fff && ctx == KTRACE_CTX_HARDIRQ);
+		v = ktrace_block_waking(0, pid, 1, 0, 88, 4, KTRACE_CTX_TASK);
+		ktrace_block_late_waker(v, KTRACE_WAKING_HELD, 9, 1, &waker, &wcpu, &ctx);
+		CHECK(waker == 88 && wcpu == 4 && ctx == KTRACE_CTX_TASK);
+		ktrace_block_late_waker(v, KTRACE_WAKING_QUEUED, 9, 1, &waker, &wcpu, &ctx);
+		CHECK(waker == 9 && wcpu == 1 && ctx == KTRACE_CTX_HARDIRQ);
+	}
 	v = ktrace_block_waking(0, 0x3fffff, 1, 0, 1, 2, KTRACE_CTX_TASK);
 	CHECK(ktrace_block_state(v, 0x3fffff) == KTRACE_BLOCK_ON_CPU && ktrace_block_waker(v) == 1 &&
 	      ktrace_block_cpu(v) == 2 && ktrace_block_irq_ctx(v) == KTRACE_CTX_TASK);

@@ -751,7 +751,6 @@ static inline __s32 ktrace_fxt_weight(__u32 tid, int linux_prio)
 #define KTRACE_KSTACK_BLOCKED_DEPTH	16	/* enough to get past the scheduler */
 #define KTRACE_KSTACK_MIN_OFF_NS	100000ULL	/* default threshold: 100 us */
 
-/* Whether a switch-out in @linux_state records where the thread blocked. */
 /*
  * Whether a switch-out in @linux_state leaves the thread to run again only
  * once woken: any state but R (preempted) and the exit states.
@@ -761,6 +760,7 @@ static inline int ktrace_linux_state_sleeps(__u32 linux_state)
 	return linux_state != KTRACE_LINUX_RUNNING && !ktrace_linux_state_exits(linux_state);
 }
 
+/* Whether a switch-out in @linux_state records where the thread blocked. */
 static inline int ktrace_linux_state_blocks(__u32 linux_state)
 {
 	return linux_state == KTRACE_LINUX_INTERRUPTIBLE ||
@@ -1364,6 +1364,26 @@ static inline __u64 ktrace_block_on_block(__u64 v, __u32 pid, int in_flight, int
 		return ktrace_block_slot(pid, KTRACE_BLOCK_BLOCKED);
 	*late = state != KTRACE_BLOCK_ON_CPU;
 	return ktrace_block_slot(pid, KTRACE_BLOCK_WOKEN);
+}
+
+/*
+ * Who completes a wakeup written again at a block, the slot's word before
+ * it @v, under way as @how says (KTRACE_WAKING_HELD or _QUEUED): the waker
+ * the word names, on its CPU and in its context, or this CPU @cpu from a
+ * hard interrupt that interrupts @next_tid, the thread switched in.
+ */
+static inline void ktrace_block_late_waker(__u64 v, int how, __u32 next_tid, __u32 cpu,
+					   __u32 *waker_tid, __u32 *wcpu, __u32 *irq_ctx)
+{
+	if (how == KTRACE_WAKING_HELD) {
+		*waker_tid = ktrace_block_waker(v);
+		*wcpu = ktrace_block_cpu(v);
+		*irq_ctx = ktrace_block_irq_ctx(v);
+	} else {
+		*waker_tid = next_tid;
+		*wcpu = cpu;
+		*irq_ctx = KTRACE_CTX_HARDIRQ;
+	}
 }
 
 /*
