@@ -20,6 +20,7 @@
 
 struct expect {
 	long pid, ping, pong, sleeper, renamer, child, iterations, cpus;
+	long moved_to;		/* the CPU the renamer moved itself to, -1 if none */
 };
 
 static int read_expect(const char *path, struct expect *e)
@@ -39,6 +40,7 @@ static int read_expect(const char *path, struct expect *e)
 		else if (!strcmp(key, "child")) e->child = v;
 		else if (!strcmp(key, "iterations")) e->iterations = v;
 		else if (!strcmp(key, "cpus")) e->cpus = v;
+		else if (!strcmp(key, "moved_to")) e->moved_to = v;
 	}
 	fclose(f);
 	return 0;
@@ -74,14 +76,14 @@ int main(int argc, char **argv)
 {
 	static uint64_t cpu_running[MAX_CPUS];
 	static bool cpu_seen[MAX_CPUS], cpu_untraced[MAX_CPUS];
-	struct expect e = { 0 };
+	struct expect e = { .moved_to = -1 };
 	struct watch w[6];
 	struct fxt_reader r;
 	struct fxt_record rec;
 	long timeline_breaks = 0, excused = 0, bad_cpu = 0, unsorted = 0, switches = 0, dropped = 0;
 	long skipped_runs = 0;
 	bool renamed = false, child_named = false, process_named = false, untraced = false;
-	long bad_names = 0;
+	long bad_names = 0, moves = 0, moved = 0;
 	char bad_name[64] = "";
 	uint64_t last_ts = 0;
 	int fd, ret;
@@ -164,6 +166,13 @@ int main(int argc, char **argv)
 			if (a && a->u < MAX_CPUS)
 				cpu_untraced[a->u] = true;
 			untraced = true;
+		}
+		/* The renamer's moves: the one it asked for is among them. */
+		if (rec.type == KTRACE_FXT_REC_EVENT && (long)rec.tid == e.renamer &&
+		    fxt_str_eq(rec.cat, "ktrace:sched") && fxt_str_eq(rec.name, "migrate")) {
+			a = fxt_find_arg(&rec, "dest_cpu");
+			moves++;
+			moved += a && (long)a->u == e.moved_to;
 		}
 		if (rec.type != KTRACE_FXT_REC_SCHED && rec.type != KTRACE_FXT_REC_EVENT)
 			continue;
@@ -288,6 +297,13 @@ int main(int argc, char **argv)
 			   w[i].tid, w[i].name);
 	ok(renamed, "the renamed thread %ld gets the name renamed-ok", e.renamer);
 	ok(child_named, "the child process %ld is named child-exit", e.child);
+	/*
+	 * The renamer pinned itself to another CPU while it ran: the stopper
+	 * moved it there (or the balancer did first), a migrate record says so.
+	 */
+	if (e.moved_to >= 0)
+		ok(moved > 0, "the renamer's move to CPU %ld while it ran is recorded (%ld of its %ld migrate records)",
+		   e.moved_to, moved, moves);
 	ok(w[0].switch_in >= e.iterations && w[1].switch_in >= e.iterations,
 	   "ping and pong each switched in at least %ld times (%ld, %ld)", e.iterations,
 	   w[0].switch_in, w[1].switch_in);

@@ -3,8 +3,9 @@
  * A known workload for recorder tests, run under `ktrace record -- ...`:
  *   two threads "ping" and "pong" pinned to one CPU pass a byte through
  *   pipes ITERATIONS times; "sleeper" sleeps 10 ms twenty times;
- *   "renamer" renames itself to "renamed-ok"; a child process "child-exit"
- *   exits.  The tids go to EXPECT_FILE as key=value lines for check_trace.
+ *   "renamer" moves itself to another CPU while it runs, as a program
+ *   that pins itself does, and renames itself to "renamed-ok"; a child
+ *   process "child-exit" exits.  The tids go to EXPECT_FILE as key=value lines for check_trace.
  * usage: known_workload EXPECT_FILE [ITERATIONS]
  */
 #include <pthread.h>
@@ -21,6 +22,7 @@
 static int iterations = 2000;
 static int ping_to_pong[2], pong_to_ping[2];
 static pid_t ping_tid, pong_tid, sleeper_tid, renamer_tid;
+static int moved_to = -1;	/* the CPU the renamer moved to, -1 if none */
 
 static pid_t gettid_(void)
 {
@@ -78,6 +80,30 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/*
+ * Pin the calling thread to the next CPU it may run on after the one it
+ * runs on: the kernel's stopper moves it there while it runs.
+ */
+static void move_away(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int i = 1; i < CPU_SETSIZE; i++) {
+		int c = (cpu + i) % CPU_SETSIZE;
+
+		if (!CPU_ISSET(c, &set))
+			continue;
+		CPU_ZERO(&set);
+		CPU_SET(c, &set);
+		if (!sched_setaffinity(0, sizeof(set), &set))
+			moved_to = c;
+		return;
+	}
+}
+
 static void *renamer(void *arg)
 {
 	struct timespec ts = { 0, 5 * 1000 * 1000 };
@@ -86,6 +112,7 @@ static void *renamer(void *arg)
 	prctl(PR_SET_NAME, "renamer");
 	renamer_tid = gettid_();
 	nanosleep(&ts, NULL);
+	move_away();
 	prctl(PR_SET_NAME, "renamed-ok");
 	nanosleep(&ts, NULL);
 	return NULL;
@@ -121,9 +148,9 @@ int main(int argc, char **argv)
 	f = fopen(argv[1], "w");
 	if (!f)
 		return 1;
-	fprintf(f, "pid=%d\nping=%d\npong=%d\nsleeper=%d\nrenamer=%d\nchild=%d\niterations=%d\ncpus=%ld\n",
+	fprintf(f, "pid=%d\nping=%d\npong=%d\nsleeper=%d\nrenamer=%d\nchild=%d\niterations=%d\ncpus=%ld\nmoved_to=%d\n",
 		getpid(), ping_tid, pong_tid, sleeper_tid, renamer_tid, child, iterations,
-		sysconf(_SC_NPROCESSORS_CONF));
+		sysconf(_SC_NPROCESSORS_CONF), moved_to);
 	fclose(f);
 	return 0;
 }
