@@ -98,4 +98,8 @@ awk '
 		printf "    %-48s %7.1f  (+%.1f, %.0f%%)\n", "and reserving and committing it (its header)", r, r - k, 100 * (r - k) / w
 		printf "    %-48s %7.1f  (+%.1f, %.0f%%)\n", "the whole record, encoded from the task", w, w - r, 100 * (w - r) / w
 		printf "    (the call is %.0f%% of it; ftrace'"'"'s event %.1f, ratio %.3f)\n", 100 * c / w, least(v["ftrace_best"]), w / least(v["ftrace_best"])
+		if (v["local_clock_best"] != "") {
+			l = least(v["local_clock_best"])
+			printf "    %-48s %7.1f  (the clock +%.1f against +%.1f)\n", "the call and local_clock() instead", l, l - c, k - c
+		}
 	}' cs="$(cat "$R/clocksource" 2>/dev/null)" "$R/record.txt"

@@ -7,7 +7,8 @@
  * ftrace, which a tracefs instance must have enabled; then the floor under
  * the module's record, cut short a stage at a time (enum
  * ktrace_bench_stage): the tracepoint call to an empty probe, with the
- * clock read, with the reservation and the commit (a header stored).  One
+ * clock read, with the reservation and the commit (a header stored); and
+ * the call with local_clock(), the scheduler's clock, instead.  One
  * line per round: ns per record for each, and the ratio to ftrace.
  * usage: kmod_bench [ROUNDS] [COUNT] [CPU]   (as root, ktrace.ko loaded)
  */
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds && !ret; r++) {
 		static const char *const stage_names[KTRACE_BENCH_NR_STAGES] = {
 			[KTRACE_BENCH_CALL] = "call", [KTRACE_BENCH_CLOCK] = "clock",
-			[KTRACE_BENCH_RESERVE] = "reserve",
+			[KTRACE_BENCH_RESERVE] = "reserve", [KTRACE_BENCH_LOCAL_CLOCK] = "local_clock",
 		};
 		struct ktrace_bench b = { .size = sizeof(b), .count = count };
 

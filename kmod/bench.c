@@ -10,6 +10,7 @@
 #include <linux/capability.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
@@ -67,6 +68,15 @@ static void bench_probe_clock(void *data, struct task_struct *prev, struct task_
 	WRITE_ONCE(bench_sink, ktrace_now());
 }
 
+/*
+ * The scheduler's clock instead, for comparison: sched_clock() (which
+ * ftrace's default "local" trace clock reads) made one across CPUs.
+ */
+static void bench_probe_local_clock(void *data, struct task_struct *prev, struct task_struct *next)
+{
+	WRITE_ONCE(bench_sink, local_clock());
+}
+
 static void bench_probe_reserve(void *data, struct task_struct *prev, struct task_struct *next)
 {
 	bench_write(data, prev, next, false);
@@ -79,6 +89,7 @@ static const bench_probe_fn bench_probes[KTRACE_BENCH_NR_STAGES] = {
 	[KTRACE_BENCH_CALL] = bench_probe_call,
 	[KTRACE_BENCH_CLOCK] = bench_probe_clock,
 	[KTRACE_BENCH_RESERVE] = bench_probe_reserve,
+	[KTRACE_BENCH_LOCAL_CLOCK] = bench_probe_local_clock,
 };
 
 /*

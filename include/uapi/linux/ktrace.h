@@ -284,7 +284,10 @@ struct ktrace_mark {
  * @stage cuts the module's path short, for its floor: the tracepoint call
  * to a probe that does nothing, that and the clock read, those and the
  * reservation and commit of a record (its header stored, the rest left
- * as the ring held it), or (0) the whole record, encoded from the task.
+ * as the ring held it), or (0) the whole record, encoded from the task;
+ * and, beside the clock read, the tracepoint call and local_clock(), the
+ * scheduler's clock (sched_clock(), which ftrace's default trace clock
+ * reads, made one across CPUs), for what that clock would cost.
  * ftrace's events are timed with the whole record only.  A module from
  * before @stage (a reserved word then) refuses a non-zero one with EINVAL.
  */
@@ -296,7 +299,8 @@ enum ktrace_bench_stage {
 	KTRACE_BENCH_CALL	= 1,	/* the tracepoint call to an empty probe */
 	KTRACE_BENCH_CLOCK	= 2,	/* and the clock read */
 	KTRACE_BENCH_RESERVE	= 3,	/* and reserve and commit, a header stored */
-	KTRACE_BENCH_NR_STAGES	= 4,
+	KTRACE_BENCH_LOCAL_CLOCK = 4,	/* the call and local_clock() */
+	KTRACE_BENCH_NR_STAGES	= 5,
 };
 
 struct ktrace_bench {
