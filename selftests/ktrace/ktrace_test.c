@@ -307,6 +307,7 @@ TEST_F(dev, bench_stages)
 	static const struct { __u32 stage, records; } stages[] = {
 		{ KTRACE_BENCH_CALL, 0 }, { KTRACE_BENCH_CLOCK, 0 },
 		{ KTRACE_BENCH_RESERVE, 1000 }, { KTRACE_BENCH_RECORD, 1000 },
+		{ KTRACE_BENCH_LOCAL_CLOCK, 0 },
 	};
 
 	ASSERT_EQ(0, configure(self->fd, 1 << 20, 0, KTRACE_CFG_RING));
