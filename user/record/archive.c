@@ -181,14 +181,16 @@ static bool said_already(struct archive_check *a, const struct fxt_record *rec,
  * the one the archive last has of it (said_already()).  One that gives
  * its cgroup by id only, as the recorders do, gets its path too
  * ("cgroup"), from the cgroups there were at the end; a cgroup removed by
- * then keeps its id alone.
+ * then keeps its id alone.  Its name, its arguments' names and string
+ * values go through the archive's string table: the same process name, a
+ * cgroup's path and "cgroup_id" are written once, not in every record.
  */
 static void put_kobj(struct archive_check *a, const uint64_t *words, uint32_t n,
 		     const struct fxt_record *rec)
 {
 	struct fxt_arg args[KTRACE_FXT_MAX_ARGS];
 	const struct fxt_arg *id = fxt_find_arg(rec, "cgroup_id");
-	char name[KTRACE_FXT_COMM_LEN + 1];
+	char name[256];
 	const char *path = NULL;
 	uint32_t nargs = rec->nargs;
 
@@ -200,7 +202,8 @@ static void put_kobj(struct archive_check *a, const uint64_t *words, uint32_t n,
 		args[nargs++] = fxt_arg_str("cgroup", path);
 	if (said_already(a, rec, args, nargs))
 		return;
-	if (!path) {
+	/* A name that does not fit, or with a NUL: as it came. */
+	if (rec->name.len >= sizeof(name) || memchr(rec->name.p, 0, rec->name.len)) {
 		obuf_put(&a->w->out, words, (size_t)n * 8);
 		a->w->records++;
 		return;
