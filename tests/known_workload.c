@@ -5,7 +5,8 @@
  *   pipes ITERATIONS times; "sleeper" sleeps 10 ms twenty times;
  *   "renamer" moves itself to another CPU while it runs, as a program
  *   that pins itself does, and renames itself to "renamed-ok"; a child
- *   process "child-exit" exits.  The tids go to EXPECT_FILE as key=value lines for check_trace.
+ *   process "child-exit" exits.  The tids, and the CPU the renamer moved
+ *   to, go to EXPECT_FILE as key=value lines for check_trace.
  * usage: known_workload EXPECT_FILE [ITERATIONS]
  */
 #include <pthread.h>
